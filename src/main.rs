@@ -1,0 +1,2 @@
+//! `simsort`: the command-line front end.
+fn main() {}

@@ -1,0 +1,1 @@
+//! simsort's integration tests: one binary, modules declared here.

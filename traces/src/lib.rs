@@ -1,0 +1,2 @@
+//! The simsort trace format (to be built by the traces issue).
+#![deny(missing_docs)]
