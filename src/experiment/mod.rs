@@ -1,0 +1,8 @@
+//! Experiments: input generation, running a sort on the simulated GPU, the
+//! reference check, and the report.
+
+pub mod check;
+pub mod input;
+
+pub use check::{CheckError, check_sorted};
+pub use input::{Distribution, generate_u32};

@@ -1,0 +1,6 @@
+//! The `simsort` library behind the command line: experiments (input
+//! generation, the HotSort run on the simulated GPU, the reference check and
+//! the report). `main.rs` only parses arguments and wires these together.
+#![deny(missing_docs)]
+
+pub mod experiment;
