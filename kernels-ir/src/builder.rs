@@ -54,7 +54,10 @@ impl KernelBuilder {
     /// Declares a parameter.
     pub fn param(&mut self, name: impl Into<String>, ty: ParamType) -> Param {
         let param = Param::with_number(self.kernel.params.len() as u16);
-        self.kernel.params.push(ParamData { name: name.into(), ty });
+        self.kernel.params.push(ParamData {
+            name: name.into(),
+            ty,
+        });
         param
     }
 
@@ -108,7 +111,10 @@ impl KernelBuilder {
             unique = format!("{name}_{n}");
         }
         let label = Label::with_number(self.kernel.labels.len() as u32);
-        self.kernel.labels.push(LabelData { name: unique, pos: UNBOUND });
+        self.kernel.labels.push(LabelData {
+            name: unique,
+            pos: UNBOUND,
+        });
         label
     }
 
@@ -119,13 +125,19 @@ impl KernelBuilder {
 
     /// Guards the next instruction with `@pred`.
     pub fn when(&mut self, pred: Reg) -> &mut Self {
-        self.guard = Some(Guard { pred, negated: false });
+        self.guard = Some(Guard {
+            pred,
+            negated: false,
+        });
         self
     }
 
     /// Guards the next instruction with `@!pred`.
     pub fn unless(&mut self, pred: Reg) -> &mut Self {
-        self.guard = Some(Guard { pred, negated: true });
+        self.guard = Some(Guard {
+            pred,
+            negated: true,
+        });
         self
     }
 
@@ -139,7 +151,11 @@ impl KernelBuilder {
     /// Appends a unary-format operation.
     pub fn unary(&mut self, opcode: Opcode, dst: Reg, src: impl Into<Operand>) -> &mut Self {
         debug_assert_eq!(opcode.format(), Format::Unary);
-        self.push(InstData::Unary { opcode, dst, src: src.into() })
+        self.push(InstData::Unary {
+            opcode,
+            dst,
+            src: src.into(),
+        })
     }
 
     /// Appends a binary-format operation (arithmetic, logic, min/max, `setp`).
@@ -151,7 +167,11 @@ impl KernelBuilder {
         b: impl Into<Operand>,
     ) -> &mut Self {
         debug_assert_eq!(opcode.format(), Format::Binary);
-        self.push(InstData::Binary { opcode, dst, args: [a.into(), b.into()] })
+        self.push(InstData::Binary {
+            opcode,
+            dst,
+            args: [a.into(), b.into()],
+        })
     }
 
     /// `dst = pred ? a : b`.
@@ -162,17 +182,28 @@ impl KernelBuilder {
         b: impl Into<Operand>,
         pred: Reg,
     ) -> &mut Self {
-        self.push(InstData::Select { opcode: Opcode::Selp, dst, args: [a.into(), b.into()], pred })
+        self.push(InstData::Select {
+            opcode: Opcode::Selp,
+            dst,
+            args: [a.into(), b.into()],
+            pred,
+        })
     }
 
     /// Unsigned compare-exchange: `lo, hi = min(lo, hi), max(lo, hi)`.
     pub fn cmpx_u(&mut self, lo: Reg, hi: Reg) -> &mut Self {
-        self.push(InstData::Cmpx { opcode: Opcode::CmpxU, regs: [lo, hi] })
+        self.push(InstData::Cmpx {
+            opcode: Opcode::CmpxU,
+            regs: [lo, hi],
+        })
     }
 
     /// Signed compare-exchange.
     pub fn cmpx_s(&mut self, lo: Reg, hi: Reg) -> &mut Self {
-        self.push(InstData::Cmpx { opcode: Opcode::CmpxS, regs: [lo, hi] })
+        self.push(InstData::Cmpx {
+            opcode: Opcode::CmpxS,
+            regs: [lo, hi],
+        })
     }
 
     /// A load of any width and space: `opcode dsts, [base+offset]`.
@@ -184,7 +215,11 @@ impl KernelBuilder {
         offset: i32,
     ) -> &mut Self {
         debug_assert_eq!(opcode.format(), Format::Load);
-        self.push(InstData::Load { opcode, dsts: dsts.into(), addr: Address { base, offset } })
+        self.push(InstData::Load {
+            opcode,
+            dsts: dsts.into(),
+            addr: Address { base, offset },
+        })
     }
 
     /// A store of any width and space: `opcode [base+offset], srcs`.
@@ -196,7 +231,11 @@ impl KernelBuilder {
         srcs: impl Into<RegList>,
     ) -> &mut Self {
         debug_assert_eq!(opcode.format(), Format::Store);
-        self.push(InstData::Store { opcode, addr: Address { base, offset }, srcs: srcs.into() })
+        self.push(InstData::Store {
+            opcode,
+            addr: Address { base, offset },
+            srcs: srcs.into(),
+        })
     }
 
     /// `ld.global.b32 dst, [base+offset]`.
@@ -229,7 +268,13 @@ impl KernelBuilder {
         width: u32,
     ) -> &mut Self {
         debug_assert_eq!(opcode.format(), Format::Shfl);
-        self.push(InstData::Shfl { opcode, dst, src, lane: lane.into(), width })
+        self.push(InstData::Shfl {
+            opcode,
+            dst,
+            src,
+            lane: lane.into(),
+            width,
+        })
     }
 
     /// `shfl.xor dst, src, mask, width`.
@@ -239,27 +284,38 @@ impl KernelBuilder {
 
     /// `bra target`.
     pub fn bra(&mut self, target: Label) -> &mut Self {
-        self.push(InstData::Branch { opcode: Opcode::Bra, target })
+        self.push(InstData::Branch {
+            opcode: Opcode::Bra,
+            target,
+        })
     }
 
     /// `bar.sync`.
     pub fn bar_sync(&mut self) -> &mut Self {
-        self.push(InstData::Nullary { opcode: Opcode::BarSync })
+        self.push(InstData::Nullary {
+            opcode: Opcode::BarSync,
+        })
     }
 
     /// `warp.sync`.
     pub fn warp_sync(&mut self) -> &mut Self {
-        self.push(InstData::Nullary { opcode: Opcode::WarpSync })
+        self.push(InstData::Nullary {
+            opcode: Opcode::WarpSync,
+        })
     }
 
     /// `exit`.
     pub fn exit(&mut self) -> &mut Self {
-        self.push(InstData::Nullary { opcode: Opcode::Exit })
+        self.push(InstData::Nullary {
+            opcode: Opcode::Exit,
+        })
     }
 
     /// The finished kernel. Unbound labels keep position [`UNBOUND`] and are
-    /// reported by the verifier.
-    pub fn build(self) -> Kernel {
+    /// reported by the verifier. Labels are renumbered in position order
+    /// ([`Kernel::sort_labels`]), the numbering the text format implies.
+    pub fn build(mut self) -> Kernel {
+        self.kernel.sort_labels();
         self.kernel
     }
 }

@@ -112,8 +112,34 @@ impl Kernel {
         &self.params[param.index()]
     }
 
+    /// Renumbers the labels in position order (ties keep their order; unplaced
+    /// labels go last) and retargets the branches. This is the numbering the
+    /// parser gives, so `parse(print(k)) == k` holds for a kernel after this;
+    /// [`crate::KernelBuilder::build`] calls it.
+    pub fn sort_labels(&mut self) {
+        let mut order: Vec<usize> = (0..self.labels.len()).collect();
+        order.sort_by_key(|&i| self.labels[i].pos);
+        let mut new_index = vec![0u32; self.labels.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new as u32;
+        }
+        let old_labels = std::mem::take(&mut self.labels);
+        let mut slots: Vec<Option<LabelData>> = old_labels.into_iter().map(Some).collect();
+        self.labels = order.iter().filter_map(|&old| slots[old].take()).collect();
+        for inst in &mut self.insts {
+            if let crate::inst::InstData::Branch { target, .. } = &mut inst.data
+                && let Some(&new) = new_index.get(target.index())
+            {
+                *target = Label::with_number(new);
+            }
+        }
+    }
+
     /// The parameter named `name`, if declared.
     pub fn param_named(&self, name: &str) -> Option<Param> {
-        self.params.iter().position(|p| p.name == name).map(|i| Param::with_number(i as u16))
+        self.params
+            .iter()
+            .position(|p| p.name == name)
+            .map(|i| Param::with_number(i as u16))
     }
 }

@@ -17,6 +17,8 @@ pub mod interp;
 pub mod kernel;
 pub mod launch;
 pub mod opcode;
+pub mod parser;
+pub mod printer;
 pub mod uses;
 pub mod verify;
 
@@ -26,4 +28,6 @@ pub use inst::{Address, Guard, Inst, InstData, Operand, RegList, Special};
 pub use kernel::{Kernel, LabelData, ParamData, ParamType, RegCounts};
 pub use launch::{Device, Dim3, ParamValue};
 pub use opcode::{Cmp, Format, Opcode, ShflMode, Space};
+pub use parser::{ParseErrors, SourceMap, parse_kernel};
+pub use printer::print_kernel;
 pub use verify::{Location, VerifiedKernel, VerifierError, VerifierErrors, verify_kernel};
