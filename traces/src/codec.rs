@@ -1,0 +1,656 @@
+//! The compact binary encoding of events inside a chunk.
+//!
+//! Each event is a tag byte followed by its fields as LEB128 varints; the
+//! cycle is stored as the zig-zag difference from the previous event's cycle
+//! in the same chunk (usually 0 or 1, so one byte). Chunks are then LZ4
+//! compressed by the writer. Decoding checks every tag, length and range,
+//! so corrupt bytes give [`TraceError::Corrupt`], never a panic or a huge
+//! allocation.
+
+use crate::{CounterSample, Event, RegClass, RegRef, StallReason, TraceError};
+
+/// The widest warp the format holds (lane masks are `u64`).
+pub const MAX_LANES: usize = 64;
+
+/// The most banks a shared access may list (a sanity bound for readers).
+pub const MAX_BANKS: usize = 4096;
+
+const KERNEL_LAUNCH: u8 = 0;
+const KERNEL_END: u8 = 1;
+const BLOCK_START: u8 = 2;
+const BLOCK_END: u8 = 3;
+const ISSUE: u8 = 4;
+const STALL: u8 = 5;
+const SHARED: u8 = 6;
+const GLOBAL: u8 = 7;
+const BAR_ARRIVE: u8 = 8;
+const BAR_RELEASE: u8 = 9;
+const REG_WRITE: u8 = 10;
+const COUNTERS: u8 = 11;
+
+/// Checks that an event can be encoded and read back unchanged.
+pub fn validate(e: &Event) -> Result<(), TraceError> {
+    let bad = |m: String| Err(TraceError::InvalidEvent(m));
+    match e {
+        Event::SharedAccess { words_per_bank, .. } if words_per_bank.len() > MAX_BANKS => {
+            bad(format!(
+                "{} banks in a shared access (at most {MAX_BANKS})",
+                words_per_bank.len()
+            ))
+        }
+        Event::RegWrite { values, mask, .. } => {
+            if values.len() > MAX_LANES {
+                return bad(format!(
+                    "{} lanes in a register write (at most {MAX_LANES})",
+                    values.len()
+                ));
+            }
+            if values.len() < MAX_LANES && mask >> values.len() != 0 {
+                return bad(format!(
+                    "write mask {mask:#x} names lanes beyond {}",
+                    values.len()
+                ));
+            }
+            Ok(())
+        }
+        Event::Counters { sample, .. } if sample.stall_warp_cycles.len() > StallReason::COUNT => {
+            bad(format!(
+                "{} stall counters (there are {} reasons)",
+                sample.stall_warp_cycles.len(),
+                StallReason::COUNT
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Appends events to a chunk buffer.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    prev_cycle: u64,
+}
+
+impl Encoder {
+    /// Starts a new chunk (cycle deltas restart from 0).
+    pub fn reset(&mut self) {
+        self.prev_cycle = 0;
+    }
+
+    /// Appends `e` (already validated) to `out`.
+    pub fn encode(&mut self, e: &Event, out: &mut Vec<u8>) {
+        let cycle = e.cycle();
+        let delta = cycle.wrapping_sub(self.prev_cycle) as i64;
+        self.prev_cycle = cycle;
+        let tag = match e {
+            Event::KernelLaunch { .. } => KERNEL_LAUNCH,
+            Event::KernelEnd { .. } => KERNEL_END,
+            Event::BlockStart { .. } => BLOCK_START,
+            Event::BlockEnd { .. } => BLOCK_END,
+            Event::Issue { .. } => ISSUE,
+            Event::Stall { .. } => STALL,
+            Event::SharedAccess { .. } => SHARED,
+            Event::GlobalRequest { .. } => GLOBAL,
+            Event::BarrierArrive { .. } => BAR_ARRIVE,
+            Event::BarrierRelease { .. } => BAR_RELEASE,
+            Event::RegWrite { .. } => REG_WRITE,
+            Event::Counters { .. } => COUNTERS,
+        };
+        out.push(tag);
+        put(out, ((delta << 1) ^ (delta >> 63)) as u64);
+        match e {
+            Event::KernelLaunch {
+                launch,
+                kernel,
+                grid,
+                block,
+                ..
+            } => {
+                put_all(out, &[*launch, *kernel]);
+                put_all(out, grid);
+                put_all(out, block);
+            }
+            Event::KernelEnd { launch, .. } => put(out, u64::from(*launch)),
+            Event::BlockStart { sm, block, .. } | Event::BlockEnd { sm, block, .. } => {
+                put_all(out, &[*sm, *block])
+            }
+            Event::Issue {
+                sm,
+                sched,
+                block,
+                warp,
+                pc,
+                active,
+                ..
+            } => {
+                put_all(out, &[*sm, *sched, *block, *warp, *pc]);
+                // Full warps are the common case: store the inactive lanes.
+                put(out, !*active);
+            }
+            Event::Stall {
+                sm,
+                block,
+                warp,
+                reason,
+                ..
+            } => {
+                put_all(out, &[*sm, *block, *warp]);
+                out.push(reason.index() as u8);
+            }
+            Event::SharedAccess {
+                sm,
+                block,
+                warp,
+                pc,
+                is_store,
+                wavefronts,
+                conflicts,
+                words_per_bank,
+                ..
+            } => {
+                put_all(out, &[*sm, *block, *warp, *pc, u32::from(*is_store)]);
+                put_all(out, &[*wavefronts, *conflicts]);
+                put(out, words_per_bank.len() as u64);
+                out.extend_from_slice(words_per_bank);
+            }
+            Event::GlobalRequest {
+                sm,
+                block,
+                warp,
+                pc,
+                is_store,
+                sectors,
+                ..
+            } => {
+                put_all(
+                    out,
+                    &[*sm, *block, *warp, *pc, u32::from(*is_store), *sectors],
+                );
+            }
+            Event::BarrierArrive {
+                sm, block, warp, ..
+            } => put_all(out, &[*sm, *block, *warp]),
+            Event::BarrierRelease { sm, block, .. } => put_all(out, &[*sm, *block]),
+            Event::RegWrite {
+                block,
+                warp,
+                reg,
+                mask,
+                values,
+                ..
+            } => {
+                put_all(out, &[*block, *warp]);
+                out.push(reg.class.code());
+                put(out, u64::from(reg.index));
+                put(out, values.len() as u64);
+                put(out, *mask);
+                for (lane, v) in values.iter().enumerate() {
+                    if mask >> lane & 1 == 1 {
+                        put(out, *v);
+                    }
+                }
+            }
+            Event::Counters { sm, sample, .. } => {
+                put(out, u64::from(*sm));
+                for v in [
+                    sample.inst_issued,
+                    sample.smem_wavefronts,
+                    sample.smem_bank_conflicts,
+                    sample.gmem_requests,
+                    sample.gmem_sectors,
+                ] {
+                    put(out, v);
+                }
+                put(out, sample.stall_warp_cycles.len() as u64);
+                for v in &sample.stall_warp_cycles {
+                    put(out, *v);
+                }
+            }
+        }
+    }
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_all(out: &mut Vec<u8>, vs: &[u32]) {
+    for v in vs {
+        put(out, u64::from(*v));
+    }
+}
+
+/// Reads events back from a decompressed chunk.
+#[derive(Debug)]
+pub struct Decoder<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    prev_cycle: u64,
+}
+
+impl<'a> Decoder<'a> {
+    /// A decoder over one chunk's bytes.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Decoder {
+            buf,
+            pos: 0,
+            prev_cycle: 0,
+        }
+    }
+
+    /// Whether every byte has been read.
+    pub fn is_done(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    fn corrupt(&self, what: &str) -> TraceError {
+        TraceError::corrupt(format!("{what} at byte {} of an event chunk", self.pos))
+    }
+
+    fn byte(&mut self) -> Result<u8, TraceError> {
+        let b = *self
+            .buf
+            .get(self.pos)
+            .ok_or_else(|| self.corrupt("event cut short"))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    fn u64(&mut self) -> Result<u64, TraceError> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            let bits = u64::from(b & 0x7f);
+            if shift == 63 && bits > 1 {
+                return Err(self.corrupt("varint overflows 64 bits"));
+            }
+            v |= bits << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.corrupt("varint longer than 10 bytes"))
+    }
+
+    fn u32(&mut self) -> Result<u32, TraceError> {
+        let v = self.u64()?;
+        u32::try_from(v).map_err(|_| self.corrupt(&format!("value {v} does not fit 32 bits")))
+    }
+
+    fn u32s<const N: usize>(&mut self) -> Result<[u32; N], TraceError> {
+        let mut a = [0; N];
+        for x in &mut a {
+            *x = self.u32()?;
+        }
+        Ok(a)
+    }
+
+    fn bool(&mut self) -> Result<bool, TraceError> {
+        match self.u64()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(self.corrupt(&format!("flag value {v}"))),
+        }
+    }
+
+    fn len(&mut self, max: usize, what: &str) -> Result<usize, TraceError> {
+        let n = self.u64()?;
+        if n > max as u64 || n as usize > self.buf.len() - self.pos {
+            return Err(self.corrupt(&format!("{what} count {n}")));
+        }
+        Ok(n as usize)
+    }
+
+    /// Decodes the next event; call only while `!is_done()`.
+    pub fn next_event(&mut self) -> Result<Event, TraceError> {
+        let tag = self.byte()?;
+        let z = self.u64()?;
+        let delta = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        let cycle = self.prev_cycle.wrapping_add(delta as u64);
+        self.prev_cycle = cycle;
+        Ok(match tag {
+            KERNEL_LAUNCH => {
+                let [launch, kernel] = self.u32s()?;
+                Event::KernelLaunch {
+                    cycle,
+                    launch,
+                    kernel,
+                    grid: self.u32s()?,
+                    block: self.u32s()?,
+                }
+            }
+            KERNEL_END => Event::KernelEnd {
+                cycle,
+                launch: self.u32()?,
+            },
+            BLOCK_START => {
+                let [sm, block] = self.u32s()?;
+                Event::BlockStart { cycle, sm, block }
+            }
+            BLOCK_END => {
+                let [sm, block] = self.u32s()?;
+                Event::BlockEnd { cycle, sm, block }
+            }
+            ISSUE => {
+                let [sm, sched, block, warp, pc] = self.u32s()?;
+                Event::Issue {
+                    cycle,
+                    sm,
+                    sched,
+                    block,
+                    warp,
+                    pc,
+                    active: !self.u64()?,
+                }
+            }
+            STALL => {
+                let [sm, block, warp] = self.u32s()?;
+                let code = self.byte()?;
+                let reason = StallReason::from_index(code.into())
+                    .ok_or_else(|| self.corrupt(&format!("stall reason code {code}")))?;
+                Event::Stall {
+                    cycle,
+                    sm,
+                    block,
+                    warp,
+                    reason,
+                }
+            }
+            SHARED => self.shared(cycle)?,
+            GLOBAL => {
+                let [sm, block, warp, pc] = self.u32s()?;
+                let is_store = self.bool()?;
+                Event::GlobalRequest {
+                    cycle,
+                    sm,
+                    block,
+                    warp,
+                    pc,
+                    is_store,
+                    sectors: self.u32()?,
+                }
+            }
+            BAR_ARRIVE => {
+                let [sm, block, warp] = self.u32s()?;
+                Event::BarrierArrive {
+                    cycle,
+                    sm,
+                    block,
+                    warp,
+                }
+            }
+            BAR_RELEASE => {
+                let [sm, block] = self.u32s()?;
+                Event::BarrierRelease { cycle, sm, block }
+            }
+            REG_WRITE => self.reg_write(cycle)?,
+            COUNTERS => self.counters(cycle)?,
+            t => return Err(self.corrupt(&format!("unknown event tag {t}"))),
+        })
+    }
+
+    fn shared(&mut self, cycle: u64) -> Result<Event, TraceError> {
+        let [sm, block, warp, pc] = self.u32s()?;
+        let is_store = self.bool()?;
+        let [wavefronts, conflicts] = self.u32s()?;
+        let n = self.len(MAX_BANKS, "bank")?;
+        let words_per_bank = self.buf[self.pos..self.pos + n].to_vec();
+        self.pos += n;
+        Ok(Event::SharedAccess {
+            cycle,
+            sm,
+            block,
+            warp,
+            pc,
+            is_store,
+            wavefronts,
+            conflicts,
+            words_per_bank,
+        })
+    }
+
+    fn reg_write(&mut self, cycle: u64) -> Result<Event, TraceError> {
+        let [block, warp] = self.u32s()?;
+        let code = self.byte()?;
+        let class = RegClass::from_code(code)
+            .ok_or_else(|| self.corrupt(&format!("register class code {code}")))?;
+        let index = self.u32()?;
+        let n = self.len(MAX_LANES, "lane")?;
+        let mask = self.u64()?;
+        if n < MAX_LANES && mask >> n != 0 {
+            return Err(self.corrupt(&format!("write mask {mask:#x} beyond {n} lanes")));
+        }
+        let mut values = vec![0; n];
+        for (lane, v) in values.iter_mut().enumerate() {
+            if mask >> lane & 1 == 1 {
+                *v = self.u64()?;
+            }
+        }
+        Ok(Event::RegWrite {
+            cycle,
+            block,
+            warp,
+            reg: RegRef { class, index },
+            mask,
+            values,
+        })
+    }
+
+    fn counters(&mut self, cycle: u64) -> Result<Event, TraceError> {
+        let sm = self.u32()?;
+        let mut s = CounterSample {
+            inst_issued: self.u64()?,
+            smem_wavefronts: self.u64()?,
+            smem_bank_conflicts: self.u64()?,
+            gmem_requests: self.u64()?,
+            gmem_sectors: self.u64()?,
+            stall_warp_cycles: Vec::new(),
+        };
+        let n = self.len(StallReason::COUNT, "stall counter")?;
+        for _ in 0..n {
+            s.stall_warp_cycles.push(self.u64()?);
+        }
+        Ok(Event::Counters {
+            cycle,
+            sm,
+            sample: s,
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// One event of every kind, with awkward values.
+    pub(crate) fn sample_events() -> Vec<Event> {
+        vec![
+            Event::KernelLaunch {
+                cycle: 5,
+                launch: 0,
+                kernel: 1,
+                grid: [4, 1, 1],
+                block: [64, 1, 1],
+            },
+            Event::BlockStart {
+                cycle: 5,
+                sm: 3,
+                block: 2,
+            },
+            Event::Issue {
+                cycle: 9,
+                sm: 3,
+                sched: 1,
+                block: 2,
+                warp: 1,
+                pc: 17,
+                active: u64::MAX,
+            },
+            Event::Issue {
+                cycle: 8,
+                sm: 3,
+                sched: 0,
+                block: 2,
+                warp: 0,
+                pc: 0,
+                active: 0xf0,
+            },
+            Event::Stall {
+                cycle: 10,
+                sm: 3,
+                block: 2,
+                warp: 1,
+                reason: StallReason::ShortScoreboard,
+            },
+            Event::SharedAccess {
+                cycle: 12,
+                sm: 3,
+                block: 2,
+                warp: 1,
+                pc: 20,
+                is_store: true,
+                wavefronts: 4,
+                conflicts: 3,
+                words_per_bank: vec![4, 0, 1, 255],
+            },
+            Event::GlobalRequest {
+                cycle: 13,
+                sm: 3,
+                block: 2,
+                warp: 0,
+                pc: 2,
+                is_store: false,
+                sectors: 32,
+            },
+            Event::BarrierArrive {
+                cycle: 14,
+                sm: 3,
+                block: 2,
+                warp: 0,
+            },
+            Event::BarrierRelease {
+                cycle: 15,
+                sm: 3,
+                block: 2,
+            },
+            Event::RegWrite {
+                cycle: u64::MAX,
+                block: 2,
+                warp: 1,
+                reg: RegRef {
+                    class: RegClass::B64,
+                    index: 7,
+                },
+                mask: 0b101,
+                values: vec![u64::MAX, 0, 3, 0],
+            },
+            Event::Counters {
+                cycle: 0,
+                sm: 131,
+                sample: CounterSample {
+                    inst_issued: 100,
+                    smem_wavefronts: 7,
+                    smem_bank_conflicts: 3,
+                    gmem_requests: 2,
+                    gmem_sectors: 64,
+                    stall_warp_cycles: vec![1, 2, 3],
+                },
+            },
+            Event::BlockEnd {
+                cycle: 20,
+                sm: 3,
+                block: 2,
+            },
+            Event::KernelEnd {
+                cycle: 21,
+                launch: 0,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_event_kind_round_trips() {
+        let mut enc = Encoder::default();
+        let mut buf = Vec::new();
+        for e in sample_events() {
+            validate(&e).unwrap();
+            enc.encode(&e, &mut buf);
+        }
+        let mut dec = Decoder::new(&buf);
+        let mut back = Vec::new();
+        while !dec.is_done() {
+            back.push(dec.next_event().unwrap());
+        }
+        assert_eq!(back, sample_events());
+    }
+
+    #[test]
+    fn a_full_warp_issue_takes_a_few_bytes() {
+        let mut enc = Encoder::default();
+        let mut buf = Vec::new();
+        let e = Event::Issue {
+            cycle: 0,
+            sm: 1,
+            sched: 2,
+            block: 3,
+            warp: 4,
+            pc: 5,
+            active: !0,
+        };
+        enc.encode(&e, &mut buf);
+        assert_eq!(buf.len(), 8);
+    }
+
+    #[test]
+    fn invalid_events_are_refused() {
+        let too_wide = Event::RegWrite {
+            cycle: 0,
+            block: 0,
+            warp: 0,
+            reg: RegRef {
+                class: RegClass::B32,
+                index: 0,
+            },
+            mask: 1,
+            values: vec![0; 65],
+        };
+        assert!(validate(&too_wide).is_err());
+        let bad_mask = Event::RegWrite {
+            cycle: 0,
+            block: 0,
+            warp: 0,
+            reg: RegRef {
+                class: RegClass::B32,
+                index: 0,
+            },
+            mask: 0b100,
+            values: vec![0; 2],
+        };
+        assert!(validate(&bad_mask).is_err());
+    }
+
+    #[test]
+    fn every_truncation_inside_an_event_is_an_error_not_a_panic() {
+        let mut enc = Encoder::default();
+        let mut buf = Vec::new();
+        let mut boundaries = vec![0];
+        for e in sample_events() {
+            enc.encode(&e, &mut buf);
+            boundaries.push(buf.len());
+        }
+        for cut in 0..buf.len() {
+            let mut dec = Decoder::new(&buf[..cut]);
+            let mut failed = false;
+            while !dec.is_done() {
+                if dec.next_event().is_err() {
+                    failed = true;
+                    break;
+                }
+            }
+            assert_eq!(failed, !boundaries.contains(&cut), "cut at {cut}");
+        }
+    }
+}

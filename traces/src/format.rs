@@ -1,0 +1,91 @@
+//! The file layout, shared by the writer and the reader.
+//!
+//! ```text
+//! "SSTRACE\0"  format version (u32 LE)  header length (u32 LE)  header CRC-32 (u32 LE)
+//! header: JSON (TraceHeader)
+//! chunk records, each:
+//!     'C'  raw length (u32)  compressed length (u32)  event count (u32)  CRC-32 (u32)
+//!     LZ4 block of the encoded events (see codec.rs)
+//! footer record:
+//!     'F'  footer length (u32)  CRC-32 (u32)  footer: JSON (Footer: the chunk index,
+//!     the launches, kernels added after the header)
+//! trailer: footer offset (u64 LE)  "SSTEND\0\0"
+//! ```
+//! The header comes first so a reader knows the machine before any event;
+//! the index comes last so the writer needs no seeking and bounded memory.
+//! A file without its trailer was not finished: the reader says "truncated".
+
+use serde::{Deserialize, Serialize};
+
+use crate::KernelSource;
+
+/// The first eight bytes of every trace.
+pub const MAGIC: &[u8; 8] = b"SSTRACE\0";
+/// The last eight bytes of every finished trace.
+pub const END_MAGIC: &[u8; 8] = b"SSTEND\0\0";
+/// The newest format version this crate writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Bytes before the header JSON.
+pub const PREFIX_LEN: u64 = 20;
+/// Bytes of a chunk record's header.
+pub const CHUNK_HEAD_LEN: u64 = 17;
+/// Bytes of the footer record's header.
+pub const FOOTER_HEAD_LEN: u64 = 9;
+/// Bytes of the trailer.
+pub const TRAILER_LEN: u64 = 16;
+/// The writer starts a new chunk once this many encoded bytes are buffered.
+pub const CHUNK_TARGET_BYTES: usize = 256 * 1024;
+/// The largest decoded chunk a reader accepts (bounds its allocation).
+pub const MAX_CHUNK_BYTES: u32 = 16 * 1024 * 1024;
+
+/// Where one chunk of events lies and what it covers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkInfo {
+    /// Byte offset of the chunk record in the file.
+    pub offset: u64,
+    /// Length of the compressed events.
+    pub compressed_len: u32,
+    /// Length of the encoded events once decompressed.
+    pub raw_len: u32,
+    /// Number of events.
+    pub events: u32,
+    /// The smallest cycle of its events.
+    pub first_cycle: u64,
+    /// The largest cycle of its events.
+    pub last_cycle: u64,
+    /// The launch its events belong to (`None` between launches). A chunk
+    /// never spans two launches.
+    pub launch: Option<u32>,
+}
+
+/// One kernel launch, as the index records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchInfo {
+    /// Index of the kernel in [`crate::TraceReader::kernels`].
+    pub kernel: u32,
+    /// Grid size in blocks.
+    pub grid: [u32; 3],
+    /// Block size in threads.
+    pub block: [u32; 3],
+    /// Cycle of the launch.
+    pub start_cycle: u64,
+    /// Cycle it ended (`None` if the run stopped inside it, e.g. on a fault).
+    pub end_cycle: Option<u64>,
+    /// Its chunks: `first_chunk..end_chunk` in [`crate::TraceReader::chunks`].
+    pub first_chunk: u32,
+    /// One past its last chunk.
+    pub end_chunk: u32,
+}
+
+/// The index written at the end of the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Footer {
+    /// Every chunk, in file order.
+    pub chunks: Vec<ChunkInfo>,
+    /// Every launch, in launch order.
+    pub launches: Vec<LaunchInfo>,
+    /// Kernels added after the header was written.
+    pub late_kernels: Vec<KernelSource>,
+    /// Total number of events.
+    pub events: u64,
+}

@@ -1,0 +1,370 @@
+//! The trace reader: header and index up front, events chunk by chunk.
+//!
+//! Opening reads only the header and the index at the end of the file, so
+//! it takes milliseconds whatever the size; events are decoded one chunk at
+//! a time (a chunk is at most [`MAX_CHUNK_BYTES`] decoded). Every length,
+//! offset and checksum is checked before it is used, so a truncated, corrupt
+//! or newer-version file gives a [`TraceError`], never a panic.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::codec::Decoder;
+use crate::format::{
+    CHUNK_HEAD_LEN, ChunkInfo, END_MAGIC, FOOTER_HEAD_LEN, FORMAT_VERSION, Footer, LaunchInfo,
+    MAGIC, MAX_CHUNK_BYTES, PREFIX_LEN, TRAILER_LEN,
+};
+use crate::{Event, KernelSource, TraceError, TraceHeader};
+
+/// A trace opened for reading.
+#[derive(Debug)]
+pub struct TraceReader<R> {
+    source: R,
+    version: u32,
+    header: TraceHeader,
+    kernels: Vec<KernelSource>,
+    footer: Footer,
+}
+
+impl TraceReader<BufReader<File>> {
+    /// Opens the trace file at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, TraceError> {
+        TraceReader::new(BufReader::new(File::open(path)?))
+    }
+}
+
+impl<R: Read + Seek> TraceReader<R> {
+    /// Reads the header and the index of a trace.
+    pub fn new(mut source: R) -> Result<Self, TraceError> {
+        let file_len = source.seek(SeekFrom::End(0))?;
+        source.seek(SeekFrom::Start(0))?;
+        let mut prefix = [0u8; PREFIX_LEN as usize];
+        let got = read_up_to(&mut source, &mut prefix)?;
+        if prefix[..got.min(8)] != MAGIC[..got.min(8)] {
+            return Err(TraceError::NotATrace);
+        }
+        if got < prefix.len() {
+            return Err(TraceError::Truncated(
+                "the file ends inside the header".to_string(),
+            ));
+        }
+        let version = le_u32(&prefix[8..12]);
+        if version > FORMAT_VERSION {
+            return Err(TraceError::NewerVersion {
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        if version == 0 {
+            return Err(TraceError::corrupt("format version 0"));
+        }
+        let header_len = u64::from(le_u32(&prefix[12..16]));
+        if PREFIX_LEN + header_len > file_len {
+            return Err(TraceError::Truncated(
+                "the file ends inside the header".to_string(),
+            ));
+        }
+        let json = read_exact_vec(&mut source, header_len, "header")?;
+        if crc32fast::hash(&json) != le_u32(&prefix[16..20]) {
+            return Err(TraceError::corrupt("header checksum mismatch"));
+        }
+        let header: TraceHeader = serde_json::from_slice(&json)
+            .map_err(|e| TraceError::corrupt(format!("header is not valid: {e}")))?;
+        let body_start = PREFIX_LEN + header_len;
+        let footer = read_footer(&mut source, body_start, file_len)?;
+        let mut kernels = header.kernels.clone();
+        kernels.extend(footer.late_kernels.iter().cloned());
+        check_index(&footer, kernels.len())?;
+        Ok(TraceReader {
+            source,
+            version,
+            header,
+            kernels,
+            footer,
+        })
+    }
+
+    /// The format version of the file.
+    pub fn format_version(&self) -> u32 {
+        self.version
+    }
+
+    /// The header.
+    pub fn header(&self) -> &TraceHeader {
+        &self.header
+    }
+
+    /// Every kernel: the header's, then those added later.
+    pub fn kernels(&self) -> &[KernelSource] {
+        &self.kernels
+    }
+
+    /// Every launch, in order (index = launch number).
+    pub fn launches(&self) -> &[LaunchInfo] {
+        &self.footer.launches
+    }
+
+    /// Every chunk, in file (and so time) order.
+    pub fn chunks(&self) -> &[ChunkInfo] {
+        &self.footer.chunks
+    }
+
+    /// Total number of events.
+    pub fn event_count(&self) -> u64 {
+        self.footer.events
+    }
+
+    /// The index of the first chunk whose events reach `cycle` (so reading
+    /// from it on yields every event at or after `cycle`), or the number of
+    /// chunks if none does.
+    pub fn chunk_at_cycle(&self, cycle: u64) -> usize {
+        // last_cycle is not monotonic in general (events may be recorded a
+        // little out of cycle order), so take the running maximum.
+        let mut reach = 0;
+        for (i, c) in self.footer.chunks.iter().enumerate() {
+            reach = reach.max(c.last_cycle);
+            if reach >= cycle {
+                return i;
+            }
+        }
+        self.footer.chunks.len()
+    }
+
+    /// Decodes chunk `i` into `out` (cleared first).
+    pub fn read_chunk_into(&mut self, i: usize, out: &mut Vec<Event>) -> Result<(), TraceError> {
+        out.clear();
+        let info = self
+            .footer
+            .chunks
+            .get(i)
+            .ok_or_else(|| TraceError::corrupt(format!("no chunk {i}")))?
+            .clone();
+        self.source.seek(SeekFrom::Start(info.offset))?;
+        let mut head = [0u8; CHUNK_HEAD_LEN as usize];
+        self.source
+            .read_exact(&mut head)
+            .map_err(|e| TraceError::from_read(e, "event chunk"))?;
+        let fields = (
+            le_u32(&head[1..5]),
+            le_u32(&head[5..9]),
+            le_u32(&head[9..13]),
+        );
+        if head[0] != b'C' || fields != (info.raw_len, info.compressed_len, info.events) {
+            return Err(TraceError::corrupt(format!(
+                "chunk {i} does not match the index"
+            )));
+        }
+        let compressed = read_exact_vec(&mut self.source, info.compressed_len.into(), "chunk")?;
+        if crc32fast::hash(&compressed) != le_u32(&head[13..17]) {
+            return Err(TraceError::corrupt(format!("chunk {i} checksum mismatch")));
+        }
+        let mut raw = vec![0u8; info.raw_len as usize];
+        let n = lz4_flex::block::decompress_into(&compressed, &mut raw)
+            .map_err(|e| TraceError::corrupt(format!("chunk {i} does not decompress: {e}")))?;
+        if n != raw.len() {
+            return Err(TraceError::corrupt(format!(
+                "chunk {i} decompresses to {n} bytes"
+            )));
+        }
+        let mut dec = Decoder::new(&raw);
+        while !dec.is_done() {
+            out.push(dec.next_event()?);
+        }
+        if out.len() != info.events as usize {
+            return Err(TraceError::corrupt(format!(
+                "chunk {i} holds {} events, the index says {}",
+                out.len(),
+                info.events
+            )));
+        }
+        Ok(())
+    }
+
+    /// Decodes chunk `i`.
+    pub fn read_chunk(&mut self, i: usize) -> Result<Vec<Event>, TraceError> {
+        let mut v = Vec::new();
+        self.read_chunk_into(i, &mut v)?;
+        Ok(v)
+    }
+
+    /// Every event of the trace, in order, one chunk in memory at a time.
+    pub fn events(&mut self) -> Events<'_, R> {
+        let end = self.footer.chunks.len();
+        self.events_in_chunks(0, end)
+    }
+
+    /// The events of chunks `first..end`.
+    pub fn events_in_chunks(&mut self, first: usize, end: usize) -> Events<'_, R> {
+        Events {
+            reader: self,
+            next_chunk: first,
+            end_chunk: end,
+            buf: Vec::new().into_iter(),
+        }
+    }
+
+    /// Every event of launch `launch` (nothing if there is no such launch).
+    pub fn launch_events(&mut self, launch: usize) -> Events<'_, R> {
+        let (first, end) = self
+            .footer
+            .launches
+            .get(launch)
+            .map_or((0, 0), |l| (l.first_chunk as usize, l.end_chunk as usize));
+        self.events_in_chunks(first, end)
+    }
+}
+
+/// An iterator over events, decoding chunk by chunk; it stops after the
+/// first error.
+#[derive(Debug)]
+pub struct Events<'a, R> {
+    reader: &'a mut TraceReader<R>,
+    next_chunk: usize,
+    end_chunk: usize,
+    buf: std::vec::IntoIter<Event>,
+}
+
+impl<R: Read + Seek> Iterator for Events<'_, R> {
+    type Item = Result<Event, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(e) = self.buf.next() {
+                return Some(Ok(e));
+            }
+            if self.next_chunk >= self.end_chunk {
+                return None;
+            }
+            let i = self.next_chunk;
+            self.next_chunk += 1;
+            match self.reader.read_chunk(i) {
+                Ok(events) => self.buf = events.into_iter(),
+                Err(e) => {
+                    self.next_chunk = self.end_chunk;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Reads as many bytes as are there, up to `buf.len()`.
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> Result<usize, TraceError> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(got)
+}
+
+/// Reads exactly `len` bytes (the caller has checked `len` against the file).
+fn read_exact_vec(r: &mut impl Read, len: u64, what: &str) -> Result<Vec<u8>, TraceError> {
+    let mut v = vec![0u8; len as usize];
+    r.read_exact(&mut v)
+        .map_err(|e| TraceError::from_read(e, what))?;
+    Ok(v)
+}
+
+fn read_footer<R: Read + Seek>(
+    source: &mut R,
+    body_start: u64,
+    file_len: u64,
+) -> Result<Footer, TraceError> {
+    let unfinished = || {
+        TraceError::Truncated(
+            "the end-of-trace index is missing (the run that wrote it did not finish)".to_string(),
+        )
+    };
+    if file_len < body_start + FOOTER_HEAD_LEN + TRAILER_LEN {
+        return Err(unfinished());
+    }
+    source.seek(SeekFrom::Start(file_len - TRAILER_LEN))?;
+    let mut trailer = [0u8; TRAILER_LEN as usize];
+    source
+        .read_exact(&mut trailer)
+        .map_err(|e| TraceError::from_read(e, "trailer"))?;
+    if &trailer[8..] != END_MAGIC {
+        return Err(unfinished());
+    }
+    let offset = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
+    let footer_room = file_len - TRAILER_LEN;
+    if offset < body_start || offset > footer_room - FOOTER_HEAD_LEN {
+        return Err(TraceError::corrupt(format!(
+            "index offset {offset} is outside the file"
+        )));
+    }
+    source.seek(SeekFrom::Start(offset))?;
+    let mut head = [0u8; FOOTER_HEAD_LEN as usize];
+    source
+        .read_exact(&mut head)
+        .map_err(|e| TraceError::from_read(e, "index"))?;
+    let len = u64::from(le_u32(&head[1..5]));
+    if head[0] != b'F' || offset + FOOTER_HEAD_LEN + len != footer_room {
+        return Err(TraceError::corrupt("index record header is wrong"));
+    }
+    let json = read_exact_vec(source, len, "index")?;
+    if crc32fast::hash(&json) != le_u32(&head[5..9]) {
+        return Err(TraceError::corrupt("index checksum mismatch"));
+    }
+    let footer: Footer = serde_json::from_slice(&json)
+        .map_err(|e| TraceError::corrupt(format!("index is not valid: {e}")))?;
+    // Chunks must tile the body exactly, up to the footer.
+    let mut at = body_start;
+    for (i, c) in footer.chunks.iter().enumerate() {
+        if c.offset != at || c.raw_len > MAX_CHUNK_BYTES {
+            return Err(TraceError::corrupt(format!(
+                "chunk {i} has a bad offset or size"
+            )));
+        }
+        at = c.offset + CHUNK_HEAD_LEN + u64::from(c.compressed_len);
+    }
+    if at != offset {
+        return Err(TraceError::corrupt("chunks do not reach the index"));
+    }
+    Ok(footer)
+}
+
+fn check_index(footer: &Footer, kernels: usize) -> Result<(), TraceError> {
+    let chunks = footer.chunks.len() as u32;
+    for (i, l) in footer.launches.iter().enumerate() {
+        if l.kernel as usize >= kernels || l.first_chunk > l.end_chunk || l.end_chunk > chunks {
+            return Err(TraceError::corrupt(format!(
+                "launch {i} has a bad kernel or chunk range"
+            )));
+        }
+    }
+    if footer
+        .chunks
+        .iter()
+        .map(|c| u64::from(c.events))
+        .sum::<u64>()
+        != footer.events
+    {
+        return Err(TraceError::corrupt(
+            "event counts in the index do not add up",
+        ));
+    }
+    for (i, c) in footer.chunks.iter().enumerate() {
+        if c.launch
+            .is_some_and(|l| l as usize >= footer.launches.len())
+        {
+            return Err(TraceError::corrupt(format!(
+                "chunk {i} names a missing launch"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

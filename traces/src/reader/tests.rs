@@ -1,0 +1,315 @@
+//! Writer/reader round trips and the reader's behaviour on damaged files.
+
+use std::io::Cursor;
+
+use proptest::prelude::*;
+
+use crate::{
+    CounterSample, Event, Focus, KernelSource, RegClass, RegRef, StallReason, TraceError,
+    TraceHeader, TraceLevel, TraceOptions, TraceReader, TraceWriter,
+};
+
+fn header(level: TraceLevel) -> TraceHeader {
+    let mut h = TraceHeader::new(TraceOptions {
+        level,
+        focus: Focus {
+            block: 1,
+            warp: Some(0),
+        },
+        counter_interval_cycles: 100,
+    });
+    h.config = vec![
+        ("warp_size".into(), 4.into()),
+        ("smem_banks".into(), 8.into()),
+    ];
+    h.sort_options = vec![("keys".into(), "64".into())];
+    h.kernels.push(KernelSource::from_text(
+        "bs",
+        "block0:\n    mov r0, 1\n    exit\n",
+    ));
+    h
+}
+
+/// Two launches over two blocks; the second long enough to span chunks.
+fn run_events(issues: u64) -> Vec<Event> {
+    let mut v = vec![Event::KernelLaunch {
+        cycle: 0,
+        launch: 0,
+        kernel: 0,
+        grid: [2, 1, 1],
+        block: [8, 1, 1],
+    }];
+    for block in 0..2 {
+        v.push(Event::BlockStart {
+            cycle: 0,
+            sm: block,
+            block,
+        });
+    }
+    v.push(Event::KernelEnd {
+        cycle: 10,
+        launch: 0,
+    });
+    v.push(Event::KernelLaunch {
+        cycle: 10,
+        launch: 1,
+        kernel: 0,
+        grid: [2, 1, 1],
+        block: [8, 1, 1],
+    });
+    for c in 0..issues {
+        let cycle = 10 + c;
+        for block in 0..2 {
+            let warp = (c % 2) as u32;
+            let pc = (c % 7) as u32;
+            v.push(Event::Issue {
+                cycle,
+                sm: block,
+                sched: warp,
+                block,
+                warp,
+                pc,
+                active: 0xf,
+            });
+            v.push(Event::RegWrite {
+                cycle: cycle + 1,
+                block,
+                warp,
+                reg: RegRef {
+                    class: RegClass::B32,
+                    index: pc,
+                },
+                mask: 0b1011,
+                values: vec![c, c * 3, 0, u64::from(u32::MAX)],
+            });
+            if c % 5 == 0 {
+                v.push(Event::SharedAccess {
+                    cycle,
+                    sm: block,
+                    block,
+                    warp,
+                    pc,
+                    is_store: c % 2 == 0,
+                    wavefronts: 2,
+                    conflicts: 1,
+                    words_per_bank: vec![2, 1, 0, 0, 1, 1, 0, 0],
+                });
+                v.push(Event::Stall {
+                    cycle,
+                    sm: block,
+                    block,
+                    warp,
+                    reason: StallReason::MioThrottle,
+                });
+            }
+        }
+        if c % 100 == 99 {
+            v.push(Event::Counters {
+                cycle,
+                sm: 0,
+                sample: CounterSample {
+                    inst_issued: 100,
+                    ..CounterSample::default()
+                },
+            });
+        }
+    }
+    v.push(Event::KernelEnd {
+        cycle: 10 + issues,
+        launch: 1,
+    });
+    v
+}
+
+fn write(level: TraceLevel, events: &[Event]) -> Vec<u8> {
+    let mut w = TraceWriter::new(Vec::new(), &header(level)).unwrap();
+    for e in events {
+        w.record(e).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+fn read_all(bytes: &[u8]) -> Result<Vec<Event>, TraceError> {
+    let mut r = TraceReader::new(Cursor::new(bytes))?;
+    r.events().collect()
+}
+
+#[test]
+fn full_level_keeps_everything_but_unfocused_registers() {
+    let events = run_events(30_000);
+    let bytes = write(TraceLevel::Full, &events);
+    let expected: Vec<Event> = events
+        .iter()
+        .filter(|e| !matches!(e, Event::RegWrite { block, warp, .. } if (*block, *warp) != (1, 0)))
+        .cloned()
+        .collect();
+    let r = TraceReader::new(Cursor::new(&bytes)).unwrap();
+    assert!(r.chunks().len() > 2, "{} chunks", r.chunks().len());
+    assert_eq!(r.header(), &header(TraceLevel::Full));
+    assert_eq!(r.event_count(), expected.len() as u64);
+    assert_eq!(read_all(&bytes).unwrap(), expected);
+}
+
+#[test]
+fn counters_only_keeps_detail_for_the_focused_block() {
+    let events = run_events(300);
+    let bytes = write(TraceLevel::CountersOnly, &events);
+    let back = read_all(&bytes).unwrap();
+    assert!(back.iter().all(|e| e.detail_block().is_none_or(|b| b == 1)));
+    assert!(
+        back.iter()
+            .any(|e| matches!(e, Event::Issue { block: 1, .. }))
+    );
+    assert!(
+        back.iter()
+            .any(|e| matches!(e, Event::BlockStart { block: 0, .. }))
+    );
+    assert!(back.iter().any(|e| matches!(e, Event::Counters { .. })));
+}
+
+#[test]
+fn the_index_describes_launches_and_seeks_by_cycle() {
+    let bytes = write(TraceLevel::Full, &run_events(30_000));
+    let mut r = TraceReader::new(Cursor::new(&bytes)).unwrap();
+    let l = r.launches().to_vec();
+    assert_eq!(l.len(), 2);
+    assert_eq!((l[0].start_cycle, l[0].end_cycle), (0, Some(10)));
+    assert_eq!((l[1].start_cycle, l[1].end_cycle), (10, Some(30_010)));
+    assert_eq!(l[0].end_chunk, l[1].first_chunk);
+    let first_of_1: Vec<_> = r
+        .launch_events(1)
+        .take(1)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(matches!(
+        first_of_1[0],
+        Event::KernelLaunch { launch: 1, .. }
+    ));
+    let i = r.chunk_at_cycle(20_000);
+    let c = &r.chunks()[i];
+    assert!(c.first_cycle <= 20_000 && c.last_cycle >= 20_000, "{c:?}");
+    assert_eq!(r.chunk_at_cycle(u64::MAX), r.chunks().len());
+}
+
+#[test]
+fn writer_refuses_launches_out_of_order_and_unknown_kernels() {
+    let mut w = TraceWriter::new(Vec::new(), &header(TraceLevel::Full)).unwrap();
+    let launch = |launch, kernel| Event::KernelLaunch {
+        cycle: 0,
+        launch,
+        kernel,
+        grid: [1; 3],
+        block: [1; 3],
+    };
+    assert!(matches!(
+        w.record(&launch(1, 0)),
+        Err(TraceError::InvalidEvent(_))
+    ));
+    assert!(matches!(
+        w.record(&launch(0, 5)),
+        Err(TraceError::InvalidEvent(_))
+    ));
+    let k = w.add_kernel(KernelSource::from_text("late", "exit\n"));
+    assert_eq!(k, 1);
+    w.record(&launch(0, 1)).unwrap();
+    assert!(w.record(&launch(1, 0)).is_err(), "overlapping launches");
+    let err = w
+        .record(&Event::KernelEnd {
+            cycle: 1,
+            launch: 3,
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("end of launch 3"), "{err}");
+    w.record(&Event::KernelEnd {
+        cycle: 1,
+        launch: 0,
+    })
+    .unwrap();
+    let bytes = w.finish().unwrap();
+    let r = TraceReader::new(Cursor::new(bytes)).unwrap();
+    assert_eq!(r.kernels()[1].name, "late");
+}
+
+#[test]
+fn a_dropped_writer_still_leaves_a_readable_trace() {
+    let mut buf = Vec::new();
+    {
+        let mut w = TraceWriter::new(&mut buf, &header(TraceLevel::Full)).unwrap();
+        for e in &run_events(10)[..6] {
+            w.record(e).unwrap();
+        }
+    }
+    let mut r = TraceReader::new(Cursor::new(&buf)).unwrap();
+    assert_eq!(r.launches()[1].end_cycle, None);
+    assert_eq!(r.events().count(), 6);
+}
+
+#[test]
+fn other_files_and_newer_versions_are_named_as_such() {
+    let good = write(TraceLevel::Full, &run_events(10));
+    assert!(matches!(
+        read_all(b"hello, world, this is text"),
+        Err(TraceError::NotATrace)
+    ));
+    assert!(matches!(read_all(b""), Err(TraceError::Truncated(_))));
+    let mut newer = good.clone();
+    newer[8] = 2;
+    let err = read_all(&newer).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TraceError::NewerVersion {
+                found: 2,
+                supported: 1
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("version 2"));
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let good = write(TraceLevel::Full, &run_events(50));
+    for cut in 0..good.len() {
+        let err = read_all(&good[..cut]).unwrap_err();
+        assert!(
+            matches!(err, TraceError::Truncated(_)),
+            "cut at {cut}: {err}"
+        );
+    }
+}
+
+#[test]
+fn every_single_byte_change_is_detected() {
+    let good = write(TraceLevel::Full, &run_events(50));
+    for at in 0..good.len() {
+        let mut bad = good.clone();
+        bad[at] ^= 0x41;
+        assert!(
+            read_all(&bad).is_err(),
+            "change at byte {at} went unnoticed"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn mutated_files_never_panic(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        cut in any::<prop::sample::Index>(),
+        do_cut in any::<bool>(),
+    ) {
+        let mut bytes = write(TraceLevel::Full, &run_events(40));
+        for (i, b) in edits {
+            let at = i.index(bytes.len());
+            bytes[at] = b;
+        }
+        if do_cut {
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        let _ = read_all(&bytes);
+    }
+}
