@@ -61,6 +61,7 @@ mod event;
 mod format;
 mod header;
 mod options;
+mod perfetto;
 mod reader;
 mod writer;
 
@@ -70,5 +71,6 @@ pub use event::{CounterSample, Event, StallReason};
 pub use format::{ChunkInfo, FORMAT_VERSION, LaunchInfo};
 pub use header::{IrLine, KernelSource, RegClass, RegRef, StageMark, TraceHeader};
 pub use options::{Focus, TraceLevel, TraceOptions};
+pub use perfetto::{ExportSummary, KERNELS_PID, export_perfetto};
 pub use reader::{Events, TraceReader};
 pub use writer::TraceWriter;
