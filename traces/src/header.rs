@@ -87,15 +87,43 @@ pub struct KernelSource {
 }
 
 impl KernelSource {
-    /// A kernel from its printed text, numbering instruction lines.
+    /// A kernel from its printed text and the 1-based line number of each
+    /// instruction, in pc order: exactly what `kernels_ir::print_with_lines`
+    /// returns. Line numbers that are out of range or not increasing are
+    /// ignored (the text still shows; those pcs just have no line).
+    pub fn with_inst_lines(name: &str, text: &str, inst_lines: &[u32]) -> Self {
+        let mut lines: Vec<IrLine> = text
+            .lines()
+            .map(|l| IrLine {
+                pc: None,
+                text: l.to_string(),
+            })
+            .collect();
+        let mut last = 0;
+        for (pc, &line) in inst_lines.iter().enumerate() {
+            let i = line as usize;
+            if i > last && i <= lines.len() {
+                lines[i - 1].pc = Some(pc as u32);
+                last = i;
+            }
+        }
+        KernelSource {
+            name: name.to_string(),
+            lines,
+            ..KernelSource::default()
+        }
+    }
+
+    /// A kernel from its printed text, guessing which lines are
+    /// instructions (for hand-written traces and tests; the simulator
+    /// should use [`KernelSource::with_inst_lines`]).
     ///
-    /// A line is taken to be an instruction when, trimmed, it is not empty,
-    /// does not end in `:` (a label), does not start with `;` (a comment)
-    /// or `.` (a directive such as `.kernel`, `.param`), and is not a lone
-    /// brace. Instructions are numbered 0, 1, 2, ... in order, which is
-    /// how the IR printer numbers them; a printer that numbers differently
-    /// should build [`IrLine`]s itself.
+    /// A line is taken to be an instruction unless, trimmed, it is empty,
+    /// a label (`name:`), a comment (`;`, `//`, `#`), a brace, or a line of
+    /// the canonical kernel header (`kernel k {`, `param ...`, `regs ...`,
+    /// `shared ...`). Instructions are numbered 0, 1, 2, ... in order.
     pub fn from_text(name: &str, text: &str) -> Self {
+        const HEADER_WORDS: [&str; 4] = ["kernel ", "param ", "regs ", "shared "];
         let mut pc = 0;
         let lines = text
             .lines()
@@ -103,10 +131,12 @@ impl KernelSource {
                 let t = line.trim();
                 let is_inst = !(t.is_empty()
                     || t.ends_with(':')
+                    || t.ends_with('{')
+                    || t == "}"
                     || t.starts_with(';')
-                    || t.starts_with('.')
-                    || t == "{"
-                    || t == "}");
+                    || t.starts_with("//")
+                    || t.starts_with('#')
+                    || HEADER_WORDS.iter().any(|w| t.starts_with(w)));
                 let this = is_inst.then(|| {
                     pc += 1;
                     pc - 1
@@ -214,13 +244,38 @@ mod tests {
     fn from_text_numbers_only_instruction_lines() {
         let k = KernelSource::from_text(
             "k",
-            ".kernel k\nblock0:\n    mov r0, 1\n    ; note\n    add r1, r0, r0\nblock1:\n    exit\n",
+            "kernel k {\n    regs r2 d0 p0\n  block0:\n    mov r0, 1\n    ; note\n    add r1, r0, r0\n  \
+             block1:\n    exit\n}\n",
         );
         let pcs: Vec<_> = k.lines.iter().map(|l| l.pc).collect();
-        assert_eq!(pcs, [None, None, Some(0), None, Some(1), None, Some(2)]);
-        assert_eq!(k.line_of_pc(1), Some(4));
-        assert_eq!(k.line_of_pc(2), Some(6));
+        assert_eq!(
+            pcs,
+            [
+                None,
+                None,
+                None,
+                Some(0),
+                None,
+                Some(1),
+                None,
+                Some(2),
+                None
+            ]
+        );
+        assert_eq!(k.line_of_pc(1), Some(5));
+        assert_eq!(k.line_of_pc(2), Some(7));
         assert_eq!(k.line_of_pc(3), None);
+    }
+
+    #[test]
+    fn inst_lines_from_the_printer_place_each_pc() {
+        let text = "kernel k {\n    regs r1 d0 p0\n    mov r0, 1\n  done:\n    exit\n}\n";
+        let k = KernelSource::with_inst_lines("k", text, &[3, 5]);
+        let pcs: Vec<_> = k.lines.iter().map(|l| l.pc).collect();
+        assert_eq!(pcs, [None, None, Some(0), None, Some(1), None]);
+        // Bad line numbers are ignored rather than trusted.
+        let k = KernelSource::with_inst_lines("k", text, &[3, 2, 99]);
+        assert_eq!(k.lines.iter().filter(|l| l.pc.is_some()).count(), 1);
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!    block=B,warp=W` with `str::parse::<Focus>()`), then fill `config`
 //!    (`with_config(&gpu_config)` if it is `Serialize`), `sort_options`, and
 //!    `kernels` (one [`KernelSource`] per kernel that will be launched, e.g.
-//!    `KernelSource::from_text(name, &printed_ir)`; set `slab_regs` and
+//!    `KernelSource::with_inst_lines(name, &text, &lines)` from
+//!    `kernels_ir::print_with_lines`; set `slab_regs` and
 //!    `stages` where known). Kernels met later go through
 //!    [`TraceWriter::add_kernel`].
 //! 2. `TraceWriter::new(BufWriter::new(File::create(path)?), &header)?`.
