@@ -54,14 +54,18 @@ impl Cfg {
         let mut start = 0;
         for pc in 1..=n {
             if leader[pc] {
-                blocks.push(BasicBlock { start: start as u32, end: pc as u32, succs: Vec::new() });
+                blocks.push(BasicBlock {
+                    start: start as u32,
+                    end: pc as u32,
+                    succs: Vec::new(),
+                });
                 block_of[start..pc].fill(blocks.len() - 1);
                 start = pc;
             }
         }
         let block_at = |pc: usize, block_of: &[usize]| (pc < n).then(|| block_of[pc]);
-        for b in 0..blocks.len() {
-            let last = blocks[b].end as usize - 1;
+        for block in &mut blocks {
+            let last = block.end as usize - 1;
             let inst = &kernel.insts[last];
             let mut succs = Vec::new();
             let falls_through = match inst.data {
@@ -70,73 +74,103 @@ impl Cfg {
                     succs.extend(block_at(pos, &block_of));
                     inst.guard.is_some()
                 }
-                InstData::Nullary { opcode: Opcode::Exit } => inst.guard.is_some(),
+                InstData::Nullary {
+                    opcode: Opcode::Exit,
+                } => inst.guard.is_some(),
                 _ => true,
             };
             if falls_through {
                 succs.extend(block_at(last + 1, &block_of));
             }
             succs.dedup();
-            blocks[b].succs = succs;
+            block.succs = succs;
         }
         Cfg { blocks, block_of }
     }
 
+    /// Each block's successors, the virtual exit node (`blocks.len()`)
+    /// standing for "the kernel ends" when a block has none.
+    fn succs_or_exit(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
+        let succs = &self.blocks[b].succs;
+        let exit = succs.is_empty().then_some(self.blocks.len());
+        succs.iter().copied().chain(exit)
+    }
+
     /// For each block, its immediate post-dominator, `None` meaning the
-    /// kernel's end (the virtual exit node).
+    /// kernel's end (the virtual exit node). A block that cannot reach the
+    /// end (it only loops) also gets `None`; paths into such loops are
+    /// ignored by the blocks that can.
+    ///
+    /// This is the dominator algorithm of Cooper, Harvey and Kennedy ("A
+    /// Simple, Fast Dominance Algorithm") run on the reversed CFG from the
+    /// exit node: near-linear on structured code and without recursion, so
+    /// large or adversarial kernels cannot blow time, memory or the stack.
     pub fn immediate_post_dominators(&self) -> Vec<Option<usize>> {
+        const NONE: usize = usize::MAX;
         let n = self.blocks.len();
-        let exit = n; // virtual exit node
-        // Post-dominator sets as bit vectors, iterated to a fixed point.
-        let words = (n + 1).div_ceil(64);
-        let full = vec![u64::MAX; words];
-        let mut pdom: Vec<Vec<u64>> = vec![full; n + 1];
-        pdom[exit] = vec![0; words];
-        set_bit(&mut pdom[exit], exit);
+        let exit = n;
+        let mut preds = vec![Vec::new(); n + 1];
+        for b in 0..n {
+            for s in self.succs_or_exit(b) {
+                preds[s].push(b);
+            }
+        }
+        // Postorder of the reversed graph from the exit node, iteratively.
+        let mut post = vec![NONE; n + 1];
+        let mut order = Vec::with_capacity(n + 1);
+        let mut visited = vec![false; n + 1];
+        visited[exit] = true;
+        let mut stack = vec![(exit, 0usize)];
+        while let Some((node, next)) = stack.last_mut() {
+            if let Some(&p) = preds[*node].get(*next) {
+                *next += 1;
+                if !std::mem::replace(&mut visited[p], true) {
+                    stack.push((p, 0));
+                }
+            } else {
+                post[*node] = order.len();
+                order.push(*node);
+                stack.pop();
+            }
+        }
+        let mut idom = vec![NONE; n + 1];
+        idom[exit] = exit;
+        let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+            while a != b {
+                while post[a] < post[b] {
+                    a = idom[a];
+                }
+                while post[b] < post[a] {
+                    b = idom[b];
+                }
+            }
+            a
+        };
         let mut changed = true;
         while changed {
             changed = false;
-            for b in (0..n).rev() {
-                let succs: Vec<usize> = if self.blocks[b].succs.is_empty() {
-                    vec![exit]
-                } else {
-                    self.blocks[b].succs.clone()
-                };
-                let mut meet = pdom[succs[0]].clone();
-                for &s in &succs[1..] {
-                    for (m, w) in meet.iter_mut().zip(&pdom[s]) {
-                        *m &= w;
+            for &b in order.iter().rev().filter(|&&b| b != exit) {
+                let mut new = NONE;
+                for s in self.succs_or_exit(b) {
+                    if idom[s] != NONE {
+                        new = if new == NONE {
+                            s
+                        } else {
+                            intersect(&idom, s, new)
+                        };
                     }
                 }
-                set_bit(&mut meet, b);
-                if meet != pdom[b] {
-                    pdom[b] = meet;
+                if new != idom[b] {
+                    idom[b] = new;
                     changed = true;
                 }
             }
         }
-        // The immediate post-dominator is the strict post-dominator that all
-        // other strict post-dominators post-dominate: the one with the
-        // largest post-dominator set among them... i.e. the "closest".
-        (0..n)
-            .map(|b| {
-                let strict: Vec<usize> =
-                    (0..=n).filter(|&c| c != b && get_bit(&pdom[b], c)).collect();
-                let ipdom = strict.iter().copied().find(|&c| {
-                    strict.iter().all(|&other| other == c || get_bit(&pdom[c], other))
-                });
-                ipdom.filter(|&c| c != exit)
-            })
+        idom[..n]
+            .iter()
+            .map(|&d| (d != NONE && d != exit).then_some(d))
             .collect()
     }
-}
-
-fn set_bit(bits: &mut [u64], i: usize) {
-    bits[i / 64] |= 1 << (i % 64);
-}
-
-fn get_bit(bits: &[u64], i: usize) -> bool {
-    bits[i / 64] & (1 << (i % 64)) != 0
 }
 
 #[cfg(test)]
@@ -194,5 +228,91 @@ mod tests {
         b.exit(); // 5
         let cfg = Cfg::new(&b.build());
         assert_eq!(cfg.immediate_post_dominators()[cfg.block_of[1]], None);
+    }
+
+    /// The textbook definition, as an oracle: post-dominator sets iterated
+    /// to a fixed point, then the closest strict post-dominator.
+    fn slow_ipdom(cfg: &Cfg) -> Vec<Option<usize>> {
+        let n = cfg.blocks.len();
+        let all: Vec<bool> = vec![true; n + 1];
+        let mut pdom = vec![all; n + 1];
+        pdom[n] = (0..=n).map(|i| i == n).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..n).rev() {
+                let mut meet: Vec<bool> = (0..=n)
+                    .map(|i| cfg.succs_or_exit(b).all(|s| pdom[s][i]))
+                    .collect();
+                meet[b] = true;
+                if meet != pdom[b] {
+                    pdom[b] = meet;
+                    changed = true;
+                }
+            }
+        }
+        (0..n)
+            .map(|b| {
+                let strict: Vec<usize> = (0..=n).filter(|&c| c != b && pdom[b][c]).collect();
+                let ipdom = strict
+                    .iter()
+                    .copied()
+                    .find(|&c| strict.iter().all(|&o| o == c || pdom[c][o]));
+                ipdom.filter(|&c| c != n)
+            })
+            .collect()
+    }
+
+    /// Which blocks can reach the kernel's end.
+    fn reaches_exit(cfg: &Cfg) -> Vec<bool> {
+        let n = cfg.blocks.len();
+        let mut reach = vec![false; n + 1];
+        reach[n] = true;
+        for _ in 0..=n {
+            for b in 0..n {
+                reach[b] |= cfg.succs_or_exit(b).any(|s| reach[s]);
+            }
+        }
+        reach
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_ipdom_matches_the_definition(
+            ops in proptest::collection::vec((0u8..5, 0usize..6), 1..40),
+            binds in proptest::collection::vec(0usize..40, 6),
+        ) {
+            let mut b = KernelBuilder::new("t");
+            let (r, p) = (b.reg32(), b.pred());
+            let labels: Vec<_> = (0..6).map(|i| b.label(&format!("l{i}"))).collect();
+            for (pc, &(kind, l)) in ops.iter().enumerate() {
+                for (i, &at) in binds.iter().enumerate() {
+                    if at == pc {
+                        b.bind(labels[i]);
+                    }
+                }
+                match kind {
+                    0 => { b.add(r, r, 1); }
+                    1 => { b.bra(labels[l]); }
+                    2 => { b.when(p).bra(labels[l]); }
+                    3 => { b.when(p).exit(); }
+                    _ => { b.exit(); }
+                }
+            }
+            for (i, &at) in binds.iter().enumerate() {
+                if at >= ops.len() {
+                    b.bind(labels[i]);
+                }
+            }
+            let cfg = Cfg::new(&b.build());
+            let fast = cfg.immediate_post_dominators();
+            let slow = slow_ipdom(&cfg);
+            let reach = reaches_exit(&cfg);
+            for blk in 0..cfg.blocks.len() {
+                if reach[blk] {
+                    proptest::prop_assert_eq!(fast[blk], slow[blk], "block {}", blk);
+                }
+            }
+        }
     }
 }

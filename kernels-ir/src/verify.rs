@@ -1,5 +1,13 @@
 //! The verifier: every semantic check, all errors collected at once, and the
 //! [`VerifiedKernel`] type that only it can build.
+//!
+//! The checks (the crate's `README.md` states them as rules): declarations
+//! and limits ([`MAX_WORDS_PER_THREAD`], [`MAX_PREDICATES`],
+//! [`MAX_PARAM_BYTES`]), names, labels, registers declared and of the right
+//! class for every operand (`operands.rs`), static shared-memory accesses,
+//! and the barrier rule (`barrier.rs`). No kernel makes it panic: every
+//! index is checked before it is used, and the control-flow analysis runs
+//! only once labels and branch targets are known to be valid.
 
 use std::fmt;
 
@@ -7,6 +15,21 @@ use crate::builder::UNBOUND;
 use crate::cfg::Cfg;
 use crate::inst::InstData;
 use crate::kernel::Kernel;
+
+mod barrier;
+mod operands;
+
+/// The most 32-bit register words one thread may use (`r` count plus twice
+/// the `d` count): 255, as on NVIDIA GPUs since Kepler.
+pub const MAX_WORDS_PER_THREAD: u32 = 255;
+
+/// The most predicate registers a kernel may declare: 7, as NVIDIA's
+/// `P0..P6` (the eighth, `PT`, is the constant true).
+pub const MAX_PREDICATES: u32 = 7;
+
+/// The most bytes of parameters a kernel may take (CUDA's 4 KiB limit);
+/// each parameter is aligned to its size.
+pub const MAX_PARAM_BYTES: u64 = 4096;
 
 /// Where in a kernel a verifier error points.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,7 +71,10 @@ pub struct VerifierErrors(pub Vec<VerifierError>);
 impl VerifierErrors {
     /// Records an error and keeps going.
     pub fn report(&mut self, location: Location, message: impl Into<String>) {
-        self.0.push(VerifierError { location, message: message.into() });
+        self.0.push(VerifierError {
+            location,
+            message: message.into(),
+        });
     }
 
     /// Whether nothing was reported.
@@ -101,17 +127,25 @@ impl VerifiedKernel {
 }
 
 /// Checks `kernel` and, if it is sound, returns it verified; otherwise every
-/// error found.
+/// error found, sorted by location.
 pub fn verify_kernel(kernel: Kernel) -> Result<VerifiedKernel, VerifierErrors> {
     let mut errors = VerifierErrors::default();
-    check_labels(&kernel, &mut errors);
-    check_registers(&kernel, &mut errors);
+    check_declarations(&kernel, &mut errors);
+    let labels_ok = check_labels(&kernel, &mut errors);
+    let targets_ok = check_insts(&kernel, &mut errors);
+    let cfg = (labels_ok && targets_ok).then(|| {
+        let cfg = Cfg::new(&kernel);
+        let ipdom = cfg.immediate_post_dominators();
+        barrier::check_barriers(&kernel, &cfg, &ipdom, &mut errors);
+        (cfg, ipdom)
+    });
     if !errors.is_empty() {
         errors.0.sort_by_key(|e| e.location);
         return Err(errors);
     }
-    let cfg = Cfg::new(&kernel);
-    let ipdom = cfg.immediate_post_dominators();
+    let Some((cfg, ipdom)) = cfg else {
+        unreachable!("label or branch errors are always reported");
+    };
     let end = kernel.insts.len() as u32;
     let mut reconverge = vec![end; kernel.insts.len()];
     let mut target = vec![end; kernel.insts.len()];
@@ -121,38 +155,133 @@ pub fn verify_kernel(kernel: Kernel) -> Result<VerifiedKernel, VerifierErrors> {
             reconverge[pc] = ipdom[cfg.block_of[pc]].map_or(end, |b| cfg.blocks[b].start);
         }
     }
-    Ok(VerifiedKernel { kernel, reconverge, target })
+    Ok(VerifiedKernel {
+        kernel,
+        reconverge,
+        target,
+    })
 }
 
-fn check_labels(kernel: &Kernel, errors: &mut VerifierErrors) {
+/// Whether `name` is a plain identifier (`[A-Za-z_][A-Za-z0-9_]*`), the only
+/// names the text format can carry.
+pub fn is_identifier(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn check_declarations(kernel: &Kernel, errors: &mut VerifierErrors) {
+    if !is_identifier(&kernel.name) {
+        let msg = format!("kernel name `{}` is not an identifier", kernel.name);
+        errors.report(Location::Kernel, msg);
+    }
+    let words = u64::from(kernel.regs.b32) + 2 * u64::from(kernel.regs.b64);
+    if words > u64::from(MAX_WORDS_PER_THREAD) {
+        errors.report(
+            Location::Kernel,
+            format!(
+                "the kernel declares {words} register words per thread (r + 2*d), more than \
+                 the limit of {MAX_WORDS_PER_THREAD}"
+            ),
+        );
+    }
+    if kernel.regs.pred > MAX_PREDICATES {
+        errors.report(
+            Location::Kernel,
+            format!(
+                "the kernel declares {} predicate registers, more than the limit of \
+                 {MAX_PREDICATES}",
+                kernel.regs.pred
+            ),
+        );
+    }
+    let bytes = operands::param_bytes(kernel);
+    if bytes > MAX_PARAM_BYTES {
+        errors.report(
+            Location::Kernel,
+            format!("the parameters take {bytes} bytes, more than the limit of {MAX_PARAM_BYTES}"),
+        );
+    }
+    for (i, param) in kernel.params.iter().enumerate() {
+        if !is_identifier(&param.name) {
+            let msg = format!("parameter name `{}` is not an identifier", param.name);
+            errors.report(Location::Param(i), msg);
+        }
+        if kernel.params[..i].iter().any(|p| p.name == param.name) {
+            let msg = format!("parameter `{}` is declared twice", param.name);
+            errors.report(Location::Param(i), msg);
+        }
+    }
+}
+
+/// Reports label errors; returns whether every label is placed in range.
+fn check_labels(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
     let n = kernel.insts.len() as u32;
+    let mut ok = true;
     for (i, label) in kernel.labels.iter().enumerate() {
         if label.pos == UNBOUND {
-            errors.report(Location::Label(i), format!("label `{}` is never placed", label.name));
+            errors.report(
+                Location::Label(i),
+                format!("label `{}` is never placed", label.name),
+            );
+            ok = false;
         } else if label.pos > n {
-            errors.report(Location::Label(i), format!("label `{}` is past the end", label.name));
+            errors.report(
+                Location::Label(i),
+                format!("label `{}` is past the end", label.name),
+            );
+            ok = false;
+        }
+        if !is_identifier(&label.name) {
+            let msg = format!("label name `{}` is not an identifier", label.name);
+            errors.report(Location::Label(i), msg);
         }
         if kernel.labels[..i].iter().any(|l| l.name == label.name) {
-            errors.report(Location::Label(i), format!("label `{}` is defined twice", label.name));
+            errors.report(
+                Location::Label(i),
+                format!("label `{}` is defined twice", label.name),
+            );
         }
     }
+    ok
 }
 
-fn check_registers(kernel: &Kernel, errors: &mut VerifierErrors) {
+/// Reports every instruction's errors; returns whether every branch
+/// target exists.
+fn check_insts(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
+    let mut targets_ok = true;
+    let mut messages = Vec::new();
     for (pc, inst) in kernel.insts.iter().enumerate() {
-        let mut regs = Vec::new();
-        crate::uses::for_each_reg(inst, |reg| regs.push(reg));
-        for reg in regs {
-            if !kernel.regs.contains(reg) {
-                errors.report(
-                    Location::Inst(pc as u32),
-                    format!(
-                        "register {reg} is not declared (the kernel declares {} {} registers)",
-                        kernel.regs.of(reg.class()),
-                        reg.class().prefix()
-                    ),
-                );
+        let location = Location::Inst(pc as u32);
+        let mut undeclared = Vec::new();
+        crate::uses::for_each_reg(inst, |reg| {
+            if !kernel.regs.contains(reg) && !undeclared.contains(&reg) {
+                undeclared.push(reg);
             }
+        });
+        for reg in undeclared {
+            errors.report(
+                location,
+                format!(
+                    "register {reg} is not declared (the kernel declares {} {} registers)",
+                    kernel.regs.of(reg.class()),
+                    reg.class().prefix()
+                ),
+            );
+        }
+        messages.clear();
+        operands::check_inst(kernel, inst, &mut messages);
+        for m in messages.drain(..) {
+            errors.report(location, m);
+        }
+        if let InstData::Branch { target, .. } = inst.data {
+            targets_ok &= target.index() < kernel.labels.len();
         }
     }
+    targets_ok
 }
+
+#[cfg(test)]
+mod tests;
