@@ -15,6 +15,7 @@ pub mod entities;
 pub mod inst;
 pub mod interp;
 pub mod kernel;
+pub mod kernels;
 pub mod launch;
 pub mod opcode;
 pub mod parser;
