@@ -8,7 +8,7 @@ use miette::{Diagnostic, NamedSource, SourceSpan};
 
 use super::span::{LineIndex, SourceMap, Span};
 use super::{ParseErrors, parse_kernel};
-use crate::verify::{VerifiedKernel, VerifierErrors, verify_kernel};
+use crate::verify::{Location, VerifiedKernel, VerifierErrors, verify_kernel};
 
 /// One error in a `.kir` source, ready to render with its snippet.
 #[derive(Debug, thiserror::Error, Diagnostic)]
@@ -94,8 +94,13 @@ pub fn verifier_diagnostics(
     located
         .into_iter()
         .map(|(span, i)| {
-            let m = errors.0[i].message.clone();
-            KirDiagnostic::new(&src, text, &lines, span, m, "in this line", None)
+            let error = &errors.0[i];
+            let label = match error.location {
+                Location::Inst(_) => "in this instruction",
+                _ => "here",
+            };
+            let m = error.message.clone();
+            KirDiagnostic::new(&src, text, &lines, span, m, label, None)
         })
         .collect()
 }

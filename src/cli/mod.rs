@@ -1,0 +1,103 @@
+//! Argument parsing and dispatch: one file per subcommand, each with an
+//! `Args` struct (clap derive) and a `run` function. A subcommand writes its
+//! normal output to the `out` it is given and returns a [`Failure`] (the
+//! message to print on stderr and the exit status) when it cannot do its job.
+
+use std::io::{self, IsTerminal, Write};
+
+use clap::{Parser, Subcommand};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
+
+pub mod check;
+pub mod kernels;
+
+/// simsort: a cycle-level SIMT GPU simulator that runs GPU sorting kernels
+/// and shows where every cycle goes.
+#[derive(Debug, Parser)]
+#[command(name = "simsort", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse and verify IR text, print it in canonical form.
+    Check(check::CheckArgs),
+    /// List the kernels simsort can generate, or print one as IR text.
+    Kernels(kernels::KernelsArgs),
+}
+
+/// Why a command failed: the message for stderr and the exit status.
+#[derive(Debug)]
+pub struct Failure {
+    /// Exit status: 2 for bad usage or input, 1 for a failed run.
+    pub status: u8,
+    /// What to print on stderr (may span several lines, e.g. diagnostics).
+    pub message: String,
+}
+
+impl Failure {
+    /// Bad usage or input (exit status 2).
+    pub fn input(message: impl Into<String>) -> Failure {
+        Failure {
+            status: 2,
+            message: message.into(),
+        }
+    }
+
+    /// A run that failed (exit status 1).
+    pub fn run(message: impl Into<String>) -> Failure {
+        Failure {
+            status: 1,
+            message: message.into(),
+        }
+    }
+}
+
+/// Runs the parsed command line, writing normal output to `out`.
+pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
+    let result = match cli.command {
+        Some(Command::Check(args)) => check::run(&args, out),
+        Some(Command::Kernels(args)) => kernels::run(&args, out),
+        None => Err(Failure::input("no command given; see `simsort --help`")),
+    };
+    result.and_then(|()| out.flush().map_err(output_error))
+}
+
+/// Maps a failed write to stdout: a closed pipe (`simsort ... | head`) is
+/// not an error, anything else is.
+pub fn output_error(e: io::Error) -> Failure {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Failure {
+            status: 0,
+            message: String::new(),
+        }
+    } else {
+        Failure::run(format!("cannot write the output: {e}"))
+    }
+}
+
+/// Renders diagnostics as source snippets, one after another, in colour
+/// only when stderr is a terminal and `NO_COLOR` is unset.
+pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D]) -> String {
+    let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let theme = if colour {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme);
+    let mut text = String::new();
+    for d in diagnostics {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        // Rendering into a String cannot fail.
+        let _ = handler.render_report(&mut text, d);
+    }
+    text.truncate(text.trim_end().len());
+    text
+}
