@@ -1,2 +1,108 @@
-//! The simsort cycle-level SIMT GPU simulator (to be built by the simulator issue).
+//! The simsort cycle-level SIMT GPU simulator.
+//!
+//! [`Gpu`] runs [`kernels_ir::VerifiedKernel`]s on a machine described by one
+//! [`GpuConfig`] (presets [`GpuConfig::h200`], the default, and
+//! [`GpuConfig::tiny`] for tests), computes exactly what the reference
+//! interpreter `kernels_ir::interp` computes, and counts what Nsight Compute
+//! counts: cycles, warp instructions, shared-memory wavefronts and bank
+//! conflicts, global requests and sectors, and the stall reason of every
+//! resident warp in every cycle ([`KernelStats`]).
+//!
+//! ```
+//! use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue, Special, verify_kernel};
+//! use sim::{Cycle, Gpu, GpuConfig, RunOptions};
+//!
+//! // out[tid] = tid * 3
+//! let mut b = KernelBuilder::new("triple");
+//! let out = b.param("out", ParamType::U64);
+//! let (tid, v, off, addr) = (b.reg32(), b.reg32(), b.reg64(), b.reg64());
+//! b.mov(tid, Special::TidX);
+//! b.mul(v, tid, 3);
+//! b.cvt_u64_u32(off, tid);
+//! b.shl(off, off, 2);
+//! b.add(addr, out, off);
+//! b.st_global_b32(addr, 0, v);
+//! b.exit();
+//! let kernel = verify_kernel(b.build()).unwrap();
+//!
+//! let mut gpu = Gpu::new(GpuConfig::tiny(), RunOptions::default())?;
+//! let buf = gpu.alloc(4 * 16);
+//! let stats = gpu.launch(&kernel, Dim3::x(1), Dim3::x(16), &[ParamValue::U64(buf)])?;
+//! assert_eq!(gpu.read_u32s(buf, 4)?, [0, 3, 6, 9]);
+//! assert_eq!(stats.inst_executed, 2 * 7); // two warps of 8 lanes
+//! assert!(stats.cycles > Cycle(0));
+//! println!("{} cycles, {:?}", stats.cycles, stats.metrics()["smsp__inst_executed.sum"]);
+//! # Ok::<(), sim::SimError>(())
+//! ```
+//!
+//! # The timing model
+//! Each SM has `num_subpartitions` warp schedulers; each issues at most one
+//! warp instruction per cycle (loose round robin or greedy-then-oldest). An
+//! instruction issues when its operands are ready (a per-warp scoreboard:
+//! ALU results after `alu_latency_cycles`, shuffles and shared loads through
+//! the MIO pipe, global loads through the LSU and memory partitions) and its
+//! pipe can take it:
+//! - **ALU**: `ceil(warp_size / alu_lanes_per_cycle)` cycles per instruction
+//!   per sub-partition. `cmpx` is two SASS min/max instructions: it counts 2
+//!   in `smsp__inst_executed`, takes two issue slots and the ALU twice as long.
+//! - **Shared memory and shuffles** (MIO): a per-sub-partition queue of
+//!   `mio_queue_depth` into one SM-wide pipe that serves one wavefront (or
+//!   one shuffle of `shfl_lanes_per_cycle` lanes) per cycle; extra
+//!   wavefronts of a conflicted access occupy the pipe and delay the result
+//!   ([`shared_mem`] has the exact wavefront rule).
+//! - **Global memory** (LSU): a per-sub-partition queue of `lsu_queue_depth`
+//!   into the SM's L1TEX, `lsu_sectors_per_cycle` sectors per cycle, then
+//!   the memory partitions ([`global_mem`] says what is and is not modelled).
+//! - **Control**: a branch delays its warp `branch_latency_cycles`;
+//!   `bar.sync` releases the block's warps `bar_latency_cycles` after the last
+//!   live warp arrives (exited warps count as arrived).
+//!
+//! Blocks are placed on SMs under the occupancy limits (warps, blocks,
+//! registers allocated per warp in `reg_alloc_unit` units, shared memory).
+//! Functional effects happen at issue; register bank conflicts, instruction
+//! fetch, the L1 data cache and dual issue are not modelled.
 #![deny(missing_docs)]
+#![warn(clippy::print_stdout, clippy::panic)]
+
+mod coalescer;
+mod config;
+mod decode;
+mod error;
+mod exec;
+pub mod global_mem;
+mod gpu;
+mod ids;
+mod issue;
+mod memory;
+mod options;
+mod regfile;
+mod scheduler;
+mod scoreboard;
+pub mod shared_mem;
+mod sm;
+mod stats;
+mod time;
+mod trace;
+mod warp;
+
+pub use config::{ConfigError, GpuConfig, SchedulerPolicy};
+pub use error::{Fault, FaultKind, LaunchProblem, SimError};
+pub use gpu::{Gpu, Occupancy};
+pub use ids::{BlockId, SmId, WarpAt, WarpId};
+pub use kernels_ir::{Dim3, ParamValue};
+pub use options::RunOptions;
+pub use stats::{KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls};
+pub use time::Cycle;
+pub use trace::{Recorder, TraceSink, VecSink};
+
+/// The statistics of a launch (the name the architecture notes use).
+pub type Stats = KernelStats;
+
+/// The text of the instruction at `pc` (the printer's form).
+pub(crate) fn inst_text(kernel: &kernels_ir::VerifiedKernel, pc: u32) -> String {
+    let k = kernel.kernel();
+    match k.insts.get(pc as usize) {
+        Some(inst) => kernels_ir::printer::print_inst(k, inst),
+        None => "exit (implicit, at the end of the kernel)".to_string(),
+    }
+}

@@ -1,0 +1,539 @@
+//! The one hardware config struct, its presets and its validation.
+//!
+//! Every number the timing model uses is a field here; nothing else in the
+//! crate hard-codes a warp width, a bank count or a latency. Settings that
+//! describe a run rather than the machine live in [`crate::RunOptions`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// How a sub-partition's scheduler picks among its eligible warps.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerPolicy {
+    /// Loose round robin: the first eligible warp after the one issued last.
+    Lrr,
+    /// Greedy then oldest: keep issuing from the last warp while it is
+    /// eligible, otherwise the oldest eligible warp.
+    Gto,
+}
+
+impl SchedulerPolicy {
+    /// The policy's text name (`lrr` or `gto`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            SchedulerPolicy::Lrr => "lrr",
+            SchedulerPolicy::Gto => "gto",
+        }
+    }
+}
+
+impl fmt::Display for SchedulerPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SchedulerPolicy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "lrr" => Ok(SchedulerPolicy::Lrr),
+            "gto" => Ok(SchedulerPolicy::Gto),
+            _ => Err(format!(
+                "unknown scheduler policy `{s}` (expected lrr or gto)"
+            )),
+        }
+    }
+}
+
+/// One thing wrong with a [`GpuConfig`] (or with a `name=value` override).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("config field `{field}`: {message}")]
+pub struct ConfigError {
+    /// The field name, as in [`GpuConfig::field_names`].
+    pub field: String,
+    /// What is wrong, naming the bad value.
+    pub message: String,
+}
+
+impl ConfigError {
+    fn new(field: &str, message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+macro_rules! gpu_config {
+    ($( $(#[$doc:meta])* $field:ident : $ty:ty, )*) => {
+        /// The simulated machine: every hardware parameter, with its unit.
+        ///
+        /// `Default` is the H200 ([`GpuConfig::h200`]); [`GpuConfig::tiny`]
+        /// is a small machine for tests. Fields are public; check a config
+        /// built by hand with [`GpuConfig::validate`] ([`crate::Gpu::new`]
+        /// does).
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct GpuConfig {
+            $( $(#[$doc])* pub $field: $ty, )*
+        }
+
+        impl GpuConfig {
+            /// The name of every field, in declaration order: what
+            /// [`GpuConfig::set`] accepts.
+            pub const fn field_names() -> &'static [&'static str] {
+                &[ $( stringify!($field), )* ]
+            }
+
+            /// Sets the field called `name` from its text form (a number, or
+            /// `lrr`/`gto` for the scheduler). The result is not validated.
+            pub fn set(&mut self, name: &str, value: &str) -> Result<(), ConfigError> {
+                match name {
+                    $( stringify!($field) => {
+                        self.$field = value.trim().parse().map_err(|e| {
+                            ConfigError::new(name, format!("cannot parse `{value}`: {e}"))
+                        })?;
+                        Ok(())
+                    } )*
+                    _ => Err(ConfigError::new(name, "no such field")),
+                }
+            }
+
+            /// The text form of the field called `name`.
+            pub fn get(&self, name: &str) -> Option<String> {
+                match name {
+                    $( stringify!($field) => Some(self.$field.to_string()), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+gpu_config! {
+    /// SMs (streaming multiprocessors), 1..=65536.
+    num_sms: u32,
+    /// Lanes per warp: a power of two, 1..=64 (active masks are `u64`).
+    warp_size: u32,
+    /// Warp schedulers (sub-partitions) per SM, 1..=max_warps_per_sm; each
+    /// issues at most one warp instruction per cycle. Warp slot `i` of an SM
+    /// belongs to sub-partition `i % num_subpartitions`.
+    num_subpartitions: u32,
+    /// Resident warps per SM, 1..=65536.
+    max_warps_per_sm: u32,
+    /// Resident blocks per SM, >= 1.
+    max_blocks_per_sm: u32,
+    /// Threads per block, >= 1.
+    max_threads_per_block: u32,
+    /// 32-bit registers per SM, >= 1.
+    regs_per_sm: u32,
+    /// 32-bit registers one thread may use, >= 1 (a 64-bit register counts two).
+    max_regs_per_thread: u32,
+    /// Register allocation granularity, in 32-bit registers per warp, >= 1:
+    /// a warp's registers are `regs_per_thread * warp_size` rounded up to it.
+    reg_alloc_unit: u32,
+    /// Shared memory per SM, bytes.
+    smem_bytes_per_sm: u32,
+    /// Shared memory one block may use, bytes, <= smem_bytes_per_sm.
+    smem_bytes_per_block: u32,
+    /// Shared memory banks: a power of two, 1..=1024.
+    smem_banks: u32,
+    /// Bytes each bank delivers per wavefront: a power of two, 1..=64.
+    smem_bank_width_bytes: u32,
+    /// Scheduling policy of every sub-partition (`lrr` or `gto`).
+    scheduler: SchedulerPolicy,
+    /// Cycles from issue until an ALU result can be read (fixed latency), >= 1.
+    alu_latency_cycles: u32,
+    /// Lanes the ALU of one sub-partition processes per cycle, >= 1: a warp
+    /// instruction occupies it `ceil(warp_size / alu_lanes_per_cycle)` cycles.
+    alu_lanes_per_cycle: u32,
+    /// Cycles from the start of a shuffle in the MIO pipe until its result
+    /// can be read, >= 1.
+    shfl_latency_cycles: u32,
+    /// Lanes the SM's shuffle crossbar moves per cycle, >= 1.
+    shfl_lanes_per_cycle: u32,
+    /// Cycles from the start of a one-wavefront shared load until its
+    /// result can be read, >= 1; every extra wavefront adds one.
+    smem_latency_cycles: u32,
+    /// MIO instructions (shared memory, shuffles) one sub-partition may have
+    /// queued and not yet started, 1..=256; beyond it warps stall in
+    /// `mio_throttle`.
+    mio_queue_depth: u32,
+    /// Cycles after a branch before the warp can issue again (`branch_resolving`), >= 1.
+    branch_latency_cycles: u32,
+    /// Cycles from the last warp's arrival at `bar.sync` until the block's
+    /// warps can issue again, >= 1.
+    bar_latency_cycles: u32,
+    /// Global-memory sectors the SM's LSU (L1TEX) accepts per cycle, >= 1.
+    lsu_sectors_per_cycle: u32,
+    /// Global-memory instructions one sub-partition may have queued and not
+    /// yet started in the LSU, 1..=256; beyond it warps stall in `lg_throttle`.
+    lsu_queue_depth: u32,
+    /// Cycles from a global load's start until its data can be read when
+    /// every sector hits in L2, >= 1.
+    l2_latency_cycles: u32,
+    /// Cycles from a global load's start until its data can be read when a
+    /// sector misses in L2, >= 1.
+    dram_latency_cycles: u32,
+    /// Memory partitions (L2 slices with their DRAM channel), >= 1; each has
+    /// its own bandwidth queue.
+    mem_partitions: u32,
+    /// Bytes of consecutive addresses mapped to one partition: a power of
+    /// two, >= sector_bytes.
+    partition_interleave_bytes: u32,
+    /// L2 bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
+    /// over the partitions).
+    l2_bytes_per_cycle: u32,
+    /// DRAM bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
+    /// over the partitions).
+    dram_bytes_per_cycle: u32,
+    /// L2 capacity, bytes, >= l2_line_bytes * l2_ways.
+    l2_bytes: u64,
+    /// L2 associativity, 1..=256.
+    l2_ways: u32,
+    /// L2 line size, bytes: a power of two, sector_bytes..=64*sector_bytes.
+    l2_line_bytes: u32,
+    /// Global-memory sector size (the unit of coalescing), bytes: a power of two, 4..=4096.
+    sector_bytes: u32,
+    /// SM clock, MHz, >= 1; only converts cycles to time in reports.
+    clock_mhz: u32,
+}
+
+impl Default for GpuConfig {
+    fn default() -> GpuConfig {
+        GpuConfig::h200()
+    }
+}
+
+impl GpuConfig {
+    /// The NVIDIA H200 (Hopper, compute capability 9.0), from `hardware.md`.
+    pub fn h200() -> GpuConfig {
+        GpuConfig {
+            num_sms: 132,
+            warp_size: 32,
+            num_subpartitions: 4,
+            max_warps_per_sm: 64,
+            max_blocks_per_sm: 32,
+            max_threads_per_block: 1024,
+            regs_per_sm: 65536,
+            max_regs_per_thread: 255,
+            // Hopper allocates registers per warp in units of 256.
+            reg_alloc_unit: 256,
+            smem_bytes_per_sm: 228 * 1024,
+            smem_bytes_per_block: 227 * 1024,
+            smem_banks: 32,
+            smem_bank_width_bytes: 4,
+            scheduler: SchedulerPolicy::Gto,
+            // Measured: a dependent min/max/add chain costs about 4 cycles an op.
+            alu_latency_cycles: 4,
+            // 64 INT32 lanes per SM (CUDA guide, cc 9.0) over 4 sub-partitions.
+            alu_lanes_per_cycle: 16,
+            // Measured: shuffle plus dependent add about 30 cycles.
+            shfl_latency_cycles: 26,
+            // 32 shuffle lanes per SM per cycle (CUDA guide, cc 9.0).
+            shfl_lanes_per_cycle: 32,
+            // Measured: a dependent shared-load chain about 29 cycles a step.
+            smem_latency_cycles: 29,
+            mio_queue_depth: 8,
+            branch_latency_cycles: 4,
+            // With the loop around it, `bar.sync` costs about 14 cycles for one warp.
+            bar_latency_cycles: 4,
+            // L1TEX: 128 bytes per cycle per SM.
+            lsu_sectors_per_cycle: 4,
+            lsu_queue_depth: 8,
+            // Measured dependent chains: L2 about 300-370, DRAM about 660 a step.
+            l2_latency_cycles: 300,
+            dram_latency_cycles: 640,
+            mem_partitions: 32,
+            partition_interleave_bytes: 256,
+            // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
+            l2_bytes_per_cycle: 2816,
+            dram_bytes_per_cycle: 2432,
+            l2_bytes: 50 * 1024 * 1024,
+            l2_ways: 16,
+            l2_line_bytes: 128,
+            sector_bytes: 32,
+            clock_mhz: 1980,
+        }
+    }
+
+    /// A small machine for tests: 2 SMs of 2 sub-partitions, warps of 8
+    /// lanes, 8 banks, short latencies, so exact cycle counts stay readable.
+    pub fn tiny() -> GpuConfig {
+        GpuConfig {
+            num_sms: 2,
+            warp_size: 8,
+            num_subpartitions: 2,
+            max_warps_per_sm: 8,
+            max_blocks_per_sm: 4,
+            max_threads_per_block: 64,
+            regs_per_sm: 2048,
+            max_regs_per_thread: 64,
+            reg_alloc_unit: 8,
+            smem_bytes_per_sm: 4096,
+            smem_bytes_per_block: 2048,
+            smem_banks: 8,
+            smem_bank_width_bytes: 4,
+            scheduler: SchedulerPolicy::Gto,
+            alu_latency_cycles: 2,
+            alu_lanes_per_cycle: 4,
+            shfl_latency_cycles: 3,
+            shfl_lanes_per_cycle: 8,
+            smem_latency_cycles: 4,
+            mio_queue_depth: 2,
+            branch_latency_cycles: 2,
+            bar_latency_cycles: 2,
+            lsu_sectors_per_cycle: 2,
+            lsu_queue_depth: 2,
+            l2_latency_cycles: 10,
+            dram_latency_cycles: 20,
+            mem_partitions: 2,
+            partition_interleave_bytes: 256,
+            l2_bytes_per_cycle: 64,
+            dram_bytes_per_cycle: 32,
+            l2_bytes: 2048,
+            l2_ways: 2,
+            l2_line_bytes: 128,
+            sector_bytes: 32,
+            clock_mhz: 1000,
+        }
+    }
+
+    /// The preset called `name` (`h200` or `tiny`).
+    pub fn preset(name: &str) -> Option<GpuConfig> {
+        match name {
+            "h200" => Some(GpuConfig::h200()),
+            "tiny" => Some(GpuConfig::tiny()),
+            _ => None,
+        }
+    }
+
+    /// The names [`GpuConfig::preset`] knows.
+    pub const PRESETS: &'static [&'static str] = &["h200", "tiny"];
+
+    /// Checks every field and reports every violation at once.
+    pub fn validate(&self) -> Result<(), Vec<ConfigError>> {
+        let mut errors = Vec::new();
+        let mut range = |field: &str, value: u64, lo: u64, hi: u64| {
+            if value < lo || value > hi {
+                errors.push(ConfigError::new(
+                    field,
+                    format!("{value} is outside {lo}..={hi}"),
+                ));
+            }
+        };
+        let max = u32::MAX as u64;
+        range("num_sms", self.num_sms.into(), 1, 65536);
+        range("warp_size", self.warp_size.into(), 1, 64);
+        range(
+            "num_subpartitions",
+            self.num_subpartitions.into(),
+            1,
+            self.max_warps_per_sm.max(1).into(),
+        );
+        range("max_warps_per_sm", self.max_warps_per_sm.into(), 1, 65536);
+        range("max_blocks_per_sm", self.max_blocks_per_sm.into(), 1, 65536);
+        range(
+            "max_threads_per_block",
+            self.max_threads_per_block.into(),
+            1,
+            max,
+        );
+        range("regs_per_sm", self.regs_per_sm.into(), 1, max);
+        range(
+            "max_regs_per_thread",
+            self.max_regs_per_thread.into(),
+            1,
+            max,
+        );
+        range("reg_alloc_unit", self.reg_alloc_unit.into(), 1, max);
+        range(
+            "smem_bytes_per_block",
+            self.smem_bytes_per_block.into(),
+            0,
+            self.smem_bytes_per_sm.into(),
+        );
+        range("smem_banks", self.smem_banks.into(), 1, 1024);
+        range(
+            "smem_bank_width_bytes",
+            self.smem_bank_width_bytes.into(),
+            1,
+            64,
+        );
+        range("alu_latency_cycles", self.alu_latency_cycles.into(), 1, max);
+        range(
+            "alu_lanes_per_cycle",
+            self.alu_lanes_per_cycle.into(),
+            1,
+            max,
+        );
+        range(
+            "shfl_latency_cycles",
+            self.shfl_latency_cycles.into(),
+            1,
+            max,
+        );
+        range(
+            "shfl_lanes_per_cycle",
+            self.shfl_lanes_per_cycle.into(),
+            1,
+            max,
+        );
+        range(
+            "smem_latency_cycles",
+            self.smem_latency_cycles.into(),
+            1,
+            max,
+        );
+        range("mio_queue_depth", self.mio_queue_depth.into(), 1, 256);
+        range(
+            "branch_latency_cycles",
+            self.branch_latency_cycles.into(),
+            1,
+            max,
+        );
+        range("bar_latency_cycles", self.bar_latency_cycles.into(), 1, max);
+        range(
+            "lsu_sectors_per_cycle",
+            self.lsu_sectors_per_cycle.into(),
+            1,
+            max,
+        );
+        range("lsu_queue_depth", self.lsu_queue_depth.into(), 1, 256);
+        range("l2_latency_cycles", self.l2_latency_cycles.into(), 1, max);
+        range(
+            "dram_latency_cycles",
+            self.dram_latency_cycles.into(),
+            1,
+            max,
+        );
+        range("mem_partitions", self.mem_partitions.into(), 1, 65536);
+        range("l2_bytes_per_cycle", self.l2_bytes_per_cycle.into(), 1, max);
+        range(
+            "dram_bytes_per_cycle",
+            self.dram_bytes_per_cycle.into(),
+            1,
+            max,
+        );
+        range("l2_ways", self.l2_ways.into(), 1, 256);
+        range("sector_bytes", self.sector_bytes.into(), 4, 4096);
+        range(
+            "l2_line_bytes",
+            self.l2_line_bytes.into(),
+            self.sector_bytes.into(),
+            64 * u64::from(self.sector_bytes),
+        );
+        range(
+            "l2_bytes",
+            self.l2_bytes,
+            u64::from(self.l2_line_bytes) * u64::from(self.l2_ways),
+            1 << 40,
+        );
+        range(
+            "partition_interleave_bytes",
+            self.partition_interleave_bytes.into(),
+            self.sector_bytes.into(),
+            1 << 30,
+        );
+        range("clock_mhz", self.clock_mhz.into(), 1, max);
+        let pow2 = [
+            ("warp_size", self.warp_size),
+            ("smem_banks", self.smem_banks),
+            ("smem_bank_width_bytes", self.smem_bank_width_bytes),
+            ("l2_line_bytes", self.l2_line_bytes),
+            ("sector_bytes", self.sector_bytes),
+            (
+                "partition_interleave_bytes",
+                self.partition_interleave_bytes,
+            ),
+        ];
+        for (field, value) in pow2 {
+            if value != 0 && !value.is_power_of_two() {
+                errors.push(ConfigError::new(
+                    field,
+                    format!("{value} is not a power of two"),
+                ));
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Cycles a warp instruction occupies a pipe that processes `lanes` per cycle.
+    pub(crate) fn occupancy_cycles(&self, lanes: u32) -> u64 {
+        u64::from(self.warp_size.div_ceil(lanes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid() {
+        assert_eq!(GpuConfig::h200().validate(), Ok(()));
+        assert_eq!(GpuConfig::tiny().validate(), Ok(()));
+        assert_eq!(GpuConfig::default(), GpuConfig::h200());
+    }
+
+    #[test]
+    fn validate_reports_every_violation() {
+        let mut cfg = GpuConfig::h200();
+        cfg.warp_size = 3;
+        cfg.smem_banks = 0;
+        cfg.num_sms = 0;
+        let errors = cfg.validate().unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["num_sms", "smem_banks", "warp_size"]);
+        assert!(
+            errors[2].to_string().contains("3 is not a power of two"),
+            "{}",
+            errors[2]
+        );
+    }
+
+    #[test]
+    fn warps_wider_than_a_mask_are_rejected() {
+        let mut cfg = GpuConfig::h200();
+        cfg.warp_size = 128;
+        let errors = cfg.validate().unwrap_err();
+        assert_eq!(errors[0].message, "128 is outside 1..=64");
+    }
+
+    #[test]
+    fn every_field_can_be_set_by_name() {
+        let mut cfg = GpuConfig::h200();
+        for name in GpuConfig::field_names() {
+            let value = cfg.get(name).unwrap();
+            cfg.set(name, &value).unwrap();
+        }
+        assert_eq!(cfg, GpuConfig::h200());
+        cfg.set("num_sms", "7").unwrap();
+        cfg.set("scheduler", "lrr").unwrap();
+        assert_eq!((cfg.num_sms, cfg.scheduler), (7, SchedulerPolicy::Lrr));
+    }
+
+    #[test]
+    fn bad_overrides_name_the_field_and_value() {
+        let mut cfg = GpuConfig::h200();
+        let e = cfg.set("num_sms", "many").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("config field `num_sms`: cannot parse `many`"),
+            "{e}"
+        );
+        let e = cfg.set("warp", "32").unwrap_err();
+        assert_eq!(e.to_string(), "config field `warp`: no such field");
+        let e = cfg.set("scheduler", "fifo").unwrap_err();
+        assert!(
+            e.to_string().contains("unknown scheduler policy `fifo`"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! Global-memory timing: an L2 sector cache and a bandwidth queue per
+//! memory partition.
+//!
+//! **Modelled.** Each sector of a request goes to the partition that owns
+//! its address (`partition_interleave_bytes` interleaving). A partition's L2
+//! slice serves sectors at its share of `l2_bytes_per_cycle`, in arrival
+//! order; a load sector that misses then queues for the partition's DRAM
+//! channel at its share of `dram_bytes_per_cycle`. A load's data is ready
+//! `l2_latency_cycles` after its L2 slot (hit) or `dram_latency_cycles`
+//! after its DRAM slot (miss); the request completes with its last sector.
+//! The L2 is set-associative with LRU replacement, allocates on loads and
+//! stores (a store fills its sector without reading DRAM), and writes a
+//! dirty line back to DRAM when it is evicted, which takes DRAM bandwidth.
+//! The L2 starts empty at every launch, as under Nsight Compute's default
+//! cache control (flush before each kernel).
+//!
+//! **Not modelled.** The L1 data cache (every global load goes to L2),
+//! DRAM banks, rows and refresh, the crossbar, TLBs, and the write-back of
+//! dirty lines still in L2 when the kernel ends.
+
+use crate::config::GpuConfig;
+use crate::stats::KernelStats;
+
+/// Fractional bits of queue times: bandwidth shares are rarely whole
+/// sectors per cycle.
+const FRAC: u32 = 16;
+
+/// One L2 line.
+#[derive(Copy, Clone, Debug, Default)]
+struct Line {
+    /// Line number (address / line size).
+    tag: u64,
+    /// Last use, for LRU.
+    lru: u64,
+    /// Valid sectors.
+    valid: u64,
+    /// Dirty sectors.
+    dirty: u64,
+    /// The launch that filled the line; older lines are invalid (flushed).
+    generation: u32,
+}
+
+/// The L2: `sets * ways` lines.
+#[derive(Clone, Debug)]
+struct L2 {
+    lines: Vec<Line>,
+    sets: u64,
+    ways: usize,
+    sectors_per_line: u64,
+    stamp: u64,
+    generation: u32,
+}
+
+/// What an L2 lookup found.
+struct Lookup {
+    hit: bool,
+    /// Dirty sectors of an evicted line, and that line's number.
+    writeback: Option<(u64, u32)>,
+}
+
+impl L2 {
+    fn new(cfg: &GpuConfig) -> L2 {
+        let line_bytes = u64::from(cfg.l2_line_bytes);
+        let ways = cfg.l2_ways as usize;
+        let sets = (cfg.l2_bytes / line_bytes / ways as u64).max(1);
+        L2 {
+            lines: Vec::new(),
+            sets,
+            ways,
+            sectors_per_line: line_bytes / u64::from(cfg.sector_bytes),
+            stamp: 0,
+            generation: 1,
+        }
+    }
+
+    fn flush(&mut self) {
+        self.generation += 1;
+        if self.lines.is_empty() {
+            self.lines = vec![Line::default(); self.sets as usize * self.ways];
+        }
+    }
+
+    fn access(&mut self, sector: u64, write: bool) -> Lookup {
+        let tag = sector / self.sectors_per_line;
+        let bit = 1u64 << (sector % self.sectors_per_line);
+        let set = (tag % self.sets) as usize;
+        self.stamp += 1;
+        let generation = self.generation;
+        let ways = &mut self.lines[set * self.ways..(set + 1) * self.ways];
+        // The victim: an invalid (flushed) way first, else the least recently used.
+        let mut victim = (u64::MAX, 0);
+        for (i, line) in ways.iter_mut().enumerate() {
+            let live = line.generation == generation;
+            if live && line.tag == tag {
+                let hit = line.valid & bit != 0;
+                line.valid |= bit;
+                line.lru = self.stamp;
+                if write {
+                    line.dirty |= bit;
+                }
+                return Lookup {
+                    hit,
+                    writeback: None,
+                };
+            }
+            let key = if live { line.lru } else { 0 };
+            if key < victim.0 {
+                victim = (key, i);
+            }
+        }
+        let old = ways[victim.1];
+        let writeback = (old.generation == generation && old.dirty != 0)
+            .then(|| (old.tag, old.dirty.count_ones()));
+        ways[victim.1] = Line {
+            tag,
+            lru: self.stamp,
+            valid: bit,
+            dirty: if write { bit } else { 0 },
+            generation,
+        };
+        Lookup {
+            hit: false,
+            writeback,
+        }
+    }
+}
+
+/// The partitions' queues and the L2.
+#[derive(Clone, Debug)]
+pub(crate) struct MemTiming {
+    l2: L2,
+    /// Per partition: when its L2 slice is next free (fixed point).
+    l2_free: Vec<u64>,
+    /// Per partition: when its DRAM channel is next free (fixed point).
+    dram_free: Vec<u64>,
+    /// Fixed-point cycles one sector takes in an L2 slice / DRAM channel.
+    l2_cost: u64,
+    dram_cost: u64,
+    interleave: u64,
+    sector_bytes: u64,
+    line_bytes: u64,
+    l2_latency: u64,
+    dram_latency: u64,
+}
+
+impl MemTiming {
+    pub fn new(cfg: &GpuConfig) -> MemTiming {
+        let parts = u64::from(cfg.mem_partitions);
+        let share = |bytes_per_cycle: u32| {
+            ((u64::from(cfg.sector_bytes) * parts << FRAC) / u64::from(bytes_per_cycle)).max(1)
+        };
+        MemTiming {
+            l2: L2::new(cfg),
+            l2_free: vec![0; parts as usize],
+            dram_free: vec![0; parts as usize],
+            l2_cost: share(cfg.l2_bytes_per_cycle),
+            dram_cost: share(cfg.dram_bytes_per_cycle),
+            interleave: cfg.partition_interleave_bytes.into(),
+            sector_bytes: cfg.sector_bytes.into(),
+            line_bytes: cfg.l2_line_bytes.into(),
+            l2_latency: cfg.l2_latency_cycles.into(),
+            dram_latency: cfg.dram_latency_cycles.into(),
+        }
+    }
+
+    /// Starts a launch: empty L2, idle queues.
+    pub fn start_launch(&mut self) {
+        self.l2.flush();
+        self.l2_free.iter_mut().for_each(|t| *t = 0);
+        self.dram_free.iter_mut().for_each(|t| *t = 0);
+    }
+
+    fn partition(&self, addr: u64) -> usize {
+        ((addr / self.interleave) % self.l2_free.len() as u64) as usize
+    }
+
+    /// Sends one sector leaving the SM at cycle `depart`; returns the cycle
+    /// its data is ready (loads) or it is written into L2 (stores).
+    pub fn sector(
+        &mut self,
+        depart: u64,
+        sector: u64,
+        store: bool,
+        stats: &mut KernelStats,
+    ) -> u64 {
+        let addr = sector * self.sector_bytes;
+        let p = self.partition(addr);
+        let arrive = depart << FRAC;
+        let start = arrive.max(self.l2_free[p]);
+        self.l2_free[p] = start + self.l2_cost;
+        let lookup = self.l2.access(sector, store);
+        if let Some((line, dirty)) = lookup.writeback {
+            let q = self.partition(line * self.line_bytes);
+            let begin = start.max(self.dram_free[q]);
+            self.dram_free[q] = begin + self.dram_cost * u64::from(dirty);
+            stats.dram_sectors_write += u64::from(dirty);
+        }
+        if store {
+            return ceil_cycles(start + self.l2_cost);
+        }
+        if lookup.hit {
+            stats.l2_sector_hits += 1;
+            ceil_cycles(start) + self.l2_latency
+        } else {
+            stats.l2_sector_misses += 1;
+            stats.dram_sectors_read += 1;
+            let begin = (start + self.l2_cost).max(self.dram_free[p]);
+            self.dram_free[p] = begin + self.dram_cost;
+            ceil_cycles(begin) + self.dram_latency
+        }
+    }
+}
+
+fn ceil_cycles(fixed: u64) -> u64 {
+    fixed.div_ceil(1 << FRAC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing() -> (MemTiming, KernelStats) {
+        let mut t = MemTiming::new(&GpuConfig::tiny());
+        t.start_launch();
+        (t, KernelStats::default())
+    }
+
+    #[test]
+    fn a_miss_then_a_hit() {
+        let (mut t, mut s) = timing();
+        // tiny: 2 partitions, 64 B/cycle of L2 (1 sector per cycle per
+        // partition), 32 B/cycle of DRAM (a sector every 2 cycles per partition).
+        assert_eq!(t.sector(10, 0, false, &mut s), 10 + 1 + 20);
+        assert_eq!(t.sector(40, 0, false, &mut s), 40 + 10);
+        assert_eq!(
+            (s.l2_sector_hits, s.l2_sector_misses, s.dram_sectors_read),
+            (1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn sectors_of_one_partition_queue_for_bandwidth() {
+        let (mut t, mut s) = timing();
+        let done: Vec<u64> = (0..4).map(|i| t.sector(0, i, false, &mut s)).collect();
+        // DRAM: one sector per 2 cycles in partition 0 (sectors 0..8 share it).
+        assert_eq!(done, [21, 23, 25, 27]);
+    }
+
+    #[test]
+    fn a_flush_empties_the_cache() {
+        let (mut t, mut s) = timing();
+        t.sector(0, 5, true, &mut s);
+        assert_eq!(
+            t.sector(100, 5, false, &mut s),
+            100 + 10,
+            "a store fills its sector"
+        );
+        t.start_launch();
+        assert_eq!(t.sector(0, 5, false, &mut s), 1 + 20);
+    }
+
+    #[test]
+    fn dirty_evictions_write_back() {
+        let (mut t, mut s) = timing();
+        // tiny L2: 2048 bytes, 2 ways of 128-byte lines: 8 sets. Lines 0, 8, 16 share set 0.
+        let sector_of_line = |line: u64| line * 4;
+        t.sector(0, sector_of_line(0), true, &mut s);
+        t.sector(0, sector_of_line(8), false, &mut s);
+        t.sector(0, sector_of_line(16), false, &mut s);
+        assert_eq!(s.dram_sectors_write, 1);
+    }
+}

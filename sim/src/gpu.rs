@@ -1,0 +1,420 @@
+//! The GPU: device memory, the SMs, and launches.
+//!
+//! A launch decodes the kernel, places blocks on SMs under the occupancy
+//! limits (breadth first: block 0 on SM 0, block 1 on SM 1, ...; a retiring
+//! block's SM takes the next one), then runs the SMs in global time order:
+//! a queue holds each SM's next event, so an SM whose warps all wait on
+//! memory or a barrier costs nothing until its next event, and every SM
+//! event at cycle `t` is processed before any at `t + 1` (SMs in index order
+//! within a cycle), which keeps shared resources (the memory partitions)
+//! causal and the run deterministic.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use kernels_ir::{Device, Dim3, InstData, ParamValue, VerifiedKernel};
+
+use crate::config::GpuConfig;
+use crate::decode::{Shape, decode};
+use crate::error::{LaunchProblem, SimError};
+use crate::global_mem::MemTiming;
+use crate::ids::{BlockId, WarpAt, WarpId};
+use crate::memory::GlobalMem;
+use crate::options::RunOptions;
+use crate::shared_mem::Banks;
+use crate::sm::{Ctx, Sm};
+use crate::stats::KernelStats;
+use crate::time::Cycle;
+use crate::trace::{TraceSink, Tracer};
+
+/// How many blocks of a kernel fit on one SM, and what limits it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Occupancy {
+    /// Resident blocks per SM.
+    pub blocks_per_sm: u32,
+    /// Warps per block.
+    pub warps_per_block: u32,
+    /// 32-bit registers one warp is allocated.
+    pub regs_per_warp: u64,
+    /// The binding limit: `warps`, `blocks`, `registers` or `shared memory`.
+    pub limited_by: &'static str,
+}
+
+/// A simulated GPU: a machine config, device memory, and the SMs.
+pub struct Gpu {
+    cfg: GpuConfig,
+    options: RunOptions,
+    mem: GlobalMem,
+    timing: MemTiming,
+    sms: Vec<Sm>,
+}
+
+impl Gpu {
+    /// A GPU of `cfg`, which must be valid (every violation is reported).
+    pub fn new(cfg: GpuConfig, options: RunOptions) -> Result<Gpu, SimError> {
+        cfg.validate().map_err(SimError::Config)?;
+        let sms = (0..cfg.num_sms).map(|i| Sm::new(i, &cfg)).collect();
+        Ok(Gpu {
+            timing: MemTiming::new(&cfg),
+            cfg,
+            options,
+            mem: GlobalMem::default(),
+            sms,
+        })
+    }
+
+    /// The machine config.
+    pub fn config(&self) -> &GpuConfig {
+        &self.cfg
+    }
+
+    /// The run options.
+    pub fn options(&self) -> &RunOptions {
+        &self.options
+    }
+
+    /// The run options, to change between launches.
+    pub fn options_mut(&mut self) -> &mut RunOptions {
+        &mut self.options
+    }
+
+    /// Allocates `bytes` of zeroed device memory; returns its address
+    /// (256-byte aligned, the same addresses as `kernels_ir::interp`).
+    pub fn alloc(&mut self, bytes: u64) -> u64 {
+        self.mem.alloc(bytes)
+    }
+
+    /// Copies `data` to device memory at `addr`.
+    pub fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
+        let len = data.len() as u64;
+        self.mem
+            .write(addr, data)
+            .ok_or(SimError::HostOutOfBounds { addr, len })
+    }
+
+    /// Copies `len` bytes of device memory at `addr` out.
+    pub fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
+        let bytes = self
+            .mem
+            .read(addr, len)
+            .ok_or(SimError::HostOutOfBounds { addr, len })?;
+        Ok(bytes.to_vec())
+    }
+
+    /// Writes 32-bit words at `addr` (little endian).
+    pub fn write_u32s(&mut self, addr: u64, words: &[u32]) -> Result<(), SimError> {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.write_bytes(addr, &bytes)
+    }
+
+    /// Reads `n` 32-bit words at `addr`.
+    pub fn read_u32s(&self, addr: u64, n: usize) -> Result<Vec<u32>, SimError> {
+        let bytes = self.mem.read(addr, n as u64 * 4);
+        let bytes = bytes.ok_or(SimError::HostOutOfBounds {
+            addr,
+            len: n as u64 * 4,
+        })?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    /// Writes 64-bit words at `addr` (little endian).
+    pub fn write_u64s(&mut self, addr: u64, words: &[u64]) -> Result<(), SimError> {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.write_bytes(addr, &bytes)
+    }
+
+    /// Reads `n` 64-bit words at `addr`.
+    pub fn read_u64s(&self, addr: u64, n: usize) -> Result<Vec<u64>, SimError> {
+        let bytes = self.mem.read(addr, n as u64 * 8);
+        let bytes = bytes.ok_or(SimError::HostOutOfBounds {
+            addr,
+            len: n as u64 * 8,
+        })?;
+        let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("8-byte chunk"));
+        Ok(bytes.chunks_exact(8).map(word).collect())
+    }
+
+    /// How many blocks of `kernel` with `block` threads fit on one SM.
+    pub fn occupancy(
+        &self,
+        kernel: &VerifiedKernel,
+        block: Dim3,
+    ) -> Result<Occupancy, LaunchProblem> {
+        let cfg = &self.cfg;
+        let k = kernel.kernel();
+        let threads = block.count();
+        if threads > u64::from(cfg.max_threads_per_block) {
+            return Err(LaunchProblem::BlockTooLarge {
+                threads,
+                max: cfg.max_threads_per_block,
+            });
+        }
+        let regs = k.regs.words_per_thread();
+        if regs > cfg.max_regs_per_thread {
+            return Err(LaunchProblem::TooManyRegisters {
+                regs,
+                max: cfg.max_regs_per_thread,
+            });
+        }
+        if k.shared_bytes > cfg.smem_bytes_per_block {
+            let max = cfg.smem_bytes_per_block;
+            return Err(LaunchProblem::SharedTooLarge {
+                bytes: k.shared_bytes,
+                max,
+            });
+        }
+        let warps = threads.div_ceil(cfg.warp_size.into()).max(1);
+        let regs_per_warp = (u64::from(regs) * u64::from(cfg.warp_size))
+            .next_multiple_of(cfg.reg_alloc_unit.into());
+        let limits = [
+            ("warps", u64::from(cfg.max_warps_per_sm) / warps),
+            ("blocks", cfg.max_blocks_per_sm.into()),
+            (
+                "registers",
+                u64::from(cfg.regs_per_sm)
+                    .checked_div(regs_per_warp * warps)
+                    .unwrap_or(u64::MAX),
+            ),
+            (
+                "shared memory",
+                u64::from(cfg.smem_bytes_per_sm)
+                    .checked_div(k.shared_bytes.into())
+                    .unwrap_or(u64::MAX),
+            ),
+        ];
+        let (limited_by, blocks) = limits
+            .into_iter()
+            .min_by_key(|&(_, n)| n)
+            .expect("four limits");
+        if blocks == 0 {
+            let why = match limited_by {
+                "warps" => format!("{warps} warps, the SM holds {}", cfg.max_warps_per_sm),
+                "registers" => format!(
+                    "{} registers ({regs} per thread), the SM has {}",
+                    regs_per_warp * warps,
+                    cfg.regs_per_sm
+                ),
+                _ => format!(
+                    "{} bytes of shared memory, the SM has {}",
+                    k.shared_bytes, cfg.smem_bytes_per_sm
+                ),
+            };
+            return Err(LaunchProblem::DoesNotFit(why));
+        }
+        Ok(Occupancy {
+            blocks_per_sm: blocks as u32,
+            warps_per_block: warps as u32,
+            regs_per_warp,
+            limited_by,
+        })
+    }
+
+    fn check_launch(
+        &self,
+        vk: &VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+    ) -> Result<Occupancy, LaunchProblem> {
+        let k = vk.kernel();
+        if k.params.len() != params.len() {
+            return Err(LaunchProblem::ParamCount {
+                expected: k.params.len(),
+                got: params.len(),
+            });
+        }
+        for (decl, value) in k.params.iter().zip(params) {
+            if decl.ty != value.ty() {
+                return Err(LaunchProblem::ParamType {
+                    param: decl.name.clone(),
+                    expected: decl.ty,
+                });
+            }
+        }
+        if grid.count() == 0 || block.count() == 0 {
+            return Err(LaunchProblem::Empty { grid, block });
+        }
+        for inst in &k.insts {
+            if let InstData::Shfl { width, .. } = inst.data {
+                if width > self.cfg.warp_size {
+                    return Err(LaunchProblem::ShflWidth {
+                        width,
+                        warp_size: self.cfg.warp_size,
+                    });
+                }
+            }
+        }
+        self.occupancy(vk, block)
+    }
+
+    /// Runs `kernel` to completion on `grid` blocks of `block` threads.
+    pub fn launch(
+        &mut self,
+        kernel: &VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+    ) -> Result<KernelStats, SimError> {
+        self.run(kernel, grid, block, params, None)
+    }
+
+    /// [`Gpu::launch`], reporting what happens to `sink`.
+    pub fn launch_traced(
+        &mut self,
+        kernel: &VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+        sink: &mut dyn TraceSink,
+    ) -> Result<KernelStats, SimError> {
+        self.run(kernel, grid, block, params, Some(sink))
+    }
+
+    fn run(
+        &mut self,
+        vk: &VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+        sink: Option<&mut dyn TraceSink>,
+    ) -> Result<KernelStats, SimError> {
+        let name = &vk.kernel().name;
+        let occ = self
+            .check_launch(vk, grid, block, params)
+            .map_err(|problem| SimError::Launch {
+                kernel: name.clone(),
+                problem,
+            })?;
+        let shape = Shape {
+            warp_size: self.cfg.warp_size,
+            grid,
+            block,
+            params,
+        };
+        let prog = decode(vk, &shape);
+        self.timing.start_launch();
+        for sm in &mut self.sms {
+            sm.reset(occ.blocks_per_sm);
+        }
+        let mut stats = KernelStats::new(name, grid, block, vk.kernel().insts.len());
+        let mut ctx = Ctx {
+            cfg: &self.cfg,
+            prog: &prog,
+            kernel: vk,
+            mem: &mut self.mem,
+            timing: &mut self.timing,
+            stats: &mut stats,
+            tracer: Tracer::new(sink),
+            grid,
+            block,
+            next_block: 0,
+            total_blocks: grid.count(),
+            warps_per_block: occ.warps_per_block,
+            banks: Banks {
+                banks: self.cfg.smem_banks,
+                width: self.cfg.smem_bank_width_bytes,
+            },
+            sectors: Vec::new(),
+            last_store_done: 0,
+            last_exit: 0,
+        };
+        let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
+        let launch = ctx.tracer.begin(vk.kernel(), dims.0, dims.1);
+        let end = run_sms(&mut self.sms, &mut ctx, self.options.max_cycles)?;
+        let end = end.max(ctx.last_store_done);
+        let mut tracer = ctx.tracer;
+        tracer.end(end, launch);
+        if let Some(e) = tracer.error.take() {
+            return Err(SimError::Trace(e.to_string()));
+        }
+        stats.cycles = Cycle(end);
+        stats.sm_cycles_elapsed = end * u64::from(self.cfg.num_sms);
+        Ok(stats)
+    }
+}
+
+/// Places the first blocks and runs every SM until the grid is done;
+/// returns the cycle the last warp exited.
+fn run_sms(sms: &mut [Sm], ctx: &mut Ctx<'_>, limit: Cycle) -> Result<u64, SimError> {
+    let per_sm = sms.first().map_or(0, |sm| sm.blocks.len());
+    for _ in 0..per_sm {
+        for sm in sms.iter_mut() {
+            sm.start_block(0, ctx);
+        }
+    }
+    let mut queue: BinaryHeap<Reverse<(u64, u32)>> = sms
+        .iter()
+        .filter_map(|sm| sm.next_event().map(|t| Reverse((t, sm.id))))
+        .collect();
+    while let Some(Reverse((t, i))) = queue.pop() {
+        if t > limit.0 {
+            return Err(SimError::CycleLimit {
+                kernel: ctx.kernel.kernel().name.clone(),
+                limit,
+                warps: stuck(sms, 8),
+            });
+        }
+        let sm = &mut sms[i as usize];
+        sm.step(t, ctx)?;
+        if let Some(next) = sm.next_event() {
+            queue.push(Reverse((next, i)));
+        }
+    }
+    if ctx.next_block < ctx.total_blocks || sms.iter().any(|sm| !sm.resident(1).is_empty()) {
+        return Err(SimError::Deadlock {
+            kernel: ctx.kernel.kernel().name.clone(),
+            cycle: Cycle(ctx.last_exit),
+            warps: stuck(sms, 64),
+        });
+    }
+    Ok(ctx.last_exit)
+}
+
+/// Up to `n` resident warps of the machine and their pcs, barrier waiters first.
+fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
+    let mut out = Vec::new();
+    for sm in sms {
+        for (block, warp, pc) in sm.resident(n - out.len()) {
+            out.push(WarpAt {
+                block: BlockId(block),
+                warp: WarpId(warp),
+                pc,
+            });
+        }
+    }
+    out
+}
+
+impl Device for Gpu {
+    type Stats = KernelStats;
+    type Error = SimError;
+
+    fn warp_size(&self) -> u32 {
+        self.cfg.warp_size
+    }
+
+    fn alloc(&mut self, bytes: u64) -> u64 {
+        Gpu::alloc(self, bytes)
+    }
+
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
+        Gpu::write_bytes(self, addr, data)
+    }
+
+    fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
+        Gpu::read_bytes(self, addr, len)
+    }
+
+    fn launch(
+        &mut self,
+        kernel: &VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+    ) -> Result<KernelStats, SimError> {
+        Gpu::launch(self, kernel, grid, block, params)
+    }
+}

@@ -1,0 +1,338 @@
+//! Issuing one warp instruction: its functional effect (at issue, so a
+//! register's new value exists at once and the scoreboard alone decides
+//! when it may be read), its pipe and memory timing, its counters, and the
+//! warp's control flow.
+
+use kernels_ir::Space;
+
+use crate::coalescer;
+use crate::decode::{Kind, MemOp};
+use crate::error::{Fault, FaultKind, SimError};
+use crate::exec;
+use crate::ids::{BlockId, SmId, WarpId};
+use crate::regfile::MAX_LANES;
+use crate::scoreboard::pack;
+use crate::shared_mem;
+use crate::sm::{Ctx, Sm};
+use crate::stats::StallReason;
+use crate::time::Cycle;
+use crate::warp::State;
+
+impl Sm {
+    /// Issues the next instruction of the warp in `slot` (sub-partition
+    /// `sp`) at cycle `t`.
+    pub(crate) fn issue(
+        &mut self,
+        sp: usize,
+        slot: u16,
+        t: u64,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), SimError> {
+        let prog = ctx.prog;
+        let cfg = ctx.cfg;
+        let w = &mut self.warps[slot as usize];
+        let top = w.top();
+        let pc = top.pc;
+        let inst = &prog.insts[pc as usize];
+        let exec = w.guarded(top.mask, inst.guard);
+        let slots = u64::from(inst.issue_slots);
+        let stats = &mut *ctx.stats;
+        stats.inst_executed += slots;
+        stats.issue_active += slots;
+        stats.thread_inst_executed += u64::from(exec.count_ones()) * slots;
+        if let Some(p) = stats.per_pc.get_mut(pc as usize) {
+            p.inst_executed += slots;
+        }
+        stats.charge(pc, StallReason::Selected, slots);
+        self.sps[sp].issue_free_at = t + slots;
+        ctx.tracer.issue(
+            t,
+            self.id,
+            sp as u32,
+            self.blocks[w.block as usize].id,
+            w.index,
+            pc,
+            exec,
+        );
+        // The earliest the warp's next instruction may issue, and why.
+        let mut floor = pack(t + slots, StallReason::Selected);
+        match inst.kind {
+            Kind::Unary { .. } | Kind::Binary { .. } | Kind::Select { .. } | Kind::Cmpx { .. } => {
+                exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec);
+                let occ = cfg.occupancy_cycles(cfg.alu_lanes_per_cycle);
+                self.sps[sp].alu_free_at = t + occ * slots;
+                let ready = t + (slots - 1) * occ + u64::from(cfg.alu_latency_cycles);
+                write_sb(&mut w.sb, inst.writes(), pack(ready, StallReason::Wait));
+                w.set_pc(pc + 1);
+            }
+            Kind::Shfl { .. } => {
+                exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec);
+                let start = t.max(self.smem_free_at);
+                self.smem_free_at = start + cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle);
+                self.sps[sp].mio.push(start);
+                let ready = start + u64::from(cfg.shfl_latency_cycles);
+                write_sb(
+                    &mut w.sb,
+                    inst.writes(),
+                    pack(ready, StallReason::ShortScoreboard),
+                );
+                ctx.stats.shfl_inst += 1;
+                w.set_pc(pc + 1);
+            }
+            Kind::Mem(op) => {
+                self.memory(sp, slot, t, &op, exec, ctx)?;
+                self.warps[slot as usize].set_pc(pc + 1);
+            }
+            Kind::Bra { target, rpc } => {
+                w.branch(exec, target, rpc);
+                floor = pack(
+                    t + u64::from(cfg.branch_latency_cycles),
+                    StallReason::BranchResolving,
+                );
+            }
+            Kind::Exit => {
+                w.live &= !exec;
+                if exec != top.mask {
+                    w.set_pc(pc + 1);
+                }
+            }
+            Kind::WarpSync => w.set_pc(pc + 1),
+            Kind::Bar => {
+                if top.mask != w.live {
+                    let lane = (w.live & !top.mask).trailing_zeros();
+                    let kind = FaultKind::DivergentBarrier {
+                        active: top.mask,
+                        live: w.live,
+                    };
+                    return Err(self.fault(slot, pc, lane, t, kind, ctx));
+                }
+                w.set_pc(pc + 1);
+                w.state = State::Barrier;
+                w.barrier_since = t + slots;
+                let b = w.block as usize;
+                ctx.tracer
+                    .barrier_arrive(t, self.id, self.blocks[b].id, w.index);
+                let block = &mut self.blocks[b];
+                block.arrived += 1;
+                if block.arrived == block.live_warps {
+                    self.release_barrier(b, t, ctx);
+                }
+                return Ok(());
+            }
+        }
+        self.trace_writes(slot, pc, exec, ctx);
+        let w = &mut self.warps[slot as usize];
+        if !w.normalize(prog.end) {
+            self.finish_warp(slot, t + slots, ctx);
+            return Ok(());
+        }
+        self.wait_for_operands(slot, floor, t + slots, ctx);
+        Ok(())
+    }
+
+    /// Reports the registers the instruction at `pc` wrote, if the warp is
+    /// focused.
+    fn trace_writes(&mut self, slot: u16, pc: u32, exec: u64, ctx: &mut Ctx<'_>) {
+        let w = &self.warps[slot as usize];
+        let block = self.blocks[w.block as usize].id;
+        if !ctx.tracer.registers(block, w.index) {
+            return;
+        }
+        for &sb in ctx.prog.insts[pc as usize].writes() {
+            let reg = ctx.prog.reg_of(sb);
+            let values: Vec<u64> = if reg.class == traces::RegClass::Pred {
+                let bits = w.rf.preds[reg.index as usize];
+                (0..w.rf.width).map(|l| (bits >> l) & 1).collect()
+            } else {
+                w.rf.slot(sb).to_vec()
+            };
+            let at = crate::scoreboard::cycle(w.sb[sb as usize]);
+            ctx.tracer.reg_write(at, block, w.index, reg, exec, values);
+        }
+    }
+
+    /// A load or store: functional access, counters, pipe and memory timing.
+    fn memory(
+        &mut self,
+        sp: usize,
+        slot: u16,
+        t: u64,
+        op: &MemOp,
+        exec: u64,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), SimError> {
+        let cfg = ctx.cfg;
+        let width = cfg.warp_size as usize;
+        let pc = self.warps[slot as usize].pc();
+        let mut addrs = [0u64; MAX_LANES];
+        {
+            let w = &self.warps[slot as usize];
+            let offset = op.offset as u64;
+            match op.base {
+                Some(b) => {
+                    for (a, &v) in addrs.iter_mut().zip(w.rf.slot(b)) {
+                        *a = v.wrapping_add(offset);
+                    }
+                }
+                None => addrs[..width].iter_mut().for_each(|a| *a = offset),
+            }
+            if op.space == Space::Shared {
+                addrs[..width].iter_mut().for_each(|a| *a &= 0xFFFF_FFFF);
+            }
+        }
+        let addrs = &addrs[..width];
+        let result = match op.space {
+            Space::Shared => self.shared(sp, slot, t, op, addrs, exec, ctx),
+            Space::Global => self.global(sp, slot, t, op, addrs, exec, ctx),
+        };
+        result.map_err(|(lane, kind)| self.fault(slot, pc, lane, t, kind, ctx))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn shared(
+        &mut self,
+        sp: usize,
+        slot: u16,
+        t: u64,
+        op: &MemOp,
+        addrs: &[u64],
+        exec: u64,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), (u32, FaultKind)> {
+        let w = &mut self.warps[slot as usize];
+        let pc = w.pc();
+        let b = w.block as usize;
+        shared_mem::access(op, &mut w.rf, &mut self.blocks[b].smem, addrs, exec)?;
+        let wf = ctx.banks.wavefronts(addrs, exec, op.bytes);
+        let s = &mut *ctx.stats;
+        if op.store {
+            s.smem_st_inst += 1;
+            s.smem_st_wavefronts += u64::from(wf.wavefronts);
+            s.smem_st_bank_conflicts += u64::from(wf.conflicts);
+        } else {
+            s.smem_ld_inst += 1;
+            s.smem_ld_wavefronts += u64::from(wf.wavefronts);
+            s.smem_ld_bank_conflicts += u64::from(wf.conflicts);
+        }
+        if let Some(p) = s.per_pc.get_mut(pc as usize) {
+            p.smem_wavefronts += u64::from(wf.wavefronts);
+            p.smem_bank_conflicts += u64::from(wf.conflicts);
+        }
+        let busy = u64::from(wf.wavefronts.max(1));
+        let start = t.max(self.smem_free_at);
+        self.smem_free_at = start + busy;
+        self.sps[sp].mio.push(start);
+        if !op.store {
+            let ready = start + busy - 1 + u64::from(ctx.cfg.smem_latency_cycles);
+            let inst = &ctx.prog.insts[pc as usize];
+            write_sb(
+                &mut w.sb,
+                inst.writes(),
+                pack(ready, StallReason::ShortScoreboard),
+            );
+        }
+        let block = self.blocks[b].id;
+        ctx.tracer
+            .shared_access(start, self.id, block, w.index, pc, op.store, wf, || {
+                ctx.banks.words_per_bank(addrs, exec, op.bytes)
+            });
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn global(
+        &mut self,
+        sp: usize,
+        slot: u16,
+        t: u64,
+        op: &MemOp,
+        addrs: &[u64],
+        exec: u64,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), (u32, FaultKind)> {
+        let w = &mut self.warps[slot as usize];
+        let pc = w.pc();
+        ctx.mem.access(op, &mut w.rf, addrs, exec)?;
+        coalescer::sectors(
+            addrs,
+            exec,
+            op.bytes,
+            ctx.cfg.sector_bytes,
+            &mut ctx.sectors,
+        );
+        let n = ctx.sectors.len() as u64;
+        let s = &mut *ctx.stats;
+        let requests = u64::from(n > 0);
+        if op.store {
+            s.gmem_st_requests += requests;
+            s.gmem_st_sectors += n;
+        } else {
+            s.gmem_ld_requests += requests;
+            s.gmem_ld_sectors += n;
+        }
+        if let Some(p) = s.per_pc.get_mut(pc as usize) {
+            p.gmem_requests += requests;
+            p.gmem_sectors += n;
+        }
+        let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
+        let start = t.max(self.lsu_free_at);
+        self.lsu_free_at = start + n.div_ceil(per_cycle).max(1);
+        self.sps[sp].lsu.push(start);
+        let mut done = start + 1;
+        for i in 0..ctx.sectors.len() {
+            let depart = start + i as u64 / per_cycle;
+            done = done.max(
+                ctx.timing
+                    .sector(depart, ctx.sectors[i], op.store, ctx.stats),
+            );
+        }
+        if op.store {
+            ctx.last_store_done = ctx.last_store_done.max(done);
+        } else {
+            let inst = &ctx.prog.insts[pc as usize];
+            write_sb(
+                &mut w.sb,
+                inst.writes(),
+                pack(done, StallReason::LongScoreboard),
+            );
+        }
+        let block = self.blocks[w.block as usize].id;
+        ctx.tracer
+            .global_request(start, self.id, block, w.index, pc, op.store, n as u32);
+        Ok(())
+    }
+
+    /// The error for a fault of the warp in `slot` at `pc`.
+    pub(crate) fn fault(
+        &self,
+        slot: u16,
+        pc: u32,
+        lane: u32,
+        t: u64,
+        kind: FaultKind,
+        ctx: &Ctx<'_>,
+    ) -> SimError {
+        let w = &self.warps[slot as usize];
+        let block = &self.blocks[w.block as usize];
+        SimError::Fault(Box::new(Fault {
+            kernel: ctx.kernel.kernel().name.clone(),
+            sm: SmId(self.id),
+            block: BlockId(block.id),
+            ctaid: block.ctaid,
+            warp: WarpId(w.index),
+            lane,
+            pc,
+            inst: crate::inst_text(ctx.kernel, pc),
+            cycle: Cycle(t),
+            kind,
+        }))
+    }
+}
+
+/// Records that `writes` land as `packed` (cycle and reason).
+#[inline]
+fn write_sb(sb: &mut [u64], writes: &[u32], packed: u64) {
+    for &r in writes {
+        sb[r as usize] = packed;
+    }
+}

@@ -1,0 +1,209 @@
+//! Device memory: separate allocations in one address space, and the
+//! functional side of global loads and stores.
+//!
+//! Addresses are assigned exactly as `kernels_ir::interp` assigns them
+//! (first allocation at `0x1000_0000`, 256-byte aligned, at least 256
+//! unmapped bytes between allocations), so a host driver sees the same
+//! addresses on both. An access that strays outside its allocation faults.
+
+use kernels_ir::Space;
+
+use crate::decode::MemOp;
+use crate::error::FaultKind;
+use crate::regfile::RegFile;
+
+/// Where the first allocation starts: address 0 stays invalid.
+const BASE: u64 = 0x1000_0000;
+/// Allocation alignment and the unmapped gap left between allocations.
+const ALIGN: u64 = 256;
+
+/// Byte-addressed device memory made of allocations.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GlobalMem {
+    /// (start address, bytes), sorted by address.
+    allocs: Vec<(u64, Vec<u8>)>,
+}
+
+impl GlobalMem {
+    /// Allocates `bytes` of zeroed memory, 256-byte aligned.
+    pub fn alloc(&mut self, bytes: u64) -> u64 {
+        let start = match self.allocs.last() {
+            Some((addr, data)) => (addr + data.len() as u64 + ALIGN).next_multiple_of(ALIGN),
+            None => BASE,
+        };
+        self.allocs.push((start, vec![0; bytes as usize]));
+        start
+    }
+
+    /// The allocation holding `addr..addr+len`, and the offset of `addr` in it.
+    fn find(&self, addr: u64, len: u64) -> Option<(usize, usize)> {
+        let i = self
+            .allocs
+            .partition_point(|(start, _)| *start <= addr)
+            .checked_sub(1)?;
+        let (start, data) = &self.allocs[i];
+        let off = addr - start;
+        (off.checked_add(len)? <= data.len() as u64).then_some((i, off as usize))
+    }
+
+    /// Host read of `len` bytes at `addr`, if inside one allocation.
+    pub fn read(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let (i, off) = self.find(addr, len)?;
+        Some(&self.allocs[i].1[off..off + len as usize])
+    }
+
+    /// Host write of `data` at `addr`; `None` if outside every allocation.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Option<()> {
+        let (i, off) = self.find(addr, data.len() as u64)?;
+        self.allocs[i].1[off..off + data.len()].copy_from_slice(data);
+        Some(())
+    }
+
+    /// Checks every active lane's access: the first faulting lane (lowest)
+    /// and why, as the reference interpreter reports it.
+    fn check(&self, addrs: &[u64], exec: u64, bytes: u32) -> Result<usize, (u32, FaultKind)> {
+        let first = exec.trailing_zeros() as usize;
+        let mut lo = u64::MAX;
+        let mut hi = 0;
+        let mut misaligned = 0;
+        for (l, &a) in addrs.iter().enumerate() {
+            if (exec >> l) & 1 != 0 {
+                lo = lo.min(a);
+                hi = hi.max(a);
+                misaligned |= a;
+            }
+        }
+        if misaligned % u64::from(bytes) == 0 {
+            if let Some((i, off)) = self.find(lo, hi - lo + u64::from(bytes)) {
+                debug_assert_eq!(self.allocs[i].0 + off as u64, lo);
+                return Ok(i);
+            }
+        }
+        for (l, &a) in addrs.iter().enumerate().skip(first) {
+            if (exec >> l) & 1 == 0 {
+                continue;
+            }
+            if a % u64::from(bytes) != 0 {
+                let kind = FaultKind::Misaligned {
+                    space: Space::Global,
+                    addr: a,
+                    bytes,
+                };
+                return Err((l as u32, kind));
+            }
+            if self.find(a, bytes.into()).is_none() {
+                return Err((l as u32, FaultKind::GlobalOutOfBounds { addr: a, bytes }));
+            }
+        }
+        // Every lane is inside some allocation, but not all inside one.
+        let (i, _) = self
+            .find(addrs[first], bytes.into())
+            .expect("checked above");
+        Ok(i | SPLIT)
+    }
+
+    /// Performs a global load or store for the lanes of `exec` at `addrs`.
+    pub fn access(
+        &mut self,
+        op: &MemOp,
+        rf: &mut RegFile,
+        addrs: &[u64],
+        exec: u64,
+    ) -> Result<(), (u32, FaultKind)> {
+        if exec == 0 {
+            return Ok(());
+        }
+        let found = self.check(addrs, exec, op.bytes)?;
+        for (l, &a) in addrs.iter().enumerate() {
+            if (exec >> l) & 1 == 0 {
+                continue;
+            }
+            let i = if found & SPLIT == 0 {
+                found
+            } else {
+                self.find(a, 1).expect("checked").0
+            };
+            let (start, data) = &mut self.allocs[i];
+            let off = (a - *start) as usize;
+            lane_access(op, rf, l, &mut data[off..off + op.bytes as usize]);
+        }
+        Ok(())
+    }
+}
+
+/// Marks an allocation index whose access spans several allocations.
+const SPLIT: usize = 1 << (usize::BITS - 1);
+
+/// Moves one lane's data between its registers and `mem` (little endian,
+/// the first register at the lowest address).
+#[inline]
+pub(crate) fn lane_access(op: &MemOp, rf: &mut RegFile, lane: usize, mem: &mut [u8]) {
+    let mut off = 0;
+    for &(slot, n) in &op.regs[..op.nregs as usize] {
+        let n = n as usize;
+        let v = &mut rf.slot_mut(slot)[lane];
+        if op.store {
+            mem[off..off + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        } else {
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(&mem[off..off + n]);
+            *v = u64::from_le_bytes(b);
+        }
+        off += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_match_the_interpreter_addresses() {
+        let mut m = GlobalMem::default();
+        let mut i = kernels_ir::interp::DeviceMemory::default();
+        for bytes in [4, 256, 1000, 0, 7] {
+            assert_eq!(m.alloc(bytes), i.alloc(bytes));
+        }
+    }
+
+    #[test]
+    fn host_copies_stay_inside_allocations() {
+        let mut m = GlobalMem::default();
+        let a = m.alloc(8);
+        assert!(m.write(a, &[1, 2, 3, 4, 5, 6, 7, 8]).is_some());
+        assert_eq!(m.read(a + 4, 4), Some(&[5, 6, 7, 8][..]));
+        assert!(m.read(a + 4, 5).is_none());
+        assert!(m.write(a - 1, &[0]).is_none());
+    }
+
+    #[test]
+    fn first_faulting_lane_is_reported() {
+        let mut m = GlobalMem::default();
+        let a = m.alloc(16);
+        let addrs = [a, a + 4, a + 6, a + 16];
+        assert_eq!(
+            m.check(&addrs, 0b1111, 4),
+            Err((
+                2,
+                FaultKind::Misaligned {
+                    space: Space::Global,
+                    addr: a + 6,
+                    bytes: 4
+                }
+            ))
+        );
+        assert_eq!(
+            m.check(&addrs, 0b1011, 4),
+            Err((
+                3,
+                FaultKind::GlobalOutOfBounds {
+                    addr: a + 16,
+                    bytes: 4
+                }
+            ))
+        );
+        assert_eq!(m.check(&addrs, 0b0011, 4), Ok(0));
+        let b = m.alloc(16);
+        assert_eq!(m.check(&[a, b], 0b11, 4), Ok(SPLIT));
+    }
+}

@@ -1,0 +1,284 @@
+//! Shared memory: banks, wavefronts, conflicts, and the functional access.
+//!
+//! The rule (`hardware.md`): a wavefront delivers at most one word of
+//! `smem_bank_width_bytes` from each of `smem_banks` banks, i.e.
+//! `banks * bank_width` bytes. A warp access of `bytes` per lane is split
+//! into phases of `max(1, banks * bank_width / bytes)` consecutive lanes
+//! (the whole 32-lane warp for 32-bit words on 32 banks, half-warps for
+//! 64-bit, quarter-warps for 128-bit). In one phase, the wavefronts are the
+//! largest number of **distinct words** any bank must deliver: lanes that
+//! touch the same word share it (a broadcast; for stores the highest lane
+//! wins, as lanes are written in order). Phases without active lanes cost
+//! nothing. The minimum is one wavefront per active phase (more when one
+//! lane's access is wider than a wavefront); conflicts are the wavefronts
+//! beyond it, which is what Nsight Compute reports.
+
+use kernels_ir::Space;
+
+use crate::decode::MemOp;
+use crate::error::FaultKind;
+use crate::memory::lane_access;
+use crate::regfile::RegFile;
+
+/// The cost of one warp-wide shared access.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Wavefronts {
+    /// Wavefronts needed.
+    pub wavefronts: u32,
+    /// Wavefronts beyond the minimum for the access width.
+    pub conflicts: u32,
+}
+
+/// The bank geometry.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Banks {
+    /// Number of banks (a power of two).
+    pub banks: u32,
+    /// Bytes per bank per wavefront (a power of two).
+    pub width: u32,
+}
+
+impl Banks {
+    /// Wavefronts of an access of `bytes` per lane at `addrs`, lanes of `exec`.
+    pub fn wavefronts(&self, addrs: &[u64], exec: u64, bytes: u32) -> Wavefronts {
+        let line = self.banks * self.width;
+        let per_phase = (line / bytes).max(1) as usize;
+        let min_per_phase = (bytes / line).max(1);
+        let mut total = Wavefronts::default();
+        for (p, chunk) in addrs.chunks(per_phase).enumerate() {
+            let m = (exec >> (p * per_phase)) & crate::regfile::lane_mask(chunk.len());
+            if m == 0 {
+                continue;
+            }
+            let w = self.phase(chunk, m, bytes);
+            total.wavefronts += w;
+            total.conflicts += w - min_per_phase;
+        }
+        total
+    }
+
+    /// Largest number of distinct words one bank delivers in a phase.
+    fn phase(&self, addrs: &[u64], mask: u64, bytes: u32) -> u32 {
+        let bw = u64::from(self.width);
+        let nb = u64::from(self.banks);
+        // Fast path (up to 64 banks): no bank asked for two different words.
+        if nb <= 64 {
+            let mut seen = 0u64;
+            let mut word_of = [0u64; 64];
+            let mut clash = false;
+            'lanes: for (l, &a) in addrs.iter().enumerate() {
+                if (mask >> l) & 1 == 0 {
+                    continue;
+                }
+                for word in a / bw..=(a + u64::from(bytes) - 1) / bw {
+                    let b = (word % nb) as usize;
+                    if seen >> b & 1 == 0 {
+                        seen |= 1 << b;
+                        word_of[b] = word;
+                    } else if word_of[b] != word {
+                        clash = true;
+                        break 'lanes;
+                    }
+                }
+            }
+            if !clash {
+                return 1;
+            }
+        }
+        let mut keys: Vec<u64> = Vec::with_capacity(addrs.len() * 4);
+        for (l, &a) in addrs.iter().enumerate() {
+            if (mask >> l) & 1 != 0 {
+                for word in a / bw..=(a + u64::from(bytes) - 1) / bw {
+                    keys.push(((word % nb) << 40) | word);
+                }
+            }
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        let mut best = 0;
+        let mut run = 0;
+        let mut bank = u64::MAX;
+        for k in keys {
+            if k >> 40 == bank {
+                run += 1;
+            } else {
+                bank = k >> 40;
+                run = 1;
+            }
+            best = best.max(run);
+        }
+        best
+    }
+
+    /// Distinct words each bank delivers over the whole access (for traces),
+    /// saturating at 255.
+    pub fn words_per_bank(&self, addrs: &[u64], exec: u64, bytes: u32) -> Vec<u8> {
+        let bw = u64::from(self.width);
+        let mut words: Vec<u64> = Vec::new();
+        for (l, &a) in addrs.iter().enumerate() {
+            if (exec >> l) & 1 != 0 {
+                words.extend(a / bw..=(a + u64::from(bytes) - 1) / bw);
+            }
+        }
+        words.sort_unstable();
+        words.dedup();
+        let mut per_bank = vec![0u8; self.banks as usize];
+        for w in words {
+            let b = &mut per_bank[(w % u64::from(self.banks)) as usize];
+            *b = b.saturating_add(1);
+        }
+        per_bank
+    }
+}
+
+/// Performs a shared load or store for the lanes of `exec` at `addrs`
+/// (already reduced modulo 2^32), checking alignment and bounds first.
+pub(crate) fn access(
+    op: &MemOp,
+    rf: &mut RegFile,
+    smem: &mut [u8],
+    addrs: &[u64],
+    exec: u64,
+) -> Result<(), (u32, FaultKind)> {
+    let bytes = u64::from(op.bytes);
+    let size = smem.len() as u64;
+    for (l, &a) in addrs.iter().enumerate() {
+        if (exec >> l) & 1 == 0 {
+            continue;
+        }
+        if a % bytes != 0 {
+            let kind = FaultKind::Misaligned {
+                space: Space::Shared,
+                addr: a,
+                bytes: op.bytes,
+            };
+            return Err((l as u32, kind));
+        }
+        if a + bytes > size {
+            let kind = FaultKind::SharedOutOfBounds {
+                addr: a,
+                bytes: op.bytes,
+                size: size as u32,
+            };
+            return Err((l as u32, kind));
+        }
+    }
+    for (l, &a) in addrs.iter().enumerate() {
+        if (exec >> l) & 1 != 0 {
+            lane_access(op, rf, l, &mut smem[a as usize..(a + bytes) as usize]);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NVIDIA: Banks = Banks {
+        banks: 32,
+        width: 4,
+    };
+
+    fn strided(stride: u64, bytes: u32, lanes: usize) -> Vec<u64> {
+        (0..lanes as u64)
+            .map(|l| l * stride * u64::from(bytes))
+            .collect()
+    }
+
+    #[test]
+    fn thirty_two_bit_strides_match_the_h200() {
+        let expect = [
+            (1, 1),
+            (2, 2),
+            (3, 1),
+            (4, 4),
+            (8, 8),
+            (16, 16),
+            (32, 32),
+            (33, 1),
+            (64, 32),
+        ];
+        for (stride, wavefronts) in expect {
+            let w = NVIDIA.wavefronts(&strided(stride, 4, 32), u32::MAX.into(), 4);
+            assert_eq!(w.wavefronts, wavefronts, "stride {stride}");
+            assert_eq!(w.conflicts, wavefronts - 1, "stride {stride}");
+        }
+    }
+
+    #[test]
+    fn same_word_is_a_broadcast() {
+        let addrs = vec![64; 32];
+        assert_eq!(NVIDIA.wavefronts(&addrs, u32::MAX.into(), 4).wavefronts, 1);
+        // Two words in one bank, each read by 16 lanes: two wavefronts.
+        let addrs: Vec<u64> = (0..32).map(|l| if l % 2 == 0 { 0 } else { 128 }).collect();
+        assert_eq!(NVIDIA.wavefronts(&addrs, u32::MAX.into(), 4).wavefronts, 2);
+    }
+
+    #[test]
+    fn wide_accesses_are_served_in_phases() {
+        let full = u32::MAX.into();
+        let w64 = NVIDIA.wavefronts(&strided(1, 8, 32), full, 8);
+        assert_eq!(
+            w64,
+            Wavefronts {
+                wavefronts: 2,
+                conflicts: 0
+            }
+        );
+        let w128 = NVIDIA.wavefronts(&strided(1, 16, 32), full, 16);
+        assert_eq!(
+            w128,
+            Wavefronts {
+                wavefronts: 4,
+                conflicts: 0
+            }
+        );
+        // 64-bit at a stride of two elements: each half-warp spans 256 bytes.
+        let w64s2 = NVIDIA.wavefronts(&strided(2, 8, 32), full, 8);
+        assert_eq!(
+            w64s2,
+            Wavefronts {
+                wavefronts: 4,
+                conflicts: 2
+            }
+        );
+        // Only the first half-warp active: one phase, one wavefront.
+        assert_eq!(
+            NVIDIA.wavefronts(&strided(1, 8, 32), 0xFFFF, 8).wavefronts,
+            1
+        );
+    }
+
+    #[test]
+    fn inactive_lanes_do_not_count() {
+        let addrs = strided(32, 4, 32);
+        assert_eq!(
+            NVIDIA.wavefronts(&addrs, 0b1011, 4),
+            Wavefronts {
+                wavefronts: 3,
+                conflicts: 2
+            }
+        );
+        assert_eq!(NVIDIA.wavefronts(&addrs, 0, 4), Wavefronts::default());
+    }
+
+    #[test]
+    fn accesses_wider_than_a_wavefront_need_several() {
+        let two_banks = Banks { banks: 2, width: 4 };
+        let w = two_banks.wavefronts(&[0, 16], 0b11, 16);
+        assert_eq!(
+            w,
+            Wavefronts {
+                wavefronts: 4,
+                conflicts: 0
+            }
+        );
+    }
+
+    #[test]
+    fn words_per_bank_counts_distinct_words() {
+        let per_bank = NVIDIA.words_per_bank(&strided(16, 4, 32), u32::MAX.into(), 4);
+        assert_eq!((per_bank[0], per_bank[16], per_bank[1]), (16, 16, 0));
+    }
+}

@@ -1,0 +1,400 @@
+//! One SM: its warp slots, resident blocks, sub-partitions and pipes, and
+//! the scheduling pass that runs every cycle something can happen.
+//!
+//! **Stall accounting.** Every resident warp is charged exactly one reason
+//! per cycle, in bulk: when a warp issues at cycle `t`, it is `selected` for
+//! its issue slots, and the wait until its next instruction's operands are
+//! ready (known at once, as every latency is fixed at issue) is charged to
+//! the reason of the latest dependency (`wait`, `short_scoreboard`,
+//! `long_scoreboard`, `branch_resolving`). A ready warp whose pipe is busy is
+//! charged the pipe's throttle reason until it frees; a ready warp that
+//! could issue but was not picked is `not_selected`; a warp at `bar.sync` is
+//! `barrier` until the release. So reasons sum to resident warp-cycles, and
+//! idle stretches cost nothing to simulate.
+
+use kernels_ir::{Dim3, Special, VerifiedKernel};
+
+use crate::config::GpuConfig;
+use crate::decode::{Pipe, Program};
+use crate::error::SimError;
+use crate::global_mem::MemTiming;
+use crate::memory::GlobalMem;
+use crate::scheduler::{Pick, SubPartition};
+use crate::shared_mem::Banks;
+use crate::stats::{KernelStats, StallReason};
+use crate::trace::Tracer;
+use crate::warp::{Entry, State, Warp};
+
+/// Everything a launch shares between SMs.
+pub(crate) struct Ctx<'a> {
+    pub cfg: &'a GpuConfig,
+    pub prog: &'a Program,
+    pub kernel: &'a VerifiedKernel,
+    pub mem: &'a mut GlobalMem,
+    pub timing: &'a mut MemTiming,
+    pub stats: &'a mut KernelStats,
+    pub tracer: Tracer<'a>,
+    pub grid: Dim3,
+    pub block: Dim3,
+    /// The next block to start, and how many there are.
+    pub next_block: u64,
+    pub total_blocks: u64,
+    pub warps_per_block: u32,
+    pub banks: Banks,
+    /// Scratch: the sectors of one request.
+    pub sectors: Vec<u64>,
+    /// When the last global store lands in L2.
+    pub last_store_done: u64,
+    /// The cycle after the last warp exit so far.
+    pub last_exit: u64,
+}
+
+/// A block resident on an SM.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlockSlot {
+    pub used: bool,
+    /// Linear index in the grid.
+    pub id: u64,
+    pub ctaid: [u32; 3],
+    pub smem: Vec<u8>,
+    /// Warps that have not exited.
+    pub live_warps: u32,
+    /// Live warps waiting at `bar.sync`.
+    pub arrived: u32,
+    /// The block's warp slots, by warp index.
+    pub warps: Vec<u16>,
+}
+
+/// One SM.
+pub(crate) struct Sm {
+    pub id: u32,
+    pub warps: Vec<Warp>,
+    pub blocks: Vec<BlockSlot>,
+    pub sps: Vec<SubPartition>,
+    /// The next cycle the SM's shared-memory pipe (shared accesses and
+    /// shuffles) accepts an instruction.
+    pub smem_free_at: u64,
+    /// The next cycle the SM's LSU accepts a global request.
+    pub lsu_free_at: u64,
+    resident_warps: u32,
+    active_since: u64,
+    ages: u64,
+}
+
+impl Sm {
+    pub fn new(id: u32, cfg: &GpuConfig) -> Sm {
+        Sm {
+            id,
+            warps: (0..cfg.max_warps_per_sm).map(|_| Warp::default()).collect(),
+            blocks: Vec::new(),
+            sps: (0..cfg.num_subpartitions)
+                .map(|_| SubPartition::new(cfg.mio_queue_depth, cfg.lsu_queue_depth))
+                .collect(),
+            smem_free_at: 0,
+            lsu_free_at: 0,
+            resident_warps: 0,
+            active_since: 0,
+            ages: 0,
+        }
+    }
+
+    /// Prepares for a launch with room for `blocks` resident blocks.
+    pub fn reset(&mut self, blocks: u32) {
+        self.blocks.clear();
+        self.blocks.resize_with(blocks as usize, BlockSlot::default);
+        self.warps.iter_mut().for_each(|w| w.state = State::Free);
+        self.sps.iter_mut().for_each(SubPartition::reset);
+        self.smem_free_at = 0;
+        self.lsu_free_at = 0;
+        self.resident_warps = 0;
+        self.ages = 0;
+    }
+
+    /// The next cycle anything can happen, if anything is resident.
+    pub fn next_event(&self) -> Option<u64> {
+        let t = self
+            .sps
+            .iter()
+            .map(|sp| sp.next_at)
+            .min()
+            .unwrap_or(u64::MAX);
+        (t != u64::MAX).then_some(t)
+    }
+
+    /// Starts the next block of the grid at cycle `t`, if any is left and
+    /// a block slot is free. Returns whether one started.
+    pub fn start_block(&mut self, t: u64, ctx: &mut Ctx<'_>) -> bool {
+        if ctx.next_block >= ctx.total_blocks {
+            return false;
+        }
+        let Some(b) = self.blocks.iter().position(|b| !b.used) else {
+            return false;
+        };
+        let id = ctx.next_block;
+        ctx.next_block += 1;
+        let (gx, gy) = (u64::from(ctx.grid.x), u64::from(ctx.grid.y));
+        let ctaid = [
+            (id % gx) as u32,
+            ((id / gx) % gy) as u32,
+            (id / (gx * gy)) as u32,
+        ];
+        let nwarps = ctx.warps_per_block;
+        let threads = ctx.block.count();
+        let w = ctx.cfg.warp_size as usize;
+        let mut slots = std::mem::take(&mut self.blocks[b].warps);
+        slots.clear();
+        for index in 0..nwarps {
+            let slot = self
+                .warps
+                .iter()
+                .position(|w| w.state == State::Free)
+                .expect("occupancy");
+            slots.push(slot as u16);
+            let first = u64::from(index) * w as u64;
+            let lanes = (threads - first).min(w as u64) as usize;
+            self.ages += 1;
+            let warp = &mut self.warps[slot];
+            init_warp(warp, ctx, b as u16, index, lanes, ctaid);
+            warp.age = self.ages;
+            warp.ready_at = t;
+            warp.start = t;
+            let nsp = self.sps.len();
+            let sp = &mut self.sps[slot % nsp];
+            sp.warps.push(slot as u16);
+            sp.next_at = sp.next_at.min(t);
+        }
+        if self.resident_warps == 0 {
+            self.active_since = t;
+        }
+        self.resident_warps += nwarps;
+        let block = &mut self.blocks[b];
+        block.used = true;
+        block.id = id;
+        block.ctaid = ctaid;
+        block.smem.clear();
+        block.smem.resize(ctx.prog_shared_bytes(), 0);
+        block.live_warps = nwarps;
+        block.arrived = 0;
+        block.warps = slots;
+        ctx.stats.blocks += 1;
+        ctx.tracer.block_start(t, self.id, id);
+        true
+    }
+
+    /// Runs every sub-partition that can do something at cycle `t`.
+    pub fn step(&mut self, t: u64, ctx: &mut Ctx<'_>) -> Result<(), SimError> {
+        for sp in 0..self.sps.len() {
+            if self.sps[sp].next_at <= t {
+                self.schedule(sp, t, ctx)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The pipe-busy reason and end for an instruction of `pipe` in
+    /// sub-partition `sp` at `t`, if it cannot issue now.
+    fn throttled(&self, sp: usize, pipe: Pipe, t: u64) -> Option<(u64, StallReason)> {
+        let s = &self.sps[sp];
+        match pipe {
+            Pipe::Alu => {
+                (s.alu_free_at > t).then_some((s.alu_free_at, StallReason::MathPipeThrottle))
+            }
+            Pipe::Shfl | Pipe::Smem => s.mio.full_until(t).map(|u| (u, StallReason::MioThrottle)),
+            Pipe::Lsu => s.lsu.full_until(t).map(|u| (u, StallReason::LgThrottle)),
+            Pipe::Ctrl => None,
+        }
+    }
+
+    /// One scheduling pass of sub-partition `sp` at cycle `t`.
+    fn schedule(&mut self, sp: usize, t: u64, ctx: &mut Ctx<'_>) -> Result<(), SimError> {
+        let mut pick = Pick::default();
+        let last_age = self.sps[sp].last_age;
+        let can_issue = self.sps[sp].issue_free_at <= t;
+        for i in 0..self.sps[sp].warps.len() {
+            let slot = self.sps[sp].warps[i];
+            let w = &self.warps[slot as usize];
+            if w.state != State::Ready || w.ready_at > t || !can_issue {
+                continue;
+            }
+            let pc = w.pc();
+            let gap = t - w.ready_at;
+            let age = w.age;
+            if gap > 0 {
+                ctx.stats.charge(pc, StallReason::NotSelected, gap);
+                self.warps[slot as usize].ready_at = t;
+            }
+            let pipe = ctx.prog.insts[pc as usize].pipe;
+            if let Some((until, reason)) = self.throttled(sp, pipe, t) {
+                ctx.stats.charge(pc, reason, until - t);
+                self.warps[slot as usize].ready_at = until;
+                ctx.tracer.stall(t, self, slot, reason);
+                continue;
+            }
+            pick.offer(slot, age, last_age);
+        }
+        if let Some(slot) = pick.choose(ctx.cfg.scheduler) {
+            self.sps[sp].last_age = self.warps[slot as usize].age;
+            self.issue(sp, slot, t, ctx)?;
+        }
+        self.update_next(sp, t);
+        Ok(())
+    }
+
+    /// Recomputes when sub-partition `sp` next has something to do.
+    pub fn update_next(&mut self, sp: usize, t: u64) {
+        let s = &self.sps[sp];
+        let mut next = u64::MAX;
+        for &slot in &s.warps {
+            let w = &self.warps[slot as usize];
+            if w.state == State::Ready {
+                next = next.min(w.ready_at.max(t + 1));
+            }
+        }
+        if next != u64::MAX {
+            next = next.max(s.issue_free_at);
+        }
+        self.sps[sp].next_at = next;
+    }
+
+    /// Removes the warp in `slot`, which left the machine at `end` (the
+    /// first cycle it is no longer resident), and retires its block if it
+    /// was the last; a retired block makes room for the next one.
+    pub fn finish_warp(&mut self, slot: u16, end: u64, ctx: &mut Ctx<'_>) {
+        let w = &mut self.warps[slot as usize];
+        ctx.stats.warp_cycles += end - w.start;
+        ctx.last_exit = ctx.last_exit.max(end);
+        w.state = State::Free;
+        let b = w.block as usize;
+        let sp = slot as usize % self.sps.len();
+        self.sps[sp].warps.retain(|&s| s != slot);
+        self.resident_warps -= 1;
+        if self.resident_warps == 0 {
+            ctx.stats.sm_cycles_active += end - self.active_since;
+        }
+        let block = &mut self.blocks[b];
+        block.live_warps -= 1;
+        if block.live_warps == 0 {
+            block.used = false;
+            ctx.tracer.block_end(end, self.id, block.id);
+            self.start_block(end, ctx);
+        } else if block.arrived == block.live_warps {
+            self.release_barrier(b, end.saturating_sub(1), ctx);
+        }
+    }
+
+    /// Every live warp of block slot `b` has arrived at the barrier, the
+    /// last at cycle `t`: releases them.
+    pub fn release_barrier(&mut self, b: usize, t: u64, ctx: &mut Ctx<'_>) {
+        let release = t + u64::from(ctx.cfg.bar_latency_cycles);
+        ctx.stats.barriers += 1;
+        self.blocks[b].arrived = 0;
+        ctx.tracer.barrier_release(t, self.id, self.blocks[b].id);
+        let slots = self.blocks[b].warps.clone();
+        for slot in slots {
+            let w = &mut self.warps[slot as usize];
+            if w.state != State::Barrier {
+                continue;
+            }
+            w.state = State::Ready;
+            let pc = w.pc();
+            ctx.stats
+                .charge(pc, StallReason::Barrier, release - w.barrier_since);
+            w.ready_at = release;
+            if !w.normalize(ctx.prog.end) {
+                self.finish_warp(slot, release, ctx);
+                continue;
+            }
+            self.wait_for_operands(
+                slot,
+                crate::scoreboard::pack(release, StallReason::Selected),
+                release,
+                ctx,
+            );
+            let sp = slot as usize % self.sps.len();
+            let s = &mut self.sps[sp];
+            s.next_at = s
+                .next_at
+                .min(self.warps[slot as usize].ready_at.max(s.issue_free_at));
+        }
+    }
+
+    /// Sets the `ready_at` of the warp in `slot` from `floor` (a packed
+    /// cycle and reason: when control lets it go on) and its next
+    /// instruction's operands, charging the cycles from `from` on to the
+    /// reason of the latest.
+    pub fn wait_for_operands(&mut self, slot: u16, floor: u64, from: u64, ctx: &mut Ctx<'_>) {
+        use crate::scoreboard::{cycle, latest, reason};
+        let w = &self.warps[slot as usize];
+        let pc = w.pc();
+        let l = latest(&w.sb, ctx.prog.insts[pc as usize].deps(), floor);
+        let ready = cycle(l);
+        if ready > from {
+            ctx.stats.charge(pc, reason(l), ready - from);
+            ctx.tracer.stall(from, self, slot, reason(l));
+        }
+        self.warps[slot as usize].ready_at = ready.max(from);
+    }
+
+    /// Up to `n` resident warps and their pcs, barrier waiters first.
+    pub fn resident(&self, n: usize) -> Vec<(u64, u32, u32)> {
+        let mut out: Vec<(u64, u32, u32)> = Vec::new();
+        for state in [State::Barrier, State::Ready] {
+            for w in self.warps.iter().filter(|w| w.state == state) {
+                if out.len() < n {
+                    let pc = w.stack.last().map_or(0, |e| e.pc);
+                    out.push((self.blocks[w.block as usize].id, w.index, pc));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Resets a warp slot for warp `index` of a block with `lanes` live lanes.
+fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, ctaid: [u32; 3]) {
+    let prog = ctx.prog;
+    let width = ctx.cfg.warp_size as usize;
+    let live = crate::regfile::lane_mask(lanes);
+    w.state = State::Ready;
+    w.block = block;
+    w.index = index;
+    w.live = live;
+    w.stack.clear();
+    w.stack.push(Entry {
+        pc: 0,
+        mask: live,
+        rpc: prog.end,
+    });
+    w.rf.reset(prog.nslots, prog.npreds, width);
+    w.sb.clear();
+    w.sb.resize(prog.nsb, 0);
+    let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
+    for s in &prog.specials {
+        let lanes = w.rf.slot_mut(s.slot);
+        for (lane, v) in lanes.iter_mut().enumerate() {
+            let t = u64::from(index) * width as u64 + lane as u64;
+            *v = match s.special {
+                Special::LaneId => lane as u64,
+                Special::WarpId => index.into(),
+                Special::TidX => t % bx,
+                Special::TidY => (t / bx) % by,
+                Special::TidZ => t / (bx * by),
+                Special::CtaidX => ctaid[0].into(),
+                Special::CtaidY => ctaid[1].into(),
+                Special::CtaidZ => ctaid[2].into(),
+                other => unreachable!("{other:?} is decoded as a constant"),
+            } & 0xFFFF_FFFF;
+        }
+    }
+    let runs = w.normalize(prog.end);
+    debug_assert!(
+        runs,
+        "a program has at least one instruction and a warp one lane"
+    );
+}
+
+impl Ctx<'_> {
+    fn prog_shared_bytes(&self) -> usize {
+        self.kernel.kernel().shared_bytes as usize
+    }
+}

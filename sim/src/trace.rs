@@ -1,0 +1,345 @@
+//! Trace emission: the simulator reports what happens to a [`TraceSink`]
+//! as `traces` events.
+//!
+//! Tracing costs nothing when off: every hook first checks whether a sink
+//! is attached and wants the event (the sink decides per block and warp,
+//! e.g. through a [`traces::TraceWriter`]'s level and focus), and only then
+//! builds it.
+
+use std::io::Write;
+
+use kernels_ir::Kernel;
+use traces::{Event, KernelSource, StallReason, TraceError, TraceWriter};
+
+use crate::shared_mem::Wavefronts;
+use crate::sm::Sm;
+
+/// Where trace events go.
+pub trait TraceSink {
+    /// A launch of `kernel` begins: returns its launch number (0, 1, 2, ...
+    /// over the whole trace) and the kernel's index in the trace's kernel list.
+    fn begin_launch(&mut self, kernel: &Kernel) -> (u32, u32);
+    /// Whether issue, stall, memory and barrier events of `block` are wanted.
+    fn wants_detail(&self, block: u32) -> bool;
+    /// Whether register writes of `warp` of `block` are wanted.
+    fn wants_registers(&self, block: u32, warp: u32) -> bool;
+    /// Records one event.
+    fn record(&mut self, event: &Event) -> Result<(), TraceError>;
+}
+
+/// A sink that keeps every event in memory (for tests and small tools).
+#[derive(Clone, Debug, Default)]
+pub struct VecSink {
+    /// The events, in the order they were recorded.
+    pub events: Vec<Event>,
+    /// The kernels launched, by name, in the order first seen.
+    pub kernels: Vec<String>,
+    launches: u32,
+    /// Register writes are kept for this `(block, warp)` only.
+    pub focus: Option<(u32, u32)>,
+}
+
+impl TraceSink for VecSink {
+    fn begin_launch(&mut self, kernel: &Kernel) -> (u32, u32) {
+        let index = match self.kernels.iter().position(|k| *k == kernel.name) {
+            Some(i) => i,
+            None => {
+                self.kernels.push(kernel.name.clone());
+                self.kernels.len() - 1
+            }
+        };
+        self.launches += 1;
+        (self.launches - 1, index as u32)
+    }
+
+    fn wants_detail(&self, _block: u32) -> bool {
+        true
+    }
+
+    fn wants_registers(&self, block: u32, warp: u32) -> bool {
+        self.focus == Some((block, warp))
+    }
+
+    fn record(&mut self, event: &Event) -> Result<(), TraceError> {
+        self.events.push(event.clone());
+        Ok(())
+    }
+}
+
+/// Records into a [`TraceWriter`], adding each kernel (its printed IR) the
+/// first time it is launched unless the header already lists it by name.
+pub struct Recorder<W: Write> {
+    writer: TraceWriter<W>,
+    kernels: Vec<String>,
+    launches: u32,
+}
+
+impl<W: Write> Recorder<W> {
+    /// Wraps `writer`; `header_kernels` are the names of the kernels its
+    /// header lists, in order.
+    pub fn new(writer: TraceWriter<W>, header_kernels: Vec<String>) -> Recorder<W> {
+        Recorder {
+            writer,
+            kernels: header_kernels,
+            launches: 0,
+        }
+    }
+
+    /// Finishes the trace (writes its index) and returns the output.
+    pub fn finish(self) -> Result<W, TraceError> {
+        self.writer.finish()
+    }
+}
+
+impl<W: Write> TraceSink for Recorder<W> {
+    fn begin_launch(&mut self, kernel: &Kernel) -> (u32, u32) {
+        let index = match self.kernels.iter().position(|k| *k == kernel.name) {
+            Some(i) => i as u32,
+            None => {
+                let (text, lines) = kernels_ir::printer::print_with_lines(kernel);
+                self.kernels.push(kernel.name.clone());
+                self.writer
+                    .add_kernel(KernelSource::with_inst_lines(&kernel.name, &text, &lines))
+            }
+        };
+        self.launches += 1;
+        (self.launches - 1, index)
+    }
+
+    fn wants_detail(&self, block: u32) -> bool {
+        self.writer.wants_detail(block)
+    }
+
+    fn wants_registers(&self, block: u32, warp: u32) -> bool {
+        self.writer.wants_registers(block, warp)
+    }
+
+    fn record(&mut self, event: &Event) -> Result<(), TraceError> {
+        self.writer.record(event)
+    }
+}
+
+/// The simulator's side of tracing during one launch.
+pub(crate) struct Tracer<'a> {
+    sink: Option<&'a mut dyn TraceSink>,
+    /// The first error the sink reported; later events are dropped.
+    pub error: Option<TraceError>,
+}
+
+impl<'a> Tracer<'a> {
+    pub fn new(sink: Option<&'a mut (dyn TraceSink + '_)>) -> Tracer<'a> {
+        // Shortens the trait object's lifetime to the borrow's.
+        let sink = sink.map(|s| -> &'a mut dyn TraceSink { s });
+        Tracer { sink, error: None }
+    }
+
+    fn emit(&mut self, event: Event) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(sink) = self.sink.as_deref_mut() {
+            if let Err(e) = sink.record(&event) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    #[inline]
+    fn detail(&self, block: u64) -> bool {
+        match &self.sink {
+            Some(s) => self.error.is_none() && s.wants_detail(block as u32),
+            None => false,
+        }
+    }
+
+    /// Whether register writes of this warp are wanted.
+    #[inline]
+    pub fn registers(&self, block: u64, warp: u32) -> bool {
+        match &self.sink {
+            Some(s) => self.error.is_none() && s.wants_registers(block as u32, warp),
+            None => false,
+        }
+    }
+
+    pub fn begin(&mut self, kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> u32 {
+        let Some(sink) = self.sink.as_deref_mut() else {
+            return 0;
+        };
+        let (launch, kernel) = sink.begin_launch(kernel);
+        self.emit(Event::KernelLaunch {
+            cycle: 0,
+            launch,
+            kernel,
+            grid,
+            block,
+        });
+        launch
+    }
+
+    pub fn end(&mut self, cycle: u64, launch: u32) {
+        if self.sink.is_some() {
+            self.emit(Event::KernelEnd { cycle, launch });
+        }
+    }
+
+    pub fn block_start(&mut self, cycle: u64, sm: u32, block: u64) {
+        if self.sink.is_some() {
+            self.emit(Event::BlockStart {
+                cycle,
+                sm,
+                block: block as u32,
+            });
+        }
+    }
+
+    pub fn block_end(&mut self, cycle: u64, sm: u32, block: u64) {
+        if self.sink.is_some() {
+            self.emit(Event::BlockEnd {
+                cycle,
+                sm,
+                block: block as u32,
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn issue(
+        &mut self,
+        cycle: u64,
+        sm: u32,
+        sched: u32,
+        block: u64,
+        warp: u32,
+        pc: u32,
+        active: u64,
+    ) {
+        if self.detail(block) {
+            let block = block as u32;
+            self.emit(Event::Issue {
+                cycle,
+                sm,
+                sched,
+                block,
+                warp,
+                pc,
+                active,
+            });
+        }
+    }
+
+    /// The warp in `slot` of `sm` is charged `reason` from `cycle` on.
+    #[inline]
+    pub fn stall(&mut self, cycle: u64, sm: &Sm, slot: u16, reason: StallReason) {
+        if self.sink.is_none() {
+            return;
+        }
+        let w = &sm.warps[slot as usize];
+        let block = sm.blocks[w.block as usize].id;
+        if self.detail(block) {
+            let (sm, block, warp) = (sm.id, block as u32, w.index);
+            self.emit(Event::Stall {
+                cycle,
+                sm,
+                block,
+                warp,
+                reason,
+            });
+        }
+    }
+
+    pub fn barrier_arrive(&mut self, cycle: u64, sm: u32, block: u64, warp: u32) {
+        if self.detail(block) {
+            self.emit(Event::BarrierArrive {
+                cycle,
+                sm,
+                block: block as u32,
+                warp,
+            });
+        }
+    }
+
+    pub fn barrier_release(&mut self, cycle: u64, sm: u32, block: u64) {
+        if self.detail(block) {
+            self.emit(Event::BarrierRelease {
+                cycle,
+                sm,
+                block: block as u32,
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn shared_access(
+        &mut self,
+        cycle: u64,
+        sm: u32,
+        block: u64,
+        warp: u32,
+        pc: u32,
+        is_store: bool,
+        wf: Wavefronts,
+        words_per_bank: impl FnOnce() -> Vec<u8>,
+    ) {
+        if self.detail(block) {
+            self.emit(Event::SharedAccess {
+                cycle,
+                sm,
+                block: block as u32,
+                warp,
+                pc,
+                is_store,
+                wavefronts: wf.wavefronts,
+                conflicts: wf.conflicts,
+                words_per_bank: words_per_bank(),
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn global_request(
+        &mut self,
+        cycle: u64,
+        sm: u32,
+        block: u64,
+        warp: u32,
+        pc: u32,
+        is_store: bool,
+        sectors: u32,
+    ) {
+        if self.detail(block) {
+            let block = block as u32;
+            self.emit(Event::GlobalRequest {
+                cycle,
+                sm,
+                block,
+                warp,
+                pc,
+                is_store,
+                sectors,
+            });
+        }
+    }
+
+    /// A focused warp's register write, visible from `cycle`.
+    pub fn reg_write(
+        &mut self,
+        cycle: u64,
+        block: u64,
+        warp: u32,
+        reg: traces::RegRef,
+        mask: u64,
+        values: Vec<u64>,
+    ) {
+        self.emit(Event::RegWrite {
+            cycle,
+            block: block as u32,
+            warp,
+            reg,
+            mask,
+            values,
+        });
+    }
+}

@@ -1,0 +1,230 @@
+//! One warp slot of an SM: the SIMT stack, registers, scoreboard and
+//! scheduling state.
+//!
+//! **SIMT stack.** Exactly the reference interpreter's rule: an entry runs
+//! `mask` from `pc` until `rpc`. A divergent branch turns the top entry into
+//! the reconvergence entry (`pc = rpc`) and pushes the not-taken side, then
+//! the taken side, so the taken side runs first. Entries pop when their
+//! mask empties (lanes exited) or they reach their `rpc`; reaching the end
+//! of the kernel is an implicit exit.
+
+use crate::regfile::RegFile;
+
+/// One SIMT stack entry: run `mask` from `pc` until `rpc`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub pc: u32,
+    pub mask: u64,
+    pub rpc: u32,
+}
+
+/// What a warp slot is doing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    /// No warp.
+    Free,
+    /// Running: it may issue from `ready_at` on.
+    Ready,
+    /// Waiting at `bar.sync` since `barrier_since`.
+    Barrier,
+}
+
+/// A warp slot.
+#[derive(Clone, Debug)]
+pub(crate) struct Warp {
+    pub state: State,
+    /// The SM's block slot the warp belongs to.
+    pub block: u16,
+    /// The warp's index within its block.
+    pub index: u32,
+    /// Launch order on this SM (larger is younger).
+    pub age: u64,
+    /// Lanes that have not exited.
+    pub live: u64,
+    pub stack: Vec<Entry>,
+    pub rf: RegFile,
+    /// Per scoreboard entry: `(cycle << 4) | reason`, the cycle its pending
+    /// write lands and the stall reason a wait for it is charged to.
+    pub sb: Vec<u64>,
+    /// The first cycle not yet charged to a stall reason; while `Ready`,
+    /// the warp cannot issue before it.
+    pub ready_at: u64,
+    /// The first cycle of the current barrier wait.
+    pub barrier_since: u64,
+    /// The cycle the warp became resident.
+    pub start: u64,
+}
+
+impl Default for Warp {
+    fn default() -> Warp {
+        Warp {
+            state: State::Free,
+            block: 0,
+            index: 0,
+            age: 0,
+            live: 0,
+            stack: Vec::new(),
+            rf: RegFile::default(),
+            sb: Vec::new(),
+            ready_at: 0,
+            barrier_since: 0,
+            start: 0,
+        }
+    }
+}
+
+impl Warp {
+    /// The current entry (the warp must not have finished).
+    #[inline]
+    pub fn top(&self) -> Entry {
+        *self.stack.last().expect("a running warp has a stack entry")
+    }
+
+    /// The current pc (the warp must not have finished).
+    #[inline]
+    pub fn pc(&self) -> u32 {
+        self.top().pc
+    }
+
+    /// Moves the current entry to `pc`.
+    #[inline]
+    pub fn set_pc(&mut self, pc: u32) {
+        if let Some(top) = self.stack.last_mut() {
+            top.pc = pc;
+        }
+    }
+
+    /// Pops finished entries; returns whether the warp still has work.
+    pub fn normalize(&mut self, end: u32) -> bool {
+        while let Some(top) = self.stack.last_mut() {
+            top.mask &= self.live;
+            if top.mask == 0 || top.pc == top.rpc {
+                self.stack.pop();
+            } else if top.pc >= end {
+                self.live &= !top.mask;
+                self.stack.pop();
+            } else {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Takes the branch at the top entry: `taken` lanes go to `target`, the
+    /// others to `pc + 1`; a split reconverges at `rpc`.
+    pub fn branch(&mut self, taken: u64, target: u32, rpc: u32) {
+        let top = self.top();
+        let not_taken = top.mask & !taken;
+        if not_taken == 0 {
+            self.set_pc(target);
+        } else if taken == 0 {
+            self.set_pc(top.pc + 1);
+        } else {
+            self.set_pc(rpc);
+            self.stack.push(Entry {
+                pc: top.pc + 1,
+                mask: not_taken,
+                rpc,
+            });
+            self.stack.push(Entry {
+                pc: target,
+                mask: taken,
+                rpc,
+            });
+        }
+    }
+
+    /// The guard mask of predicate `guard` among the lanes of `mask`.
+    #[inline]
+    pub fn guarded(&self, mask: u64, guard: Option<(u32, bool)>) -> u64 {
+        match guard {
+            Some((p, negated)) => {
+                let bits = self.rf.preds[p as usize];
+                mask & if negated { !bits } else { bits }
+            }
+            None => mask,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warp(mask: u64, end: u32) -> Warp {
+        Warp {
+            state: State::Ready,
+            live: mask,
+            stack: vec![Entry {
+                pc: 0,
+                mask,
+                rpc: end,
+            }],
+            ..Warp::default()
+        }
+    }
+
+    #[test]
+    fn divergent_branch_runs_taken_side_first_then_reconverges() {
+        let mut w = warp(0b1111, 10);
+        w.set_pc(2);
+        w.branch(0b0011, 7, 5);
+        assert!(w.normalize(10));
+        assert_eq!(
+            w.top(),
+            Entry {
+                pc: 7,
+                mask: 0b0011,
+                rpc: 5
+            }
+        );
+        w.set_pc(5);
+        assert!(w.normalize(10));
+        assert_eq!(
+            w.top(),
+            Entry {
+                pc: 3,
+                mask: 0b1100,
+                rpc: 5
+            }
+        );
+        w.set_pc(5);
+        assert!(w.normalize(10));
+        assert_eq!(
+            w.top(),
+            Entry {
+                pc: 5,
+                mask: 0b1111,
+                rpc: 10
+            }
+        );
+    }
+
+    #[test]
+    fn uniform_branches_do_not_split() {
+        let mut w = warp(0b11, 10);
+        w.branch(0b11, 6, 9);
+        assert_eq!(w.stack.len(), 1);
+        assert_eq!(w.pc(), 6);
+        w.branch(0, 2, 9);
+        assert_eq!(w.pc(), 7);
+    }
+
+    #[test]
+    fn exited_lanes_leave_every_entry_and_the_end_is_an_exit() {
+        let mut w = warp(0b1111, 10);
+        w.branch(0b0001, 8, 10);
+        w.live &= !0b0001; // the taken lane exits
+        assert!(w.normalize(10));
+        assert_eq!(
+            w.top(),
+            Entry {
+                pc: 1,
+                mask: 0b1110,
+                rpc: 10
+            }
+        );
+        w.set_pc(10);
+        assert!(!w.normalize(10));
+    }
+}
