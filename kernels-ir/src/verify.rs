@@ -130,13 +130,15 @@ impl VerifiedKernel {
 /// error found, sorted by location.
 pub fn verify_kernel(kernel: Kernel) -> Result<VerifiedKernel, VerifierErrors> {
     let mut errors = VerifierErrors::default();
-    check_declarations(&kernel, &mut errors);
+    let limits_ok = check_declarations(&kernel, &mut errors);
     let labels_ok = check_labels(&kernel, &mut errors);
-    let targets_ok = check_insts(&kernel, &mut errors);
+    let (targets_ok, regs_ok) = check_insts(&kernel, &mut errors);
     let cfg = (labels_ok && targets_ok).then(|| {
         let cfg = Cfg::new(&kernel);
         let ipdom = cfg.immediate_post_dominators();
-        barrier::check_barriers(&kernel, &cfg, &ipdom, &mut errors);
+        if limits_ok && regs_ok {
+            barrier::check_barriers(&kernel, &cfg, &ipdom, &mut errors);
+        }
         (cfg, ipdom)
     });
     if !errors.is_empty() {
@@ -172,13 +174,17 @@ pub fn is_identifier(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-fn check_declarations(kernel: &Kernel, errors: &mut VerifierErrors) {
+/// Reports errors in the declarations; returns whether the register counts
+/// are within the limits.
+fn check_declarations(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
+    let mut limits_ok = true;
     if !is_identifier(&kernel.name) {
         let msg = format!("kernel name `{}` is not an identifier", kernel.name);
         errors.report(Location::Kernel, msg);
     }
     let words = u64::from(kernel.regs.b32) + 2 * u64::from(kernel.regs.b64);
     if words > u64::from(MAX_WORDS_PER_THREAD) {
+        limits_ok = false;
         errors.report(
             Location::Kernel,
             format!(
@@ -188,6 +194,7 @@ fn check_declarations(kernel: &Kernel, errors: &mut VerifierErrors) {
         );
     }
     if kernel.regs.pred > MAX_PREDICATES {
+        limits_ok = false;
         errors.report(
             Location::Kernel,
             format!(
@@ -214,6 +221,7 @@ fn check_declarations(kernel: &Kernel, errors: &mut VerifierErrors) {
             errors.report(Location::Param(i), msg);
         }
     }
+    limits_ok
 }
 
 /// Reports label errors; returns whether every label is placed in range.
@@ -249,9 +257,9 @@ fn check_labels(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
 }
 
 /// Reports every instruction's errors; returns whether every branch
-/// target exists.
-fn check_insts(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
-    let mut targets_ok = true;
+/// target exists and whether every register is declared.
+fn check_insts(kernel: &Kernel, errors: &mut VerifierErrors) -> (bool, bool) {
+    let (mut targets_ok, mut regs_ok) = (true, true);
     let mut messages = Vec::new();
     for (pc, inst) in kernel.insts.iter().enumerate() {
         let location = Location::Inst(pc as u32);
@@ -261,6 +269,7 @@ fn check_insts(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
                 undeclared.push(reg);
             }
         });
+        regs_ok &= undeclared.is_empty();
         for reg in undeclared {
             errors.report(
                 location,
@@ -280,7 +289,7 @@ fn check_insts(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
             targets_ok &= target.index() < kernel.labels.len();
         }
     }
-    targets_ok
+    (targets_ok, regs_ok)
 }
 
 #[cfg(test)]

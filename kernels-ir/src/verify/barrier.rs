@@ -1,111 +1,224 @@
 //! The barrier rule: a `bar.sync` must not depend on a branch that can send
 //! different threads of a block different ways.
 //!
-//! A conservative, flow-insensitive uniformity analysis decides which
-//! registers may differ between the threads of a block. A register is
-//! *non-uniform* if any instruction that writes it
+//! A conservative uniformity analysis decides, at each point of the kernel,
+//! which registers may differ between the threads of a block. It is a
+//! forward data-flow analysis over the CFG (a may-analysis: the union at
+//! joins); registers start uniform (every thread starts with 0). An
+//! instruction's result is *non-uniform* if the instruction
 //! - is a load or a shuffle (their results are per-thread by nature),
 //! - reads a non-uniform register or a per-thread special (`%laneid`,
 //!   `%warpid`, `%tid.*`; see [`Special::is_block_uniform`]),
 //! - is guarded by a non-uniform predicate, or
-//! - lies in the divergent region of a non-uniform branch.
+//! - lies in the divergent region of a non-uniform branch (after the region
+//!   some threads hold the new value and some the old).
 //!
-//! A guarded `bra` whose predicate is non-uniform is *divergent*; its region
-//! is every block reachable from its successors before its reconvergence
-//! point (the immediate post-dominator, [`crate::cfg`]). The analysis
-//! iterates to a fixed point; then a `bar.sync` inside any divergent region
-//! is an error.
-
-use std::collections::HashSet;
+//! Otherwise an unguarded write makes its register uniform again, and a
+//! write under a uniform guard leaves it as it was. A guarded `bra` whose
+//! predicate is non-uniform where it stands is *divergent*; its region is
+//! every block reachable from its successors before its reconvergence point
+//! (the immediate post-dominator, [`crate::cfg`]). Regions and register
+//! states are iterated together to a fixed point; then a `bar.sync` inside
+//! any divergent region is an error.
 
 use crate::cfg::Cfg;
-use crate::entities::Reg;
+use crate::entities::{Reg, RegClass};
 use crate::inst::{Inst, InstData, Operand, Special};
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, RegCounts};
 use crate::opcode::Opcode;
 use crate::printer::print_inst;
 use crate::uses::for_each_def;
 
 use super::{Location, VerifierErrors};
 
-fn nonuniform_operand(op: &Operand, nonuniform: &HashSet<Reg>) -> bool {
-    match op {
-        Operand::Reg(r) => nonuniform.contains(r),
-        Operand::Special(s) => !Special::is_block_uniform(*s),
-        Operand::Imm(_) | Operand::Param(_) => false,
-    }
+/// A set of registers as a bit vector, dense over the declared registers.
+#[derive(Clone, PartialEq, Eq)]
+struct RegSet {
+    bits: Vec<u64>,
 }
 
-/// Whether `inst`'s results may differ between threads even when it runs in
-/// every thread.
-fn produces_nonuniform(inst: &Inst, nonuniform: &HashSet<Reg>) -> bool {
-    let any = |ops: &[Operand]| ops.iter().any(|op| nonuniform_operand(op, nonuniform));
-    match &inst.data {
-        InstData::Load { .. } | InstData::Shfl { .. } => true,
-        InstData::Unary { src, .. } => any(std::slice::from_ref(src)),
-        InstData::Binary { args, .. } => any(args),
-        InstData::Select { args, pred, .. } => any(args) || nonuniform.contains(pred),
-        InstData::Cmpx { regs, .. } => regs.iter().any(|r| nonuniform.contains(r)),
-        InstData::Store { .. } | InstData::Branch { .. } | InstData::Nullary { .. } => false,
-    }
-}
-
-/// For each instruction, the pc of a divergent branch it depends on (the
-/// first one found), given the current non-uniform registers.
-fn divergent_regions(
-    kernel: &Kernel,
-    cfg: &Cfg,
-    ipdom: &[Option<usize>],
-    nonuniform: &HashSet<Reg>,
-) -> Vec<Option<u32>> {
-    let mut cause = vec![None; kernel.insts.len()];
-    let mut seen = vec![false; cfg.blocks.len()];
-    for (pc, inst) in kernel.insts.iter().enumerate() {
-        let divergent = matches!(inst.data, InstData::Branch { .. })
-            && inst.guard.is_some_and(|g| nonuniform.contains(&g.pred));
-        if !divergent {
-            continue;
+impl RegSet {
+    fn empty(counts: &RegCounts) -> RegSet {
+        let total = counts.b32 as usize + counts.b64 as usize + counts.pred as usize;
+        RegSet {
+            bits: vec![0; total.div_ceil(64)],
         }
-        let block = cfg.block_of[pc];
-        let stop = ipdom[block];
-        seen.fill(false);
-        let mut work: Vec<usize> = cfg.blocks[block].succs.clone();
+    }
+
+    /// The dense index of `reg` (registers must be declared).
+    fn index(counts: &RegCounts, reg: Reg) -> usize {
+        let i = reg.index() as usize;
+        match reg.class() {
+            RegClass::B32 => i,
+            RegClass::B64 => counts.b32 as usize + i,
+            RegClass::Pred => counts.b32 as usize + counts.b64 as usize + i,
+        }
+    }
+
+    fn contains(&self, counts: &RegCounts, reg: Reg) -> bool {
+        let i = Self::index(counts, reg);
+        self.bits[i / 64] >> (i % 64) & 1 != 0
+    }
+
+    fn set(&mut self, counts: &RegCounts, reg: Reg, on: bool) {
+        let i = Self::index(counts, reg);
+        if on {
+            self.bits[i / 64] |= 1 << (i % 64);
+        } else {
+            self.bits[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    /// Adds `other`; returns whether anything changed.
+    fn union(&mut self, other: &RegSet) -> bool {
+        let mut changed = false;
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            changed |= *a | b != *a;
+            *a |= b;
+        }
+        changed
+    }
+}
+
+/// The analysis context: the kernel and its control flow.
+struct Uniformity<'a> {
+    kernel: &'a Kernel,
+    cfg: &'a Cfg,
+    ipdom: &'a [Option<usize>],
+}
+
+impl Uniformity<'_> {
+    fn counts(&self) -> &RegCounts {
+        &self.kernel.regs
+    }
+
+    fn nonuniform_operand(&self, op: &Operand, state: &RegSet) -> bool {
+        match op {
+            Operand::Reg(r) => state.contains(self.counts(), *r),
+            Operand::Special(s) => !Special::is_block_uniform(*s),
+            Operand::Imm(_) | Operand::Param(_) => false,
+        }
+    }
+
+    /// Whether `inst`'s results may differ between threads even when it
+    /// runs in every thread.
+    fn produces_nonuniform(&self, inst: &Inst, state: &RegSet) -> bool {
+        let any = |ops: &[Operand]| ops.iter().any(|op| self.nonuniform_operand(op, state));
+        let reg = |r: &Reg| state.contains(self.counts(), *r);
+        match &inst.data {
+            InstData::Load { .. } | InstData::Shfl { .. } => true,
+            InstData::Unary { src, .. } => any(std::slice::from_ref(src)),
+            InstData::Binary { args, .. } => any(args),
+            InstData::Select { args, pred, .. } => any(args) || reg(pred),
+            InstData::Cmpx { regs, .. } => regs.iter().any(reg),
+            InstData::Store { .. } | InstData::Branch { .. } | InstData::Nullary { .. } => false,
+        }
+    }
+
+    fn guard_nonuniform(&self, inst: &Inst, state: &RegSet) -> bool {
+        inst.guard
+            .is_some_and(|g| state.contains(self.counts(), g.pred))
+    }
+
+    /// Applies one instruction to the set of non-uniform registers.
+    fn transfer(&self, inst: &Inst, in_region: bool, state: &mut RegSet) {
+        let nonuniform = in_region
+            || self.guard_nonuniform(inst, state)
+            || self.produces_nonuniform(inst, state);
+        let guarded = inst.guard.is_some();
+        let counts = *self.counts();
+        for_each_def(inst, |r| {
+            // A write under a uniform guard happens in all threads or none.
+            if nonuniform || !guarded {
+                state.set(&counts, r, nonuniform);
+            }
+        });
+    }
+
+    /// For each instruction, the pc of a divergent branch whose region
+    /// holds it (the first one found).
+    fn regions(&self, divergent: &[bool]) -> Vec<Option<u32>> {
+        let mut cause = vec![None; self.kernel.insts.len()];
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        for pc in (0..divergent.len()).filter(|&pc| divergent[pc]) {
+            let block = self.cfg.block_of[pc];
+            let stop = self.ipdom[block];
+            seen.fill(false);
+            let mut work: Vec<usize> = self.cfg.blocks[block].succs.clone();
+            while let Some(b) = work.pop() {
+                if Some(b) == stop || std::mem::replace(&mut seen[b], true) {
+                    continue;
+                }
+                let range = self.cfg.blocks[b].start as usize..self.cfg.blocks[b].end as usize;
+                for c in &mut cause[range] {
+                    c.get_or_insert(pc as u32);
+                }
+                work.extend(&self.cfg.blocks[b].succs);
+            }
+        }
+        cause
+    }
+
+    /// The non-uniform registers at each block's entry.
+    fn block_states(&self, cause: &[Option<u32>]) -> Vec<RegSet> {
+        let blocks = &self.cfg.blocks;
+        let mut entry = vec![RegSet::empty(self.counts()); blocks.len()];
+        let mut queued = vec![true; blocks.len()];
+        let mut work: Vec<usize> = (0..blocks.len()).rev().collect();
         while let Some(b) = work.pop() {
-            if Some(b) == stop || std::mem::replace(&mut seen[b], true) {
-                continue;
+            queued[b] = false;
+            let mut state = entry[b].clone();
+            for pc in blocks[b].start as usize..blocks[b].end as usize {
+                self.transfer(&self.kernel.insts[pc], cause[pc].is_some(), &mut state);
             }
-            let range = cfg.blocks[b].start as usize..cfg.blocks[b].end as usize;
-            for c in &mut cause[range] {
-                c.get_or_insert(pc as u32);
+            for &s in &blocks[b].succs {
+                if entry[s].union(&state) && !std::mem::replace(&mut queued[s], true) {
+                    work.push(s);
+                }
             }
-            work.extend(&cfg.blocks[b].succs);
+        }
+        entry
+    }
+
+    /// Iterates divergent branches and register states to a fixed point;
+    /// returns the divergent region of every instruction.
+    fn analyse(&self) -> Vec<Option<u32>> {
+        let insts = &self.kernel.insts;
+        let mut divergent = vec![false; insts.len()];
+        loop {
+            let cause = self.regions(&divergent);
+            let entry = self.block_states(&cause);
+            let mut changed = false;
+            for (b, block) in self.cfg.blocks.iter().enumerate() {
+                let mut state = entry[b].clone();
+                for pc in block.start as usize..block.end as usize {
+                    let inst = &insts[pc];
+                    if matches!(inst.data, InstData::Branch { .. })
+                        && self.guard_nonuniform(inst, &state)
+                        && !std::mem::replace(&mut divergent[pc], true)
+                    {
+                        changed = true;
+                    }
+                    self.transfer(inst, cause[pc].is_some(), &mut state);
+                }
+            }
+            if !changed {
+                return cause;
+            }
         }
     }
-    cause
 }
 
 /// Reports every `bar.sync` that only some threads of a block may reach.
-/// Labels must be valid (the CFG is built from them).
+/// Labels must be valid (the CFG is built from them) and every register
+/// declared, within the limits (the analysis indexes them densely).
 pub(super) fn check_barriers(
     kernel: &Kernel,
     cfg: &Cfg,
     ipdom: &[Option<usize>],
     errors: &mut VerifierErrors,
 ) {
-    let mut nonuniform = HashSet::new();
-    let cause = loop {
-        let cause = divergent_regions(kernel, cfg, ipdom, &nonuniform);
-        let mut changed = false;
-        for (pc, inst) in kernel.insts.iter().enumerate() {
-            let guarded_apart = inst.guard.is_some_and(|g| nonuniform.contains(&g.pred));
-            if cause[pc].is_some() || guarded_apart || produces_nonuniform(inst, &nonuniform) {
-                for_each_def(inst, |r| changed |= nonuniform.insert(r));
-            }
-        }
-        if !changed {
-            break cause;
-        }
-    };
+    let cause = Uniformity { kernel, cfg, ipdom }.analyse();
     for (pc, inst) in kernel.insts.iter().enumerate() {
         if inst.data.opcode() != Opcode::BarSync {
             continue;
