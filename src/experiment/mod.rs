@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod input;
+pub mod report;
 
 pub use check::{CheckError, check_sorted};
 pub use input::{Distribution, generate_u32};
+pub use report::{KernelRow, Report, TotalRow, aggregate};

@@ -1,0 +1,248 @@
+//! The report of an experiment: per-kernel rows (launches aggregated by
+//! kernel name) and a total, as a table for people and as the stable JSON
+//! object of `cli.md` for scripts.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use sim::{KernelStats, StallReason};
+
+/// One kernel's row: every launch of that kernel, summed.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelRow {
+    /// Kernel name (`bs`, `fm`, ...).
+    pub name: String,
+    /// Launches summed into this row.
+    pub launches: u64,
+    /// Grid of the first launch.
+    pub grid: [u32; 3],
+    /// Block of the first launch.
+    pub block: [u32; 3],
+    /// Simulated cycles, summed over launches.
+    pub cycles: u64,
+    /// Counters under Nsight Compute's metric names.
+    pub metrics: BTreeMap<&'static str, f64>,
+    /// Warp-cycles per stall reason.
+    pub stalls: BTreeMap<&'static str, u64>,
+    /// The raw counters, kept for the table (not serialised).
+    #[serde(skip)]
+    pub stats: KernelStats,
+}
+
+impl KernelRow {
+    /// A row from (aggregated) stats.
+    pub fn new(name: &str, stats: KernelStats) -> KernelRow {
+        KernelRow {
+            name: name.to_string(),
+            launches: stats.launches,
+            grid: stats.grid,
+            block: stats.block,
+            cycles: stats.cycles.0,
+            metrics: stats.metrics(),
+            stalls: stats.stall_map(),
+            stats,
+        }
+    }
+}
+
+/// The total over every kernel.
+#[derive(Debug, Clone, Serialize)]
+pub struct TotalRow {
+    /// Simulated cycles of all launches, back to back.
+    pub cycles: u64,
+    /// Counters under Nsight Compute's metric names.
+    pub metrics: BTreeMap<&'static str, f64>,
+    /// Warp-cycles per stall reason.
+    pub stalls: BTreeMap<&'static str, u64>,
+}
+
+/// An experiment's report (`cli.md`: the keys are stable).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Every field of the machine config and the sort options.
+    pub config: serde_json::Map<String, serde_json::Value>,
+    /// Number of keys sorted.
+    pub keys: u64,
+    /// Whether the output matched the reference sort (a report is only
+    /// printed for correct runs, so this is always true in output).
+    pub sorted: bool,
+    /// Totals over all kernels.
+    pub total: TotalRow,
+    /// One row per kernel name, in order of first launch.
+    pub kernels: Vec<KernelRow>,
+}
+
+/// Sums launches by kernel name, keeping the order of first launch.
+pub fn aggregate<'a>(
+    launches: impl IntoIterator<Item = (&'a str, &'a KernelStats)>,
+) -> Vec<KernelRow> {
+    let mut order: Vec<(String, KernelStats)> = Vec::new();
+    for (name, stats) in launches {
+        match order.iter_mut().find(|(n, _)| n == name) {
+            Some((_, acc)) => *acc += stats,
+            None => order.push((name.to_string(), stats.clone())),
+        }
+    }
+    order
+        .into_iter()
+        .map(|(name, stats)| KernelRow::new(&name, stats))
+        .collect()
+}
+
+impl Report {
+    /// A report from its rows; the total sums them.
+    pub fn new(
+        config: serde_json::Map<String, serde_json::Value>,
+        keys: u64,
+        kernels: Vec<KernelRow>,
+    ) -> Report {
+        let mut total = KernelStats::default();
+        for row in &kernels {
+            total += &row.stats;
+        }
+        Report {
+            config,
+            keys,
+            sorted: true,
+            total: TotalRow {
+                cycles: total.cycles.0,
+                metrics: total.metrics(),
+                stalls: total.stall_map(),
+            },
+            kernels,
+        }
+    }
+
+    /// The report as pretty JSON (stable key order: maps are sorted).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report always serialises")
+    }
+
+    /// The report as two tables that fit 80 columns: time and issue, then memory.
+    pub fn to_table(&self) -> String {
+        let mut total = KernelStats::default();
+        for row in &self.kernels {
+            total += &row.stats;
+        }
+        let rows: Vec<(&str, &KernelStats)> = self
+            .kernels
+            .iter()
+            .map(|r| (r.name.as_str(), &r.stats))
+            .chain(std::iter::once(("total", &total)))
+            .collect();
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:<10} {:>8} {:>15} {:>15} {:>6}",
+            "kernel", "launches", "cycles", "warp inst", "IPC"
+        );
+        for (name, s) in &rows {
+            let ipc = if s.sm_cycles_active == 0 {
+                0.0
+            } else {
+                s.inst_executed as f64 / s.sm_cycles_active as f64
+            };
+            let _ = writeln!(
+                out,
+                "{:<10} {:>8} {:>15} {:>15} {:>6.2}",
+                name,
+                group(s.launches),
+                group(s.cycles.0),
+                group(s.inst_executed),
+                ipc,
+            );
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{:<10} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
+            "kernel",
+            "smem ld wavef",
+            "ld confl",
+            "smem st wavef",
+            "st confl",
+            "gld s/r",
+            "gst s/r"
+        );
+        for (name, s) in &rows {
+            let per = |a: u64, b: u64| {
+                if b == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.2}", a as f64 / b as f64)
+                }
+            };
+            let _ = writeln!(
+                out,
+                "{:<10} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
+                name,
+                group(s.smem_ld_wavefronts),
+                group(s.smem_ld_bank_conflicts),
+                group(s.smem_st_wavefronts),
+                group(s.smem_st_bank_conflicts),
+                per(s.gmem_ld_sectors, s.gmem_ld_requests),
+                per(s.gmem_st_sectors, s.gmem_st_requests),
+            );
+        }
+        let _ = writeln!(out);
+        let _ = write!(out, "{:<10}", "stalls %");
+        for (_, short) in STALL_COLUMNS {
+            let _ = write!(out, " {short:>6}");
+        }
+        let _ = writeln!(out);
+        for (name, s) in &rows {
+            let _ = write!(out, "{name:<10}");
+            for (reason, _) in STALL_COLUMNS {
+                let share = if s.warp_cycles == 0 {
+                    0.0
+                } else {
+                    100.0 * s.stall(*reason) as f64 / s.warp_cycles as f64
+                };
+                let _ = write!(out, " {share:>6.1}");
+            }
+            let _ = writeln!(out);
+        }
+        out
+    }
+}
+
+/// `n` with thousands grouped by commas.
+pub fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The stall reasons shown in the table, with 6-character headings; the
+/// JSON report has all of them.
+const STALL_COLUMNS: &[(StallReason, &str)] = &[
+    (StallReason::Selected, "select"),
+    (StallReason::NotSelected, "notsel"),
+    (StallReason::LongScoreboard, "longsb"),
+    (StallReason::ShortScoreboard, "shrtsb"),
+    (StallReason::Wait, "wait"),
+    (StallReason::MioThrottle, "mio"),
+    (StallReason::LgThrottle, "lg"),
+    (StallReason::Barrier, "barier"),
+    (StallReason::MathPipeThrottle, "math"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_counts_are_grouped() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(1234567), "1,234,567");
+    }
+}
