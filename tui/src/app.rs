@@ -1,0 +1,323 @@
+//! The replay's state and its one mutator, [`App::apply`].
+//!
+//! `App` holds the cursor (launch and cycle), the selection (block and
+//! warp), playback and the overlays. Keys become [`Action`]s in `keys.rs`;
+//! drawing (`ui/`) only reads an `&App`. Tests drive `apply` directly.
+
+use std::time::Duration;
+
+use crate::inst::InstKind;
+use crate::replay::{LaunchData, Replay};
+
+/// Playback speeds, in cycles per second.
+pub const SPEEDS: &[u64] = &[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 5_000, 20_000];
+
+/// Everything the user can ask for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Start or stop playback.
+    TogglePlay,
+    /// Play faster.
+    Faster,
+    /// Play slower.
+    Slower,
+    /// One cycle forward.
+    StepCycle,
+    /// One cycle back.
+    BackCycle,
+    /// To the focused warp's next issued instruction.
+    StepInst,
+    /// To the focused warp's previous issued instruction.
+    BackInst,
+    /// To the next launch.
+    NextKernel,
+    /// To the previous launch.
+    PrevKernel,
+    /// To the next merge stage of the focused warp.
+    NextStage,
+    /// To the previous merge stage of the focused warp.
+    PrevStage,
+    /// To the next shared access with a bank conflict (focusing its warp).
+    NextConflict,
+    /// To the previous one.
+    PrevConflict,
+    /// To `n` tenths of the launch (0..=10).
+    SeekTenths(u8),
+    /// Focus the next warp of the block.
+    NextWarp,
+    /// Focus the previous warp.
+    PrevWarp,
+    /// Focus the next block that has detail.
+    NextBlock,
+    /// Focus the previous one.
+    PrevBlock,
+    /// Show or hide the key help.
+    ToggleHelp,
+    /// Leave.
+    Quit,
+    /// Time passed (playback advances by speed x time).
+    Tick(Duration),
+}
+
+/// The replay's state.
+#[derive(Debug)]
+pub struct App {
+    /// The trace and the loaded launch.
+    pub replay: Replay,
+    /// The cursor: a cycle inside the loaded launch.
+    pub cycle: u64,
+    /// The focused warp within the block.
+    pub warp: u32,
+    /// Whether playback runs.
+    pub playing: bool,
+    /// Index into [`SPEEDS`].
+    pub speed: usize,
+    /// Whether the help overlay shows.
+    pub help: bool,
+    /// Whether the user asked to leave.
+    pub quit: bool,
+    /// A one-line note for the status bar (an error, "no more conflicts").
+    pub message: Option<String>,
+    /// Playback's fractional cycles not yet applied.
+    carry: f64,
+}
+
+impl App {
+    /// A replay at the start of the first launch, focused on the header's
+    /// focus warp (or warp 0).
+    pub fn new(replay: Replay) -> Self {
+        let warp = replay.header().options.focus.warp.unwrap_or(0);
+        let cycle = replay.data.start;
+        let mut app = App {
+            replay,
+            cycle,
+            warp,
+            playing: false,
+            speed: 3,
+            help: false,
+            quit: false,
+            message: None,
+            carry: 0.0,
+        };
+        app.clamp_warp();
+        app
+    }
+
+    /// The loaded launch.
+    pub fn data(&self) -> &LaunchData {
+        &self.replay.data
+    }
+
+    /// Playback speed in cycles per second.
+    pub fn speed(&self) -> u64 {
+        SPEEDS[self.speed]
+    }
+
+    /// Applies one action: the only code that changes the state.
+    pub fn apply(&mut self, action: Action) {
+        if !matches!(action, Action::Tick(_)) {
+            self.message = None;
+        }
+        let d = &self.replay.data;
+        let (start, end) = (d.start, d.end);
+        match action {
+            Action::TogglePlay => {
+                self.playing = !self.playing;
+                self.carry = 0.0;
+            }
+            Action::Faster => self.speed = (self.speed + 1).min(SPEEDS.len() - 1),
+            Action::Slower => self.speed = self.speed.saturating_sub(1),
+            Action::StepCycle => self.cycle = (self.cycle + 1).min(end),
+            Action::BackCycle => self.cycle = self.cycle.saturating_sub(1).max(start),
+            Action::StepInst => self.step_inst(true),
+            Action::BackInst => self.step_inst(false),
+            Action::NextKernel => self.goto_launch(d.launch + 1),
+            Action::PrevKernel => match d.launch.checked_sub(1) {
+                Some(l) => self.goto_launch(l),
+                None => self.cycle = start,
+            },
+            Action::NextStage => self.stage(true),
+            Action::PrevStage => self.stage(false),
+            Action::NextConflict => self.conflict(true),
+            Action::PrevConflict => self.conflict(false),
+            Action::SeekTenths(n) => {
+                self.cycle = start + (end - start) * u64::from(n.min(10)) / 10;
+            }
+            Action::NextWarp => {
+                self.warp = (self.warp + 1) % d.warps().max(1);
+            }
+            Action::PrevWarp => {
+                let n = d.warps().max(1);
+                self.warp = (self.warp + n - 1) % n;
+            }
+            Action::NextBlock => self.change_block(true),
+            Action::PrevBlock => self.change_block(false),
+            Action::ToggleHelp => self.help = !self.help,
+            Action::Quit => self.quit = true,
+            Action::Tick(dt) => self.tick(dt),
+        }
+    }
+
+    fn tick(&mut self, dt: Duration) {
+        if !self.playing {
+            return;
+        }
+        self.carry += dt.as_secs_f64() * self.speed() as f64;
+        let whole = self.carry.floor();
+        self.carry -= whole;
+        let end = self.replay.data.end;
+        self.cycle = self.cycle.saturating_add(whole as u64).min(end);
+        if self.cycle == end {
+            // Play on into the next launch, or stop at the last one's end.
+            if self.replay.data.launch + 1 < self.replay.launch_count() {
+                self.goto_launch(self.replay.data.launch + 1);
+            } else {
+                self.playing = false;
+            }
+        }
+    }
+
+    fn step_inst(&mut self, forward: bool) {
+        let issues = self.replay.data.warp_issues(self.warp);
+        let c = self.cycle;
+        let target = if forward {
+            issues.iter().find(|i| i.cycle > c)
+        } else {
+            issues.iter().rev().find(|i| i.cycle < c)
+        };
+        match target {
+            Some(i) => self.cycle = i.cycle,
+            None => self.note("no more instructions of this warp in this launch"),
+        }
+    }
+
+    /// Issue cycles of the focused warp that begin a merge stage: the
+    /// kernel's stage marks, or (without marks) each `shfl.xor` whose mask
+    /// differs from the warp's previous one.
+    pub fn stage_starts(&self) -> Vec<(u64, String)> {
+        let k = self.replay.kernel();
+        let marks = &k.source.stages;
+        let mut out = Vec::new();
+        let mut last_mask = None;
+        for i in self.replay.data.warp_issues(self.warp) {
+            if !marks.is_empty() {
+                if let Some(m) = marks.iter().find(|m| m.pc == i.pc) {
+                    out.push((i.cycle, m.label.clone()));
+                }
+            } else if let InstKind::ShflXor { mask, .. } = k.kind(i.pc)
+                && last_mask != Some(mask)
+            {
+                last_mask = Some(mask);
+                out.push((i.cycle, format!("xor {mask}")));
+            }
+        }
+        out
+    }
+
+    /// The merge stage the cursor is in, if any.
+    pub fn current_stage(&self) -> Option<String> {
+        let c = self.cycle;
+        self.stage_starts()
+            .into_iter()
+            .rev()
+            .find(|s| s.0 <= c)
+            .map(|s| s.1)
+    }
+
+    fn stage(&mut self, forward: bool) {
+        let starts = self.stage_starts();
+        let c = self.cycle;
+        let target = if forward {
+            starts.iter().find(|s| s.0 > c)
+        } else {
+            starts.iter().rev().find(|s| s.0 < c)
+        };
+        match target {
+            Some(s) => self.cycle = s.0,
+            None => self.note("no more merge stages of this warp in this launch"),
+        }
+    }
+
+    fn conflict(&mut self, forward: bool) {
+        let smem = &self.replay.data.smem;
+        let c = self.cycle;
+        let hit = if forward {
+            smem.iter().find(|a| a.conflicts > 0 && a.cycle > c)
+        } else {
+            smem.iter().rev().find(|a| a.conflicts > 0 && a.cycle < c)
+        };
+        match hit.map(|a| (a.cycle, a.warp)) {
+            Some((cycle, warp)) => {
+                self.cycle = cycle;
+                self.warp = warp;
+            }
+            None => self.note("no more bank conflicts in this block and launch"),
+        }
+    }
+
+    fn change_block(&mut self, forward: bool) {
+        let d = &self.replay.data;
+        let blocks = &d.detail_blocks;
+        if blocks.len() < 2 {
+            self.note("only one block has detail in this launch (record with --trace-level full)");
+            return;
+        }
+        let i = d
+            .block
+            .and_then(|b| blocks.iter().position(|&x| x == b))
+            .unwrap_or(0);
+        let j = if forward {
+            (i + 1) % blocks.len()
+        } else {
+            (i + blocks.len() - 1) % blocks.len()
+        };
+        let (launch, block) = (d.launch, blocks[j]);
+        if let Err(e) = self.replay.load(launch, block) {
+            self.note(&e.to_string());
+        }
+        self.cycle = self
+            .cycle
+            .clamp(self.replay.data.start, self.replay.data.end);
+        self.clamp_warp();
+    }
+
+    fn goto_launch(&mut self, launch: usize) {
+        if launch >= self.replay.launch_count() {
+            self.note("this is the last kernel launch");
+            return;
+        }
+        let block = self
+            .replay
+            .data
+            .block
+            .unwrap_or(self.replay.header().options.focus.block);
+        match self.replay.load(launch, block) {
+            Ok(()) => {
+                self.cycle = self.replay.data.start;
+                self.clamp_warp();
+            }
+            Err(e) => {
+                self.playing = false;
+                self.note(&e.to_string());
+            }
+        }
+    }
+
+    fn clamp_warp(&mut self) {
+        let n = self.replay.data.warps();
+        if n > 0 && self.warp >= n {
+            self.warp = 0;
+        }
+    }
+
+    fn note(&mut self, msg: &str) {
+        self.message = Some(msg.to_string());
+    }
+
+    /// The cursor's position in the launch, in percent.
+    pub fn percent(&self) -> u64 {
+        let d = &self.replay.data;
+        let len = (d.end - d.start).max(1);
+        (self.cycle - d.start) * 100 / len
+    }
+}

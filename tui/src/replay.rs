@@ -1,0 +1,407 @@
+//! The replay model: a trace's index plus the decoded detail of one launch
+//! and one block, and the queries the panels and the controls need.
+//!
+//! Opening reads only the header and the index. A launch is decoded when
+//! the cursor enters it, keeping only the focused block's detail (so even a
+//! `full`-level trace of a big launch costs memory for one block), plus the
+//! whole machine's counter samples.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Seek};
+
+use traces::{CounterSample, Event, KernelSource, StallReason, TraceError, TraceReader};
+
+use crate::inst::InstKind;
+use crate::regs::{RegWriteRec, WarpRegs};
+
+/// A byte source a trace can be read from.
+pub trait Source: Read + Seek {}
+impl<T: Read + Seek> Source for T {}
+
+/// One kernel's text with lookup tables.
+#[derive(Clone, Debug)]
+pub struct KernelView {
+    /// The kernel as the trace holds it.
+    pub source: KernelSource,
+    /// For each pc, the line index in `source.lines`.
+    pub line_of_pc: Vec<Option<usize>>,
+    /// For each pc, what the slab panel draws for it.
+    pub kind_of_pc: Vec<InstKind>,
+}
+
+impl KernelView {
+    fn new(source: KernelSource) -> Self {
+        let mut line_of_pc = Vec::new();
+        let mut kind_of_pc = Vec::new();
+        for (i, l) in source.lines.iter().enumerate() {
+            if let Some(pc) = l.pc {
+                let pc = pc as usize;
+                if pc >= line_of_pc.len() {
+                    line_of_pc.resize(pc + 1, None);
+                    kind_of_pc.resize(pc + 1, InstKind::Other);
+                }
+                line_of_pc[pc] = Some(i);
+                kind_of_pc[pc] = InstKind::parse(&l.text);
+            }
+        }
+        KernelView {
+            source,
+            line_of_pc,
+            kind_of_pc,
+        }
+    }
+
+    /// What instruction `pc` is.
+    pub fn kind(&self, pc: u32) -> InstKind {
+        self.kind_of_pc
+            .get(pc as usize)
+            .copied()
+            .unwrap_or(InstKind::Other)
+    }
+}
+
+/// One issued instruction of a warp.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct IssueRec {
+    /// Cycle.
+    pub cycle: u64,
+    /// Instruction.
+    pub pc: u32,
+    /// Active lanes.
+    pub active: u64,
+}
+
+/// One shared-memory access of the focused block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmemRec {
+    /// Cycle.
+    pub cycle: u64,
+    /// Warp within the block.
+    pub warp: u32,
+    /// Instruction.
+    pub pc: u32,
+    /// Store or load.
+    pub is_store: bool,
+    /// Wavefronts.
+    pub wavefronts: u32,
+    /// Bank conflicts.
+    pub conflicts: u32,
+    /// Distinct words per bank.
+    pub words_per_bank: Vec<u8>,
+}
+
+/// Per-instruction totals over the focused block's warps.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PcStats {
+    /// Times issued (summed over warps).
+    pub issues: u64,
+    /// Cycles warps waited before issuing it (from their previous issue).
+    pub cycles: u64,
+    /// Shared-memory bank conflicts it caused.
+    pub conflicts: u64,
+}
+
+/// The decoded detail of one launch, for one block.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchData {
+    /// Launch number.
+    pub launch: usize,
+    /// Kernel index.
+    pub kernel: usize,
+    /// First cycle.
+    pub start: u64,
+    /// Last cycle (the end event, or the last event seen).
+    pub end: u64,
+    /// The block shown, if any block has detail events.
+    pub block: Option<u32>,
+    /// The SM that ran it.
+    pub sm: Option<u32>,
+    /// Blocks with detail events, ascending.
+    pub detail_blocks: Vec<u32>,
+    /// Per warp of the block: its issues, in cycle order.
+    pub issues: Vec<Vec<IssueRec>>,
+    /// Per warp: its stall-reason changes, in cycle order.
+    pub stalls: Vec<Vec<(u64, StallReason)>>,
+    /// Per warp: its registers over time.
+    pub regs: Vec<WarpRegs>,
+    /// Shared accesses of the block, in cycle order.
+    pub smem: Vec<SmemRec>,
+    /// Per pc: totals over the block.
+    pub pc_stats: Vec<PcStats>,
+    /// The cycle the block ended (else the launch's end).
+    pub block_end: u64,
+    /// The whole machine's counters summed over the launch.
+    pub machine: CounterSample,
+}
+
+impl LaunchData {
+    /// Warps of the focused block with any event.
+    pub fn warps(&self) -> u32 {
+        self.issues.len() as u32
+    }
+
+    /// The last issue of `warp` at or before `cycle`.
+    pub fn current_issue(&self, warp: u32, cycle: u64) -> Option<IssueRec> {
+        let v = self.issues.get(warp as usize)?;
+        let n = v.partition_point(|i| i.cycle <= cycle);
+        n.checked_sub(1).map(|i| v[i])
+    }
+
+    /// The issues of `warp` (empty if none).
+    pub fn warp_issues(&self, warp: u32) -> &[IssueRec] {
+        self.issues.get(warp as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The stall reason of `warp` during `cycle`, if known.
+    pub fn stall_at(&self, warp: u32, cycle: u64) -> Option<StallReason> {
+        let v = self.stalls.get(warp as usize)?;
+        let n = v.partition_point(|s| s.0 <= cycle);
+        n.checked_sub(1).map(|i| v[i].1)
+    }
+}
+
+/// An open trace and the launch under the cursor.
+pub struct Replay {
+    reader: TraceReader<Box<dyn Source>>,
+    kernels: Vec<KernelView>,
+    /// The loaded launch.
+    pub data: LaunchData,
+}
+
+impl std::fmt::Debug for Replay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replay")
+            .field("data", &self.data)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Replay {
+    /// Opens a trace and loads its first launch (the header's focus block).
+    pub fn new(source: Box<dyn Source>) -> Result<Self, TraceError> {
+        let reader = TraceReader::new(source)?;
+        if reader.launches().is_empty() {
+            return Err(TraceError::Truncated(
+                "the trace holds no kernel launch".into(),
+            ));
+        }
+        let kernels = reader
+            .kernels()
+            .iter()
+            .cloned()
+            .map(KernelView::new)
+            .collect();
+        let block = reader.header().options.focus.block;
+        let mut r = Replay {
+            reader,
+            kernels,
+            data: LaunchData::default(),
+        };
+        r.load(0, block)?;
+        Ok(r)
+    }
+
+    /// The trace's header.
+    pub fn header(&self) -> &traces::TraceHeader {
+        self.reader.header()
+    }
+
+    /// Number of launches.
+    pub fn launch_count(&self) -> usize {
+        self.reader.launches().len()
+    }
+
+    /// `(start, end)` cycles of every launch.
+    pub fn launch_spans(&self) -> Vec<(u64, u64)> {
+        let chunks = self.reader.chunks();
+        self.reader
+            .launches()
+            .iter()
+            .map(|l| {
+                let last = (l.first_chunk..l.end_chunk)
+                    .map(|c| chunks[c as usize].last_cycle)
+                    .max()
+                    .unwrap_or(l.start_cycle);
+                (
+                    l.start_cycle,
+                    l.end_cycle.unwrap_or(last).max(l.start_cycle),
+                )
+            })
+            .collect()
+    }
+
+    /// The kernel of the loaded launch.
+    pub fn kernel(&self) -> &KernelView {
+        &self.kernels[self.data.kernel]
+    }
+
+    /// Decodes launch `launch`, keeping the detail of `block` (or, if it
+    /// has none, of the first block that has).
+    pub fn load(&mut self, launch: usize, block: u32) -> Result<(), TraceError> {
+        let mut data = self.decode(launch, Some(block))?;
+        if data.block.is_none()
+            && let Some(&first) = data.detail_blocks.first()
+        {
+            data = self.decode(launch, Some(first))?;
+        }
+        self.data = data;
+        Ok(())
+    }
+
+    fn decode(&mut self, launch: usize, want: Option<u32>) -> Result<LaunchData, TraceError> {
+        let info = self.reader.launches()[launch].clone();
+        let mut d = LaunchData {
+            launch,
+            kernel: info.kernel as usize,
+            start: info.start_cycle,
+            end: info.start_cycle,
+            ..LaunchData::default()
+        };
+        let mut detail = BTreeSet::new();
+        let mut writes: Vec<Vec<RegWriteRec>> = Vec::new();
+        let mut block_end = None;
+        for e in self.reader.launch_events(launch) {
+            let e = e?;
+            d.end = d.end.max(e.cycle());
+            if let Some(b) = e.detail_block() {
+                detail.insert(b);
+            }
+            let mine = e.detail_block().or(e.warp().map(|w| w.0)) == want
+                || matches!(e, Event::BlockEnd { block, .. } if Some(block) == want);
+            if let Event::Counters { sample, .. } = &e {
+                add_sample(&mut d.machine, sample);
+            }
+            if !mine {
+                continue;
+            }
+            add_detail(&mut d, &mut writes, &mut block_end, e);
+        }
+        if let Some(c) = info.end_cycle {
+            d.end = c;
+        }
+        d.detail_blocks = detail.into_iter().collect();
+        if want.is_some_and(|b| d.detail_blocks.contains(&b)) {
+            d.block = want;
+        }
+        let warps = d.issues.len().max(d.stalls.len()).max(writes.len());
+        d.issues.resize(warps, Vec::new());
+        d.stalls.resize(warps, Vec::new());
+        writes.resize(warps, Vec::new());
+        for v in &mut d.issues {
+            v.sort_by_key(|i| i.cycle);
+        }
+        for v in &mut d.stalls {
+            v.sort_by_key(|s| s.0);
+        }
+        d.smem.sort_by_key(|s| s.cycle);
+        d.regs = writes.into_iter().map(WarpRegs::new).collect();
+        d.block_end = block_end.unwrap_or(d.end);
+        d.pc_stats = pc_stats(&d);
+        Ok(d)
+    }
+}
+
+fn slot<T: Clone + Default>(v: &mut Vec<T>, i: u32) -> &mut T {
+    let i = i as usize;
+    if v.len() <= i {
+        v.resize(i + 1, T::default());
+    }
+    &mut v[i]
+}
+
+fn add_detail(
+    d: &mut LaunchData,
+    writes: &mut Vec<Vec<RegWriteRec>>,
+    block_end: &mut Option<u64>,
+    e: Event,
+) {
+    match e {
+        Event::Issue {
+            cycle,
+            sm,
+            warp,
+            pc,
+            active,
+            ..
+        } => {
+            d.sm = Some(sm);
+            slot(&mut d.issues, warp).push(IssueRec { cycle, pc, active });
+        }
+        Event::Stall {
+            cycle,
+            warp,
+            reason,
+            ..
+        } => slot(&mut d.stalls, warp).push((cycle, reason)),
+        Event::SharedAccess {
+            cycle,
+            warp,
+            pc,
+            is_store,
+            wavefronts,
+            conflicts,
+            words_per_bank,
+            ..
+        } => d.smem.push(SmemRec {
+            cycle,
+            warp,
+            pc,
+            is_store,
+            wavefronts,
+            conflicts,
+            words_per_bank,
+        }),
+        Event::RegWrite {
+            cycle,
+            warp,
+            reg,
+            mask,
+            values,
+            ..
+        } => slot(writes, warp).push(RegWriteRec {
+            cycle,
+            reg,
+            mask,
+            values,
+        }),
+        Event::BlockEnd { cycle, sm, .. } => {
+            d.sm.get_or_insert(sm);
+            *block_end = Some(cycle);
+        }
+        _ => {}
+    }
+}
+
+fn add_sample(total: &mut CounterSample, s: &CounterSample) {
+    total.inst_issued += s.inst_issued;
+    total.smem_wavefronts += s.smem_wavefronts;
+    total.smem_bank_conflicts += s.smem_bank_conflicts;
+    total.gmem_requests += s.gmem_requests;
+    total.gmem_sectors += s.gmem_sectors;
+    if total.stall_warp_cycles.len() < s.stall_warp_cycles.len() {
+        total.stall_warp_cycles.resize(s.stall_warp_cycles.len(), 0);
+    }
+    for (t, v) in total.stall_warp_cycles.iter_mut().zip(&s.stall_warp_cycles) {
+        *t += v;
+    }
+}
+
+/// Per-pc issues, waiting cycles and conflicts over the block's warps. A
+/// warp's cycles between two issues are charged to the second instruction
+/// (what it was waiting to issue), as a profiler's source view does.
+fn pc_stats(d: &LaunchData) -> Vec<PcStats> {
+    let mut stats: Vec<PcStats> = Vec::new();
+    for warp in &d.issues {
+        let mut prev = d.start;
+        for i in warp {
+            let s = slot(&mut stats, i.pc);
+            s.issues += 1;
+            s.cycles += i.cycle.saturating_sub(prev);
+            prev = i.cycle;
+        }
+    }
+    for a in &d.smem {
+        slot(&mut stats, a.pc).conflicts += u64::from(a.conflicts);
+    }
+    stats
+}

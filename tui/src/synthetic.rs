@@ -1,0 +1,591 @@
+//! Synthetic traces, written with the real [`TraceWriter`], for tests, the
+//! benchmark and demos while no simulator run is at hand.
+//!
+//! The trace is a small but honest block sort: each warp loads a slab
+//! (`lanes` x `regs` random keys), sorts each lane with an odd-even
+//! transposition network (`cmpx.u`), then merges lanes HotSort-style (flip
+//! steps with `shfl.xor` mask `f-1`, half steps with masks `f/4 .. 1`, then
+//! the in-register half cleaners), and finally stores the slab to shared
+//! memory with a plain (conflicting) layout. Every register write carries
+//! the values those steps really compute, so the final slab is sorted in
+//! lane-major order. A second, smaller launch of another kernel follows so
+//! that kernel navigation has somewhere to go.
+
+use std::io::Write;
+
+use traces::{
+    CounterSample, Event, Focus, KernelSource, RegClass, RegRef, StageMark, StallReason,
+    TraceError, TraceHeader, TraceLevel, TraceOptions, TraceWriter,
+};
+
+/// The shape of a synthetic run.
+#[derive(Clone, Debug)]
+pub struct Synthetic {
+    /// Lanes per warp (a power of two, 2..=64).
+    pub lanes: u32,
+    /// Key registers per lane (a power of two, at least 2).
+    pub regs: u32,
+    /// Warps per block.
+    pub warps: u32,
+    /// Blocks in the block-sort launch.
+    pub blocks: u32,
+    /// Shared-memory banks.
+    pub banks: u32,
+    /// SMs the blocks are spread over.
+    pub sms: u32,
+    /// What the trace records.
+    pub level: TraceLevel,
+    /// The focus written into the header.
+    pub focus: Focus,
+    /// Seed of the key generator.
+    pub seed: u64,
+}
+
+impl Default for Synthetic {
+    fn default() -> Self {
+        Synthetic {
+            lanes: 8,
+            regs: 4,
+            warps: 2,
+            blocks: 2,
+            banks: 8,
+            sms: 2,
+            level: TraceLevel::Full,
+            focus: Focus {
+                block: 0,
+                warp: None,
+            },
+            seed: 1,
+        }
+    }
+}
+
+/// One straight-line instruction of the synthetic kernel and its effect.
+#[derive(Clone, Debug)]
+enum Op {
+    /// Load row `reg` from global memory.
+    Load { reg: u32 },
+    /// `cmpx.u lo, hi` inside each lane.
+    Cmpx { lo: u32, hi: u32 },
+    /// Exchange with lane `lane ^ mask`: register `reg` takes the min (lower
+    /// lane) or max (upper lane) of itself and the partner's `partner_reg`.
+    /// All exchanges of one step read the slab as it was when the step
+    /// began (`first` marks the step's first instruction), as HotSort's
+    /// paired registers do.
+    Exchange {
+        reg: u32,
+        partner_reg: u32,
+        mask: u32,
+        lower_bit: u32,
+        first: bool,
+    },
+    /// Store row `reg` to shared memory at word `lane * regs + reg`.
+    StoreShared { reg: u32 },
+    /// `bar.sync`.
+    Barrier,
+}
+
+impl Synthetic {
+    fn program(&self) -> (Vec<Op>, Vec<StageMark>) {
+        let (w, h) = (self.lanes, self.regs);
+        let mut ops: Vec<Op> = (0..h).map(|reg| Op::Load { reg }).collect();
+        let mut stages = vec![StageMark {
+            pc: 0,
+            label: "load".into(),
+        }];
+        let mark = |ops: &Vec<Op>, stages: &mut Vec<StageMark>, label: String| {
+            stages.push(StageMark {
+                pc: pc_of(ops),
+                label,
+            })
+        };
+        mark(&ops, &mut stages, "lane sort".into());
+        for round in 0..h {
+            for lo in (round % 2..h - 1).step_by(2) {
+                ops.push(Op::Cmpx { lo, hi: lo + 1 });
+            }
+        }
+        let mut f = 2;
+        while f <= w {
+            mark(&ops, &mut stages, format!("flip f={f}"));
+            for reg in 0..h {
+                let (partner_reg, mask, lower_bit) = (h - 1 - reg, f - 1, f / 2);
+                ops.push(Op::Exchange {
+                    reg,
+                    partner_reg,
+                    mask,
+                    lower_bit,
+                    first: reg == 0,
+                });
+            }
+            let mut m = f / 4;
+            while m >= 1 {
+                mark(&ops, &mut stages, format!("half m={m}"));
+                for reg in 0..h {
+                    let first = reg == 0;
+                    ops.push(Op::Exchange {
+                        reg,
+                        partner_reg: reg,
+                        mask: m,
+                        lower_bit: m,
+                        first,
+                    });
+                }
+                m /= 2;
+            }
+            mark(&ops, &mut stages, format!("lane merge f={f}"));
+            let mut s = h / 2;
+            while s >= 1 {
+                for lo in (0..h).filter(|r| r & s == 0) {
+                    ops.push(Op::Cmpx { lo, hi: lo + s });
+                }
+                s /= 2;
+            }
+            f *= 2;
+        }
+        mark(&ops, &mut stages, "store to shared".into());
+        ops.extend((0..h).map(|reg| Op::StoreShared { reg }));
+        ops.push(Op::Barrier);
+        (ops, stages)
+    }
+
+    fn text(&self, ops: &[Op]) -> String {
+        let (w, h) = (self.lanes, self.regs);
+        let mut t = format!(
+            "kernel bs {{\n    param keys: u64\n    regs r{} d1 p1\n",
+            h + 2
+        );
+        t.push_str(&format!("    shared {}\n", 4 * w * h * self.warps));
+        for op in ops {
+            let line = match *op {
+                Op::Load { reg } => format!("ld.global.b32 r{reg}, [d0+{}]", 4 * w * reg),
+                Op::Cmpx { lo, hi } => format!("cmpx.u r{lo}, r{hi}"),
+                Op::Exchange {
+                    partner_reg, mask, ..
+                } => {
+                    format!("shfl.xor r{h}, r{partner_reg}, {mask}, {w}")
+                }
+                Op::StoreShared { reg } => {
+                    format!("st.shared.b32 [r{}+{}], r{reg}", h + 1, 4 * reg)
+                }
+                Op::Barrier => "bar.sync".to_string(),
+            };
+            t.push_str("    ");
+            t.push_str(&line);
+            t.push('\n');
+        }
+        t.push_str("    exit\n}\n");
+        t
+    }
+
+    /// The header this generator writes (also handy for tests).
+    pub fn header(&self) -> TraceHeader {
+        let (ops, stages) = self.program();
+        let mut h = TraceHeader::new(TraceOptions {
+            level: self.level,
+            focus: self.focus,
+            counter_interval_cycles: 64,
+        });
+        h.config = vec![
+            ("warp_size".into(), self.lanes.into()),
+            ("smem_banks".into(), self.banks.into()),
+            ("sms".into(), self.sms.into()),
+        ];
+        h.sort_options = vec![
+            ("algo".into(), "synthetic".into()),
+            ("slab-height".into(), self.regs.to_string()),
+        ];
+        let mut bs = KernelSource::from_text("bs", &self.text(&ops));
+        bs.slab_regs = (0..self.regs)
+            .map(|index| RegRef {
+                class: RegClass::B32,
+                index,
+            })
+            .collect();
+        bs.stages = stages;
+        h.kernels.push(bs);
+        h.kernels.push(KernelSource::from_text(
+            "copy",
+            "kernel copy {\n    regs r1 d1 p0\n    ld.global.b32 r0, [d0+0]\n    st.global.b32 [d0+0], r0\n    exit\n}\n",
+        ));
+        h
+    }
+
+    /// Writes the whole trace to `out`.
+    pub fn write<W: Write>(&self, out: W) -> Result<W, TraceError> {
+        let (ops, _) = self.program();
+        let mut w = TraceWriter::new(out, &self.header())?;
+        let mut rng = self.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut end = 0;
+        w.record(&Event::KernelLaunch {
+            cycle: 0,
+            launch: 0,
+            kernel: 0,
+            grid: [self.blocks, 1, 1],
+            block: [self.lanes * self.warps, 1, 1],
+        })?;
+        for block in 0..self.blocks {
+            let sm = block % self.sms.max(1);
+            let start = u64::from(block / self.sms.max(1)) * 10;
+            let e = self.block(&mut w, &ops, block, sm, start, &mut rng)?;
+            end = end.max(e);
+        }
+        w.record(&Event::KernelEnd {
+            cycle: end + 1,
+            launch: 0,
+        })?;
+        self.copy_launch(&mut w, end + 1)?;
+        w.finish()
+    }
+
+    fn block<W: Write>(
+        &self,
+        w: &mut TraceWriter<W>,
+        ops: &[Op],
+        block: u32,
+        sm: u32,
+        start: u64,
+        rng: &mut u64,
+    ) -> Result<u64, TraceError> {
+        w.record(&Event::BlockStart {
+            cycle: start,
+            sm,
+            block,
+        })?;
+        let (lanes, h) = (self.lanes as usize, self.regs as usize);
+        let mut slabs: Vec<Vec<Vec<u64>>> = (0..self.warps)
+            .map(|_| {
+                (0..h)
+                    .map(|_| (0..lanes).map(|_| next_key(rng)).collect())
+                    .collect()
+            })
+            .collect();
+        let mut snaps: Vec<Vec<Vec<u64>>> = vec![Vec::new(); self.warps as usize];
+        let mut cycle = start;
+        let mut stalled = vec![u64::MAX; self.warps as usize];
+        let mut sample = CounterSample::default();
+        let mut last_sample = start;
+        for (pc, op) in ops.iter().enumerate() {
+            for warp in 0..self.warps {
+                cycle += 1;
+                let wi = warp as usize;
+                if stalled[wi] != u64::MAX {
+                    sample.stall_warp_cycles.resize(StallReason::COUNT, 0);
+                    sample.stall_warp_cycles[reason_of(&ops[pc.saturating_sub(1)]).index()] +=
+                        cycle - stalled[wi];
+                }
+                let at = |cycle, reason| Event::Stall {
+                    cycle,
+                    sm,
+                    block,
+                    warp,
+                    reason,
+                };
+                w.record(&at(cycle, StallReason::Selected))?;
+                w.record(&Event::Issue {
+                    cycle,
+                    sm,
+                    sched: warp % 4,
+                    block,
+                    warp,
+                    pc: pc as u32,
+                    active: lane_mask(self.lanes),
+                })?;
+                sample.inst_issued += 1;
+                let slab = &mut slabs[wi];
+                let at_pc = Place {
+                    sm,
+                    block,
+                    warp,
+                    pc: pc as u32,
+                    cycle,
+                };
+                let written = self.execute(op, slab, &mut snaps[wi], w, at_pc, &mut sample)?;
+                for reg in written {
+                    w.record(&Event::RegWrite {
+                        cycle: cycle + 4,
+                        block,
+                        warp,
+                        reg: RegRef {
+                            class: RegClass::B32,
+                            index: reg as u32,
+                        },
+                        mask: lane_mask(self.lanes),
+                        values: slab[reg].clone(),
+                    })?;
+                }
+                w.record(&at(cycle + 1, reason_of(op)))?;
+                stalled[wi] = cycle + 1;
+            }
+            if matches!(op, Op::Barrier) {
+                cycle += 3;
+                w.record(&Event::BarrierRelease { cycle, sm, block })?;
+            }
+            if cycle - last_sample >= 64 {
+                w.record(&Event::Counters {
+                    cycle,
+                    sm,
+                    sample: std::mem::take(&mut sample),
+                })?;
+                last_sample = cycle;
+            }
+        }
+        w.record(&Event::Counters { cycle, sm, sample })?;
+        w.record(&Event::BlockEnd {
+            cycle: cycle + 5,
+            sm,
+            block,
+        })?;
+        Ok(cycle + 5)
+    }
+
+    /// Applies `op` to one warp's slab; returns the registers it wrote.
+    fn execute<W: Write>(
+        &self,
+        op: &Op,
+        slab: &mut [Vec<u64>],
+        snap: &mut Vec<Vec<u64>>,
+        w: &mut TraceWriter<W>,
+        place: Place,
+        sample: &mut CounterSample,
+    ) -> Result<Vec<usize>, TraceError> {
+        let Place {
+            sm,
+            block,
+            warp,
+            pc,
+            cycle,
+        } = place;
+        let lanes = self.lanes as usize;
+        Ok(match *op {
+            Op::Load { reg } => {
+                let sectors = (4 * self.lanes).div_ceil(32);
+                sample.gmem_requests += 1;
+                sample.gmem_sectors += u64::from(sectors);
+                w.record(&Event::GlobalRequest {
+                    cycle,
+                    sm,
+                    block,
+                    warp,
+                    pc,
+                    is_store: false,
+                    sectors,
+                })?;
+                vec![reg as usize]
+            }
+            Op::Cmpx { lo, hi } => {
+                let (lo, hi) = (lo as usize, hi as usize);
+                // The program only compares a lower register with a higher one.
+                let (low_rows, high_rows) = slab.split_at_mut(hi);
+                for (a, b) in low_rows[lo].iter_mut().zip(high_rows[0].iter_mut()) {
+                    (*a, *b) = ((*a).min(*b), (*a).max(*b));
+                }
+                vec![lo, hi]
+            }
+            Op::Exchange {
+                reg,
+                partner_reg,
+                mask,
+                lower_bit,
+                first,
+            } => {
+                if first {
+                    *snap = slab.to_vec();
+                }
+                let (reg, pr) = (reg as usize, partner_reg as usize);
+                for lane in 0..lanes {
+                    let partner = snap[pr][lane ^ mask as usize];
+                    let mine = snap[reg][lane];
+                    let lower = lane as u32 & lower_bit == 0;
+                    slab[reg][lane] = if lower {
+                        mine.min(partner)
+                    } else {
+                        mine.max(partner)
+                    };
+                }
+                vec![reg]
+            }
+            Op::StoreShared { reg } => {
+                let mut words = vec![0u8; self.banks as usize];
+                for lane in 0..self.lanes {
+                    let word = (warp * self.lanes + lane) * self.regs + reg;
+                    let bank = (word % self.banks) as usize;
+                    words[bank] = words[bank].saturating_add(1);
+                }
+                let wavefronts = u32::from(*words.iter().max().unwrap_or(&1));
+                sample.smem_wavefronts += u64::from(wavefronts);
+                sample.smem_bank_conflicts += u64::from(wavefronts - 1);
+                w.record(&Event::SharedAccess {
+                    cycle,
+                    sm,
+                    block,
+                    warp,
+                    pc,
+                    is_store: true,
+                    wavefronts,
+                    conflicts: wavefronts - 1,
+                    words_per_bank: words,
+                })?;
+                vec![]
+            }
+            Op::Barrier => {
+                w.record(&Event::BarrierArrive {
+                    cycle,
+                    sm,
+                    block,
+                    warp,
+                })?;
+                vec![]
+            }
+        })
+    }
+
+    fn copy_launch<W: Write>(&self, w: &mut TraceWriter<W>, start: u64) -> Result<(), TraceError> {
+        w.record(&Event::KernelLaunch {
+            cycle: start,
+            launch: 1,
+            kernel: 1,
+            grid: [1, 1, 1],
+            block: [self.lanes, 1, 1],
+        })?;
+        let (sm, block, warp) = (0, 0, 0);
+        w.record(&Event::BlockStart {
+            cycle: start,
+            sm,
+            block,
+        })?;
+        for (pc, is_store) in [(0, false), (1, true)] {
+            let cycle = start + 1 + u64::from(pc) * 300;
+            let active = lane_mask(self.lanes);
+            w.record(&Event::Issue {
+                cycle,
+                sm,
+                sched: 0,
+                block,
+                warp,
+                pc,
+                active,
+            })?;
+            let sectors = (4 * self.lanes).div_ceil(32);
+            w.record(&Event::GlobalRequest {
+                cycle,
+                sm,
+                block,
+                warp,
+                pc,
+                is_store,
+                sectors,
+            })?;
+            let reason = StallReason::LongScoreboard;
+            w.record(&Event::Stall {
+                cycle: cycle + 1,
+                sm,
+                block,
+                warp,
+                reason,
+            })?;
+        }
+        w.record(&Event::BlockEnd {
+            cycle: start + 610,
+            sm,
+            block,
+        })?;
+        w.record(&Event::KernelEnd {
+            cycle: start + 611,
+            launch: 1,
+        })?;
+        Ok(())
+    }
+}
+
+/// Where and when an instruction runs.
+#[derive(Copy, Clone)]
+struct Place {
+    sm: u32,
+    block: u32,
+    warp: u32,
+    pc: u32,
+    cycle: u64,
+}
+
+fn pc_of(ops: &[Op]) -> u32 {
+    ops.len() as u32
+}
+
+fn reason_of(op: &Op) -> StallReason {
+    match op {
+        Op::Load { .. } => StallReason::LongScoreboard,
+        Op::Cmpx { .. } => StallReason::Wait,
+        Op::Exchange { .. } => StallReason::ShortScoreboard,
+        Op::StoreShared { .. } => StallReason::MioThrottle,
+        Op::Barrier => StallReason::Barrier,
+    }
+}
+
+fn lane_mask(lanes: u32) -> u64 {
+    if lanes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    }
+}
+
+/// A 32-bit key from a xorshift generator (deterministic for a seed).
+fn next_key(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state >> 32
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use traces::TraceReader;
+
+    use super::*;
+
+    /// Rebuilds each focused warp's slab from the register writes.
+    fn final_slabs(s: &Synthetic) -> Vec<Vec<Vec<u64>>> {
+        let bytes = s.write(Vec::new()).unwrap();
+        let mut r = TraceReader::new(Cursor::new(bytes)).unwrap();
+        let mut slabs = vec![vec![vec![0; s.lanes as usize]; s.regs as usize]; s.warps as usize];
+        for e in r.launch_events(0) {
+            if let Event::RegWrite {
+                warp, reg, values, ..
+            } = e.unwrap()
+            {
+                slabs[warp as usize][reg.index as usize] = values;
+            }
+        }
+        slabs
+    }
+
+    #[test]
+    fn the_block_sort_really_sorts_each_slab_in_lane_major_order() {
+        for (lanes, regs) in [(8, 4), (4, 8), (16, 2), (32, 16)] {
+            let s = Synthetic {
+                lanes,
+                regs,
+                ..Synthetic::default()
+            };
+            for slab in final_slabs(&s) {
+                let lane_major: Vec<u64> = (0..lanes as usize)
+                    .flat_map(|l| slab.iter().map(move |row| row[l]))
+                    .collect();
+                assert!(lane_major.is_sorted(), "{lanes}x{regs}: {lane_major:?}");
+                assert!(lane_major.iter().any(|&k| k != lane_major[0]));
+            }
+        }
+    }
+
+    #[test]
+    fn stage_marks_point_at_the_first_instruction_of_each_step() {
+        let h = Synthetic::default().header();
+        let bs = &h.kernels[0];
+        let flip4 = bs.stages.iter().find(|m| m.label == "flip f=4").unwrap();
+        let line = bs.line_of_pc(flip4.pc).unwrap();
+        assert_eq!(bs.lines[line].text.trim(), "shfl.xor r4, r3, 3, 8");
+    }
+}

@@ -1,0 +1,111 @@
+//! The shared-memory banks: one row per warp-wide access of the focused
+//! block up to the cursor (newest at the bottom), one column per bank,
+//! coloured by how many distinct words that bank had to deliver; accesses
+//! with bank conflicts are marked `✗n`.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::{Block, Widget};
+
+use super::{fit, note};
+use crate::app::App;
+
+/// Draws the banks panel.
+pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
+    let d = app.data();
+    let n = d.smem.partition_point(|a| a.cycle <= app.cycle);
+    let seen = &d.smem[..n];
+    let conflicts: u64 = seen.iter().map(|a| u64::from(a.conflicts)).sum();
+    let wavefronts: u64 = seen.iter().map(|a| u64::from(a.wavefronts)).sum();
+    let title = format!(" smem banks · {wavefronts} wavefronts · {conflicts} conflicts ");
+    let title = if title.chars().count() + 2 > area.width as usize {
+        format!(" banks · {wavefronts} wf · {conflicts} conflicts ")
+    } else {
+        title
+    };
+    let block = Block::bordered().title(title);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if d.smem.is_empty() {
+        return note(
+            inner,
+            buf,
+            "no shared-memory accesses in this block and launch",
+        );
+    }
+    if seen.is_empty() {
+        return note(
+            inner,
+            buf,
+            "no shared-memory access yet (c jumps to the next conflict)",
+        );
+    }
+    let banks = seen
+        .iter()
+        .map(|a| a.words_per_bank.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let wide = inner.width as usize >= 17 + banks * 2;
+    let label_w: u16 = if wide { 17 } else { 7 };
+    if inner.width <= label_w || inner.height < 2 {
+        return;
+    }
+    let cw = if wide { 2 } else { 1 };
+    let shown = (((inner.width - label_w) / cw) as usize).min(banks);
+    // Bank numbers every 8 banks.
+    for b in (0..shown).step_by(8) {
+        let x = inner.x + label_w + b as u16 * cw;
+        buf.set_string(x, inner.y, b.to_string(), Style::new().fg(Color::DarkGray));
+    }
+    buf.set_string(inner.x, inner.y, "bank", Style::new().fg(Color::DarkGray));
+    let rows = (inner.height - 1) as usize;
+    for (i, a) in seen[seen.len().saturating_sub(rows)..].iter().enumerate() {
+        let y = inner.y + 1 + i as u16;
+        let kind = if a.is_store { "st" } else { "ld" };
+        let mark = if a.conflicts > 0 {
+            format!("✗{}", a.conflicts)
+        } else {
+            String::new()
+        };
+        let label = if wide {
+            format!("{:>6} w{:<2}{kind}{mark}", a.cycle, a.warp)
+        } else {
+            format!("w{}{}{mark}", a.warp, &kind[..1])
+        };
+        let mut style = if a.conflicts > 0 {
+            Style::new().fg(Color::Red)
+        } else {
+            Style::new()
+        };
+        if a.cycle == app.cycle {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        buf.set_string(inner.x, y, fit(&label, label_w as usize - 1), style);
+        for (b, &words) in a.words_per_bank.iter().take(shown).enumerate() {
+            let x = inner.x + label_w + b as u16 * cw;
+            let (text, style) = cell(words);
+            let text = if cw == 2 { format!("{text:>2}") } else { text };
+            buf.set_string(x, y, text, style);
+        }
+    }
+}
+
+/// A bank's cell: `·` when idle, else the word count on a colour that
+/// turns from green (one word: no conflict) to red.
+fn cell(words: u8) -> (String, Style) {
+    let bg = match words {
+        0 => return ("·".to_string(), Style::new().fg(Color::DarkGray)),
+        1 => Color::Green,
+        2 => Color::Yellow,
+        3 | 4 => Color::LightRed,
+        _ => Color::Red,
+    };
+    let text = if words > 9 {
+        "+".to_string()
+    } else {
+        words.to_string()
+    };
+    (text, Style::new().fg(Color::Black).bg(bg))
+}
