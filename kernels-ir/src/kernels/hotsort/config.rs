@@ -169,7 +169,10 @@ impl HotSortConfig {
         let mut errors = Vec::new();
         let mut bad = |msg: String| errors.push(ConfigError(msg));
         if !self.warp.is_power_of_two() || !(4..=64).contains(&self.warp) {
-            bad(format!("warp width {} is not a power of two in 4..=64", self.warp));
+            bad(format!(
+                "warp width {} is not a power of two in 4..=64",
+                self.warp
+            ));
         }
         if !(1..=Self::MAX_SLAB_HEIGHT).contains(&self.slab_height) {
             bad(format!(
@@ -179,7 +182,10 @@ impl HotSortConfig {
             ));
         }
         if !self.block_slabs.is_power_of_two() {
-            bad(format!("block slabs {} is not a power of two", self.block_slabs));
+            bad(format!(
+                "block slabs {} is not a power of two",
+                self.block_slabs
+            ));
         } else if u64::from(self.warp) * u64::from(self.block_slabs) > 1024 {
             bad(format!(
                 "a block of {} slabs of {} lanes has {} threads, more than 1024",
@@ -196,13 +202,19 @@ impl HotSortConfig {
             }
         }
         if !self.banks.is_power_of_two() || !(1..=1024).contains(&self.banks) {
-            bad(format!("bank count {} is not a power of two in 1..=1024", self.banks));
+            bad(format!(
+                "bank count {} is not a power of two in 1..=1024",
+                self.banks
+            ));
         }
         if !self.fm_slabs.is_power_of_two() {
             bad(format!("fm slabs {} is not a power of two", self.fm_slabs));
         }
         if !self.hm_slabs.is_power_of_two() || self.hm_slabs < 2 {
-            bad(format!("hm slabs {} is not a power of two of at least 2", self.hm_slabs));
+            bad(format!(
+                "hm slabs {} is not a power of two of at least 2",
+                self.hm_slabs
+            ));
         }
         if errors.is_empty() {
             let smem = super::layout::SmemLayout::new(self).block_bytes(self.block_slabs);
@@ -214,7 +226,11 @@ impl HotSortConfig {
                 )));
             }
         }
-        if errors.is_empty() { Ok(()) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 }
 
@@ -260,10 +276,16 @@ mod tests {
 
     #[test]
     fn too_big_blocks_are_rejected() {
-        let c = HotSortConfig { block_slabs: 64, ..HotSortConfig::default() };
+        let c = HotSortConfig {
+            block_slabs: 64,
+            ..HotSortConfig::default()
+        };
         let e = c.validate().unwrap_err();
         assert!(e[0].0.contains("2048 threads"), "{e:?}");
-        let c = HotSortConfig { slab_height: 32, ..HotSortConfig::default() };
+        let c = HotSortConfig {
+            slab_height: 32,
+            ..HotSortConfig::default()
+        };
         let e = c.validate().unwrap_err();
         assert!(e[0].0.contains("shared memory"), "{e:?}");
     }

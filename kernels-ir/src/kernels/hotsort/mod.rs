@@ -1,0 +1,63 @@
+//! HotSort (the patent "Sorting for data-parallel computing devices" and
+//! Google's shipped implementation), generated in our IR for any warp width,
+//! slab height, block size, shared-memory layout and warp-merge exchange.
+//!
+//! Keys live in *slabs*: `W` lanes by `H` registers, key `lane*H + r` of a
+//! sorted slab in register `r` of lane `lane`, stored at
+//! `slab_base + r*W + lane` so every row is one coalesced access. The block
+//! sort `bs` sorts blocks of slabs; the streaming flip merge `fm`, half merge
+//! `hm` and block clean `bc` double the sorted run length until one run is
+//! left; `transpose` turns slab order into linear order. [`host`] holds the
+//! schedule, generic over [`crate::Device`].
+//!
+//! ```
+//! use kernels_ir::interp::Interp;
+//! use kernels_ir::kernels::hotsort::{HotSortConfig, sort};
+//! let cfg = HotSortConfig { block_slabs: 2, ..HotSortConfig::new(8, 4) };
+//! let keys: Vec<u32> = (0..300).map(|i| (i * 7919) % 1000).collect();
+//! let mut dev = Interp::new(8).unwrap();
+//! let run = sort(&mut dev, &cfg, &keys).unwrap();
+//! let mut want = keys.clone();
+//! want.sort_unstable();
+//! assert_eq!(run.sorted, want);
+//! ```
+
+pub mod bc;
+pub mod bs;
+pub mod columns;
+pub mod config;
+pub mod emit;
+pub mod fill;
+pub mod fm;
+pub mod hm;
+pub mod host;
+pub mod lanes;
+pub mod layout;
+pub mod networks;
+pub mod smem;
+pub mod transpose;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{ConfigError, HotSortConfig, Layout, MergeExchange};
+pub use host::{HotSort, Launch, SortError, SortRun, sort};
+
+use crate::Kernel;
+
+/// The names of the kernels, in launch order.
+pub const KERNEL_NAMES: [&str; 7] = ["fill_in", "fill_out", "bs", "fm", "hm", "bc", "transpose"];
+
+/// Every kernel of `cfg`, in [`KERNEL_NAMES`] order (unverified; the host
+/// verifies them once per configuration).
+pub fn generate(cfg: &HotSortConfig) -> Vec<Kernel> {
+    vec![
+        fill::generate(cfg, "fill_in"),
+        fill::generate(cfg, "fill_out"),
+        bs::generate(cfg),
+        fm::generate(cfg),
+        hm::generate(cfg),
+        bc::generate(cfg),
+        transpose::generate(cfg),
+    ]
+}
