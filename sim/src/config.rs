@@ -270,7 +270,7 @@ impl GpuConfig {
             max_warps_per_sm: 8,
             max_blocks_per_sm: 4,
             max_threads_per_block: 64,
-            regs_per_sm: 2048,
+            regs_per_sm: 4096,
             max_regs_per_thread: 64,
             reg_alloc_unit: 8,
             smem_bytes_per_sm: 4096,

@@ -39,7 +39,8 @@ impl Sm {
         let stats = &mut *ctx.stats;
         stats.inst_executed += slots;
         stats.issue_active += slots;
-        stats.thread_inst_executed += u64::from(exec.count_ones()) * slots;
+        // Active threads, predicated off or not (Nsight's `thread_inst_executed`).
+        stats.thread_inst_executed += u64::from(top.mask.count_ones()) * slots;
         if let Some(p) = stats.per_pc.get_mut(pc as usize) {
             p.inst_executed += slots;
         }

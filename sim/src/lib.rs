@@ -106,3 +106,6 @@ pub(crate) fn inst_text(kernel: &kernels_ir::VerifiedKernel, pc: u32) -> String 
         None => "exit (implicit, at the end of the kernel)".to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests;

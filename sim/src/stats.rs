@@ -75,7 +75,8 @@ pub struct KernelStats {
     pub sm_cycles_active: u64,
     /// Warp instructions issued (`smsp__inst_executed.sum`; a `cmpx` counts 2).
     pub inst_executed: u64,
-    /// Thread instructions: active lanes summed over issued instructions.
+    /// Thread instructions: active lanes (whatever their guard) summed over
+    /// issued instructions (`smsp__thread_inst_executed.sum`).
     pub thread_inst_executed: u64,
     /// Sub-partition cycles with an issue (`smsp__issue_active.sum`).
     pub issue_active: u64,

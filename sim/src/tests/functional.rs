@@ -1,0 +1,283 @@
+//! The simulator computes exactly what the reference interpreter computes:
+//! on every example kernel at several warp widths and machine shapes, and on
+//! random straight-line kernels.
+
+use kernels_ir::{Dim3, KernelBuilder, Opcode, ParamType, Reg, Special};
+
+use super::util::{Rng, run_both, verified};
+use crate::{GpuConfig, SchedulerPolicy};
+
+/// Machines the example kernels run on: the reference, a small one, and
+/// shapes that stress the scheduler and occupancy.
+fn machines() -> Vec<GpuConfig> {
+    let mut wide = GpuConfig::tiny();
+    wide.warp_size = 64;
+    wide.max_threads_per_block = 1024;
+    wide.max_warps_per_sm = 16;
+    wide.smem_bytes_per_block = 16384;
+    wide.smem_bytes_per_sm = 32768;
+    wide.regs_per_sm = 65536;
+    let mut lrr = GpuConfig::tiny();
+    lrr.scheduler = SchedulerPolicy::Lrr;
+    lrr.warp_size = 4;
+    lrr.smem_banks = 4;
+    lrr.num_sms = 3;
+    let mut h200 = GpuConfig::h200();
+    h200.num_sms = 4;
+    vec![h200, GpuConfig::tiny(), wide, lrr]
+}
+
+#[test]
+fn example_kernels_match_the_interpreter() {
+    for cfg in machines() {
+        let warp = cfg.warp_size;
+        for named in kernels_ir::kernels::catalog(warp) {
+            let name = named.name().to_string();
+            let k = verified(named.kernel);
+            for (grid, block, n) in [(3, 2 * warp, 5 * warp - 3), (5, 3 * warp + 1, 1000)] {
+                let threads = u64::from(block) * u64::from(grid);
+                let block = block.min(cfg.max_threads_per_block);
+                let bytes = (threads * 128 * 4 + 4096).max(u64::from(n) * 128 * 4 + 4096);
+                let (stats, sim, interp) =
+                    run_both(&cfg, &k, Dim3::x(grid), Dim3::x(block), bytes, n, 7);
+                assert!(sim == interp, "{name} on warp {warp}: memory differs");
+                assert!(stats.inst_executed > 0);
+            }
+        }
+    }
+}
+
+/// Registers a random straight-line kernel works on.
+struct Regs {
+    r: Vec<Reg>,
+    d: Vec<Reg>,
+    p: Vec<Reg>,
+}
+
+/// Appends a random instruction.
+fn random_inst(b: &mut KernelBuilder, regs: &Regs, rng: &mut Rng, warp: u32, n: kernels_ir::Param) {
+    let pick = |rng: &mut Rng, v: &[Reg]| v[(rng.next() % v.len() as u64) as usize];
+    let imm = |rng: &mut Rng| -> i64 {
+        match rng.next() % 6 {
+            0 => (rng.next() % 70) as i64,
+            1 => -((rng.next() % 5) as i64),
+            2 => 0xFFFF_FFFF,
+            3 => 0x8000_0000,
+            4 => (rng.next() as u32) as i64,
+            _ => 31 + (rng.next() % 3) as i64,
+        }
+    };
+    if rng.next() % 4 == 0 {
+        let p = pick(rng, &regs.p);
+        if rng.next() % 2 == 0 {
+            b.when(p)
+        } else {
+            b.unless(p)
+        };
+    }
+    let r32: [Opcode; 13] = [
+        Opcode::Add,
+        Opcode::Sub,
+        Opcode::Mul,
+        Opcode::Shl,
+        Opcode::Shr,
+        Opcode::Sra,
+        Opcode::And,
+        Opcode::Or,
+        Opcode::Xor,
+        Opcode::MinU,
+        Opcode::MaxU,
+        Opcode::MinS,
+        Opcode::MaxS,
+    ];
+    let setps = [
+        Opcode::SetpEq,
+        Opcode::SetpNe,
+        Opcode::SetpLtU,
+        Opcode::SetpLeU,
+        Opcode::SetpGtU,
+        Opcode::SetpGeU,
+        Opcode::SetpLtS,
+        Opcode::SetpLeS,
+        Opcode::SetpGtS,
+        Opcode::SetpGeS,
+    ];
+    match rng.next() % 10 {
+        0..=3 => {
+            let op = r32[(rng.next() % r32.len() as u64) as usize];
+            let wide = rng.next() % 3 == 0;
+            let class = if wide { &regs.d } else { &regs.r };
+            let (dst, a) = (pick(rng, class), pick(rng, class));
+            if wide && matches!(op, Opcode::Shl | Opcode::Shr | Opcode::Sra) {
+                // Shift amounts are 32-bit.
+                let amount = pick(rng, &regs.r);
+                b.binary(op, dst, a, amount);
+                return;
+            }
+            match rng.next() % 4 {
+                0 => b.binary(op, dst, a, imm(rng)),
+                1 if !wide => b.binary(op, dst, a, Special::LaneId),
+                2 if !wide => b.binary(op, dst, a, n),
+                _ => b.binary(op, dst, a, pick(rng, class)),
+            };
+        }
+        4 => {
+            let op = setps[(rng.next() % setps.len() as u64) as usize];
+            let class = if rng.next() % 3 == 0 {
+                &regs.d
+            } else {
+                &regs.r
+            };
+            let (p, a, c) = (pick(rng, &regs.p), pick(rng, class), pick(rng, class));
+            if rng.next() % 2 == 0 {
+                b.binary(op, p, a, c)
+            } else {
+                b.binary(op, p, a, imm(rng))
+            };
+        }
+        5 => {
+            let (dst, a, c, p) = (
+                pick(rng, &regs.r),
+                pick(rng, &regs.r),
+                pick(rng, &regs.r),
+                pick(rng, &regs.p),
+            );
+            b.selp(dst, a, c, p);
+        }
+        6 => {
+            let (lo, hi) = (pick(rng, &regs.r), pick(rng, &regs.r));
+            if lo != hi {
+                if rng.next() % 2 == 0 {
+                    b.cmpx_u(lo, hi)
+                } else {
+                    b.cmpx_s(lo, hi)
+                };
+            } else {
+                b.not(lo, hi);
+            }
+        }
+        7 => {
+            let modes = [
+                Opcode::ShflIdx,
+                Opcode::ShflXor,
+                Opcode::ShflUp,
+                Opcode::ShflDown,
+            ];
+            let op = modes[(rng.next() % 4) as usize];
+            let width = 1 << (rng.next() % (u64::from(warp.trailing_zeros()) + 1));
+            let (dst, src) = (pick(rng, &regs.r), pick(rng, &regs.r));
+            if rng.next() % 2 == 0 {
+                b.shfl(
+                    op,
+                    dst,
+                    src,
+                    (rng.next() % u64::from(warp + 2)) as i64,
+                    width,
+                );
+            } else {
+                b.shfl(op, dst, src, pick(rng, &regs.r), width);
+            }
+        }
+        8 => {
+            let (d, r) = (pick(rng, &regs.d), pick(rng, &regs.r));
+            match rng.next() % 3 {
+                0 => b.cvt_u64_u32(d, r),
+                1 => b.cvt_s64_s32(d, r),
+                _ => b.cvt_u32_u64(r, d),
+            };
+        }
+        _ => {
+            let (p, q, s) = (pick(rng, &regs.p), pick(rng, &regs.p), pick(rng, &regs.p));
+            match rng.next() % 4 {
+                0 => b.and(p, q, s),
+                1 => b.or(p, q, s),
+                2 => b.xor(p, q, s),
+                _ => b.not(p, q),
+            };
+        }
+    }
+}
+
+/// A straight-line kernel: random instructions over registers seeded from
+/// the thread's id and an input buffer, then every register stored to the
+/// thread's slice of `out`.
+fn random_kernel(seed: u64, warp: u32, len: usize) -> kernels_ir::Kernel {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut b = KernelBuilder::new(format!("random_{seed}"));
+    let src = b.param("src", ParamType::U64);
+    let out = b.param("out", ParamType::U64);
+    let n = b.param("n", ParamType::U32);
+    let regs = Regs {
+        r: b.regs32(6),
+        d: (0..3).map(|_| b.reg64()).collect(),
+        p: (0..3).map(|_| b.pred()).collect(),
+    };
+    let (tid, off, base) = (b.reg32(), b.reg64(), b.reg64());
+    b.mad_tid(tid);
+    b.cvt_u64_u32(off, tid);
+    b.mul(off, off, 64);
+    b.add(base, src, off);
+    for (i, &r) in regs.r.iter().enumerate() {
+        b.ld_global_b32(r, base, 4 * i as i32);
+    }
+    for (i, &d) in regs.d.iter().enumerate() {
+        b.load(Opcode::LdGlobalB64, d, Some(base), 24 + 8 * i as i32);
+    }
+    for (i, &p) in regs.p.iter().enumerate() {
+        b.setp_lt_u(p, regs.r[i], regs.r[i + 3]);
+    }
+    for _ in 0..len {
+        random_inst(&mut b, &regs, &mut rng, warp, n);
+    }
+    b.add(base, out, off);
+    for (i, &r) in regs.r.iter().enumerate() {
+        b.st_global_b32(base, 4 * i as i32, r);
+    }
+    for (i, &d) in regs.d.iter().enumerate() {
+        b.store(Opcode::StGlobalB64, Some(base), 24 + 8 * i as i32, d);
+    }
+    let flags = b.reg32();
+    b.mov(flags, 0);
+    for (i, &p) in regs.p.iter().enumerate() {
+        b.when(p).or(flags, flags, 1 << i);
+    }
+    b.st_global_b32(base, 48, flags);
+    b.exit();
+    b.build()
+}
+
+trait TidExt {
+    fn mad_tid(&mut self, dst: Reg);
+}
+
+impl TidExt for KernelBuilder {
+    /// `dst = %ctaid.x * %ntid.x + %tid.x`.
+    fn mad_tid(&mut self, dst: Reg) {
+        self.mul(dst, Special::CtaidX, Special::NtidX);
+        self.add(dst, dst, Special::TidX);
+    }
+}
+
+#[test]
+fn random_straight_line_kernels_match_the_interpreter() {
+    for (warp, cfg) in [(8, GpuConfig::tiny()), (32, GpuConfig::h200())] {
+        let mut cfg = cfg;
+        cfg.num_sms = 2;
+        for seed in 0..60 {
+            let k = verified(random_kernel(seed, warp, 40));
+            let (_, sim, interp) = run_both(
+                &cfg,
+                &k,
+                Dim3::x(2),
+                Dim3::x(2 * warp - 3),
+                64 * 4 * u64::from(warp),
+                9,
+                seed,
+            );
+            if sim != interp {
+                let text = kernels_ir::printer::print_kernel(k.kernel());
+                panic!("seed {seed}, warp {warp}: memory differs\n{text}");
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! The simulator's tests that need whole launches: functional agreement with
+//! the reference interpreter and a plain per-thread evaluator, exact counter
+//! figures, exact cycle counts on `tiny`, faults, and stall accounting.
+
+mod counters;
+mod faults;
+mod functional;
+mod ops;
+mod stalls;
+mod timing;
+mod util;

@@ -1,0 +1,160 @@
+//! Exact cycle counts of small kernels on `tiny`, worked out by hand from
+//! the model in the crate docs, so any timing change fails a test.
+//!
+//! `tiny`: warps of 8 lanes, 2 sub-partitions per SM, ALU latency 2 and 2
+//! cycles per warp instruction (4 lanes per cycle), shared-memory latency 4,
+//! branch latency 2, barrier latency 2, L2 latency 10, DRAM latency 20.
+
+use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue, Special};
+
+use super::util::{gpu, verified};
+use crate::{Cycle, GpuConfig, KernelStats, StallReason};
+
+fn run(threads: u32, build: impl FnOnce(&mut KernelBuilder)) -> KernelStats {
+    let mut b = KernelBuilder::new("t");
+    let buf = b.param("buf", ParamType::U64);
+    let base = b.reg64();
+    let _ = (buf, base);
+    build(&mut b);
+    let k = verified(b.build());
+    let mut g = gpu(GpuConfig::tiny());
+    let a = g.alloc(256);
+    let stats = g
+        .launch(&k, Dim3::x(1), Dim3::x(threads), &[ParamValue::U64(a)])
+        .unwrap();
+    let sum: u64 = stats.stalls.iter().sum();
+    assert_eq!(sum, stats.warp_cycles, "stall reasons sum to warp-cycles");
+    stats
+}
+
+fn stall(s: &KernelStats, r: StallReason) -> u64 {
+    s.stall(r)
+}
+
+#[test]
+fn a_lone_exit_takes_one_cycle() {
+    let s = run(8, |b| {
+        b.exit();
+    });
+    assert_eq!(s.cycles, Cycle(1));
+    assert_eq!((s.warp_cycles, stall(&s, StallReason::Selected)), (1, 1));
+}
+
+#[test]
+fn dependent_alu_ops_wait_for_their_latency() {
+    let s = run(8, |b| {
+        let r = b.reg32();
+        b.mov(r, 1); // t0, ready at 2
+        b.add(r, r, 1); // t2
+        b.add(r, r, 1); // t4
+        b.exit(); // t5
+    });
+    assert_eq!(s.cycles, Cycle(6));
+    assert_eq!(
+        (
+            stall(&s, StallReason::Selected),
+            stall(&s, StallReason::Wait)
+        ),
+        (4, 2)
+    );
+}
+
+#[test]
+fn independent_alu_ops_wait_for_the_pipe() {
+    let s = run(8, |b| {
+        let (x, y) = (b.reg32(), b.reg32());
+        b.mov(x, 1); // t0: the ALU is busy until 2
+        b.mov(y, 2); // t2
+        b.exit(); // t3
+    });
+    assert_eq!(s.cycles, Cycle(4));
+    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 1);
+}
+
+#[test]
+fn two_warps_of_a_sub_partition_share_its_alu() {
+    // 4 warps, 2 per sub-partition; greedy-then-oldest keeps the older one
+    // going: A issues at 0, 2, 3 (exit); B at 4, 6, 7.
+    let s = run(32, |b| {
+        let (x, y) = (b.reg32(), b.reg32());
+        b.mov(x, 1);
+        b.mov(y, 2);
+        b.exit();
+    });
+    assert_eq!(s.cycles, Cycle(8));
+    assert_eq!(s.inst_executed, 12);
+    assert_eq!(s.warp_cycles, 2 * (4 + 8));
+    assert_eq!(stall(&s, StallReason::NotSelected), 2 * 2);
+    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 2 * (1 + 3));
+}
+
+#[test]
+fn a_shared_load_waits_on_the_short_scoreboard() {
+    let s = run(8, |b| {
+        let (a, v) = (b.reg32(), b.reg32());
+        b.shared(64, 4);
+        b.shl(a, Special::LaneId, 2); // t0
+        b.st_shared_b32(Some(a), 0, a); // t2, starts at 2
+        b.ld_shared_b32(v, Some(a), 0); // t3, starts at 3, ready at 7
+        b.add(v, v, 1); // t7
+        b.exit(); // t8
+    });
+    assert_eq!(s.cycles, Cycle(9));
+    assert_eq!(stall(&s, StallReason::ShortScoreboard), 3);
+}
+
+#[test]
+fn a_global_load_misses_to_dram() {
+    let s = run(8, |b| {
+        let (base, v) = (kernels_ir::Reg::d(0), b.reg32());
+        b.mov(base, kernels_ir::Param(0)); // t0
+        b.ld_global_b32(v, base, 0); // t2: L2 slot at 2, DRAM slot at 3, ready at 23
+        b.add(v, v, 1); // t23
+        b.exit(); // t24
+    });
+    assert_eq!(s.cycles, Cycle(25));
+    assert_eq!(stall(&s, StallReason::LongScoreboard), 20);
+    assert_eq!((s.l2_sector_misses, s.dram_sectors_read), (1, 1));
+}
+
+#[test]
+fn a_barrier_releases_after_the_last_arrival() {
+    let s = run(16, |b| {
+        b.bar_sync(); // both warps at 0; released at 2
+        b.exit(); // both at 2
+    });
+    assert_eq!(s.cycles, Cycle(3));
+    assert_eq!(stall(&s, StallReason::Barrier), 2);
+    assert_eq!(s.barriers, 1);
+}
+
+#[test]
+fn a_divergent_branch_runs_both_sides() {
+    let s = run(8, |b| {
+        let (p, r, join) = (b.pred(), b.reg32(), b.label("join"));
+        b.setp_lt_u(p, Special::LaneId, 4); // t0
+        b.when(p).bra(join); // t2: lanes 0-3 jump to the reconvergence point
+        b.mov(r, 1); // t4 (branch latency 2), lanes 4-7
+        b.bind(join);
+        b.exit(); // t5, all lanes
+    });
+    assert_eq!(s.cycles, Cycle(6));
+    assert_eq!(stall(&s, StallReason::BranchResolving), 1);
+    assert_eq!(s.thread_inst_executed, 8 + 8 + 4 + 8);
+}
+
+#[test]
+fn cmpx_takes_two_issue_slots_and_twice_the_alu() {
+    let s = run(8, |b| {
+        let (x, y) = (b.reg32(), b.reg32());
+        b.mov(x, Special::LaneId); // t0
+        b.mov(y, 3); // t2 (ALU busy at 1)
+        b.cmpx_u(x, y); // t4-5, ALU until 8, results at 8
+        b.add(x, x, y); // t8
+        b.exit(); // t9
+    });
+    assert_eq!(s.cycles, Cycle(10));
+    assert_eq!(s.inst_executed, 6);
+    assert_eq!(stall(&s, StallReason::Selected), 6);
+    assert_eq!(stall(&s, StallReason::Wait), 1 + 2);
+}

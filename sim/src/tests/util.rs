@@ -1,0 +1,81 @@
+//! Helpers shared by the launch tests.
+
+use kernels_ir::interp::Interp;
+use kernels_ir::{Device, Dim3, Kernel, ParamType, ParamValue, VerifiedKernel, verify_kernel};
+
+use crate::{Gpu, GpuConfig, KernelStats, RunOptions};
+
+/// Verifies `k` or panics with every error.
+pub fn verified(k: Kernel) -> VerifiedKernel {
+    let name = k.name.clone();
+    verify_kernel(k).unwrap_or_else(|e| panic!("{name} does not verify:\n{e}"))
+}
+
+/// A GPU of `cfg` with default run options.
+pub fn gpu(cfg: GpuConfig) -> Gpu {
+    Gpu::new(cfg, RunOptions::default()).expect("valid config")
+}
+
+/// A small deterministic generator (xorshift), so tests need no crate.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Launches `k` on the simulator and the interpreter with the same
+/// buffers: every `u64` parameter gets a buffer of `buf_bytes` random bytes,
+/// every `u32` parameter the value `n`. Returns the simulator's stats and
+/// both devices' final buffer contents.
+pub fn run_both(
+    cfg: &GpuConfig,
+    k: &VerifiedKernel,
+    grid: Dim3,
+    block: Dim3,
+    buf_bytes: u64,
+    n: u32,
+    seed: u64,
+) -> (KernelStats, Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let mut sim = gpu(cfg.clone());
+    let mut interp = Interp::new(cfg.warp_size).unwrap();
+    let mut rng = Rng(seed | 1);
+    let mut params = Vec::new();
+    let mut bufs = Vec::new();
+    for p in &k.kernel().params {
+        match p.ty {
+            ParamType::U64 => {
+                let data: Vec<u8> = (0..buf_bytes).map(|_| rng.next() as u8).collect();
+                let a = sim.alloc(buf_bytes);
+                assert_eq!(interp.alloc(buf_bytes), a, "same addresses on both");
+                sim.write_bytes(a, &data).unwrap();
+                interp.write_bytes(a, &data).unwrap();
+                params.push(ParamValue::U64(a));
+                bufs.push(a);
+            }
+            ParamType::U32 => params.push(ParamValue::U32(n)),
+        }
+    }
+    let stats = sim
+        .launch(k, grid, block, &params)
+        .unwrap_or_else(|e| panic!("{}: simulator: {e}", k.kernel().name));
+    interp
+        .launch(k, grid, block, &params)
+        .unwrap_or_else(|e| panic!("{}: interpreter: {e}", k.kernel().name));
+    let read = |d: &dyn Fn(u64) -> Vec<u8>| bufs.iter().map(|&a| d(a)).collect::<Vec<_>>();
+    let s = read(&|a| sim.read_bytes(a, buf_bytes).unwrap());
+    let i = read(&|a| interp.read_bytes(a, buf_bytes).unwrap());
+    (stats, s, i)
+}
+
+/// The metric `name` of `stats`.
+pub fn metric(stats: &KernelStats, name: &str) -> f64 {
+    *stats
+        .metrics()
+        .get(name)
+        .unwrap_or_else(|| panic!("no metric {name}"))
+}
