@@ -51,9 +51,11 @@ pub fn cross_slab(
     let region_bytes = (g.smem.region_phys * 4) as i32;
     let nm = h.div_ceil(group);
     let n = column_regs(h, group);
-    let extra = g.pool("columns", n);
+    // The keys are free while the slabs are in shared memory; only columns
+    // beyond them need extra registers.
+    let extra = g.pool("columns", n.saturating_sub(keys.len()));
     let vals: Vec<Reg> = (0..n)
-        .map(|i| if i < keys.len() { keys[i] } else { extra[i] })
+        .map(|i| if i < keys.len() { keys[i] } else { extra[i - keys.len()] })
         .collect();
     let net = if flip {
         networks::flip_merge(group as usize)

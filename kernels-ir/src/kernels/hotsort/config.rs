@@ -105,9 +105,9 @@ pub struct HotSortConfig {
 pub struct ConfigError(pub String);
 
 impl HotSortConfig {
-    /// The tallest slab the generators accept: the kernels need about
-    /// `H + max(H, block_slabs) + 16` register words, under the 255-word limit.
-    pub const MAX_SLAB_HEIGHT: u32 = 64;
+    /// The tallest slab the generators accept; [`HotSortConfig::validate`]
+    /// also checks the generated kernels against the IR's register limit.
+    pub const MAX_SLAB_HEIGHT: u32 = 128;
 
     /// The default configuration for a warp width and slab height: the real
     /// targets' block of 16 warps, cut down until the block fits 1024 threads
@@ -227,6 +227,22 @@ impl HotSortConfig {
             }
         }
         if errors.is_empty() {
+            // The register budget: the largest kernels must fit the IR's
+            // per-thread limit.
+            for kernel in [super::bs::generate(self), super::bc::generate(self)] {
+                let words = kernel.regs.words_per_thread();
+                if words > crate::verify::MAX_WORDS_PER_THREAD {
+                    errors.push(ConfigError(format!(
+                        "slab height {} needs {words} register words per thread in `{}`, more \
+                         than the limit of {}",
+                        self.slab_height,
+                        kernel.name,
+                        crate::verify::MAX_WORDS_PER_THREAD
+                    )));
+                }
+            }
+        }
+        if errors.is_empty() {
             Ok(())
         } else {
             Err(errors)
@@ -288,5 +304,14 @@ mod tests {
         };
         let e = c.validate().unwrap_err();
         assert!(e[0].0.contains("shared memory"), "{e:?}");
+    }
+
+    #[test]
+    fn the_register_budget_bounds_the_slab_height() {
+        let ok = HotSortConfig { block_slabs: 2, ..HotSortConfig::new(32, 64) };
+        assert!(ok.validate().is_ok(), "{:?}", ok.validate());
+        let c = HotSortConfig { layout: Layout::Xor, ..HotSortConfig::new(32, 128) };
+        let e = c.validate().unwrap_err();
+        assert!(e[0].0.contains("register words per thread"), "{e:?}");
     }
 }

@@ -153,9 +153,12 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
     let els = elements(pass);
     let net = unit_network(pass, &els);
     let nj = h.div_ceil(u);
-    let wide = g.pool("lanes_wide", (nj * u) as usize);
-    let vals: Vec<Reg> = (0..(nj * u) as usize)
-        .map(|i| if i < keys.len() { keys[i] } else { wide[i] })
+    // Units beyond the key registers (when U does not divide H) need extra
+    // registers; the keys themselves are free while the slab is in shared.
+    let total = (nj * u) as usize;
+    let wide = g.pool("lanes_wide", total.saturating_sub(keys.len()));
+    let vals: Vec<Reg> = (0..total)
+        .map(|i| if i < keys.len() { keys[i] } else { wide[i - keys.len()] })
         .collect();
 
     let access = |g: &mut Gen<'_>, j: u32, el: Element| -> (Reg, i32) {
