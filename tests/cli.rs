@@ -1,0 +1,137 @@
+//! `simsort check` and `simsort kernels` as a user runs them: the built
+//! binary, its output streams and exit status.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use crate::util::{kir_files, read, simsort_bin, tests_dir};
+
+fn simsort(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(simsort_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run simsort");
+    let mut pipe = child.stdin.take().expect("stdin");
+    pipe.write_all(stdin.unwrap_or("").as_bytes())
+        .expect("write stdin");
+    drop(pipe);
+    child.wait_with_output().expect("simsort output")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn check_prints_canonical_text_of_valid_files() {
+    for path in kir_files("kernels") {
+        let out = simsort(&["check", path.to_str().unwrap()], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), read(&path));
+        assert!(out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn check_reads_stdin_and_canonicalises() {
+    let src = "kernel k { ; comment\nregs r1\n  mov r0, 0x10\n}";
+    let out = simsort(&["check", "-"], Some(src));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "kernel k {\n    regs r1 d0 p0\n    shared 0\n    mov r0, 16\n}\n"
+    );
+}
+
+#[test]
+fn check_reports_every_error_with_a_snippet_and_exits_2() {
+    let path = tests_dir().join("kernels/invalid/types.kir");
+    let out = simsort(&["check", path.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = text(&out.stderr);
+    assert!(err.contains("types.kir:6:5"), "{err}");
+    assert!(err.contains("add r0, d0, 1"), "{err}");
+    assert!(
+        err.contains("`add` operand must be 32-bit, found d0"),
+        "{err}"
+    );
+    assert!(err.contains("19 errors"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn check_on_malformed_input_exits_2_without_panicking() {
+    for input in [
+        "",
+        "kernel",
+        "\u{0}\u{1}garbage {{{",
+        "kernel k {\n    mov r0,\n",
+    ] {
+        let out = simsort(&["check", "-"], Some(input));
+        assert_eq!(out.status.code(), Some(2), "{input:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains("<stdin>:"), "{input:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn check_of_a_missing_or_binary_file_is_one_line_and_exits_2() {
+    let out = simsort(&["check", "/nonexistent/x.kir"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("cannot read /nonexistent/x.kir"), "{err}");
+    let out = simsort(&["check", "-"], None);
+    assert_eq!(out.status.code(), Some(2), "empty stdin is not a kernel");
+}
+
+#[test]
+fn kernels_lists_and_prints_the_catalogue() {
+    let out = simsort(&["kernels"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let list = text(&out.stdout);
+    for name in [
+        "vcopy",
+        "reduce",
+        "diverge",
+        "smem_stride_33",
+        "gmem_stride_2",
+    ] {
+        assert!(
+            list.lines().any(|l| l.starts_with(&format!("{name} "))),
+            "{name}:\n{list}"
+        );
+    }
+    let out = simsort(&["kernels", "--print", "smem_stride_33"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        read(&tests_dir().join("kernels/smem_stride_33.kir"))
+    );
+    let out = simsort(&["kernels", "--print", "reduce", "--warp", "8"], None);
+    assert!(
+        text(&out.stdout).contains("shfl.down r1, r0, 4, 8"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn unknown_kernel_names_suggest_the_closest_and_exit_2() {
+    let out = simsort(&["kernels", "--print", "redcue"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "unknown kernel `redcue`; did you mean `reduce`?\n"
+    );
+    let out = simsort(&["kernels", "--warp", "3"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = simsort(&["kernels", "--bogus"], None);
+    assert_eq!(out.status.code(), Some(2));
+}

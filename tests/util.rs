@@ -1,0 +1,229 @@
+//! Helpers shared by the integration tests: test-file discovery, the
+//! `simsort` binary, and a proptest strategy for random kernels.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use kernels_ir::{
+    Address, Guard, Inst, InstData, Kernel, Label, LabelData, Opcode, Operand, Param, ParamData,
+    ParamType, Reg, RegClass, RegCounts, RegList, Special,
+};
+use proptest::prelude::*;
+
+/// The `tests/` directory.
+pub fn tests_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.kir` files directly in `tests/<sub>`, sorted; panics if there are none
+/// (a test over an empty list would pass without testing anything).
+pub fn kir_files(sub: &str) -> Vec<PathBuf> {
+    let dir = tests_dir().join(sub);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "kir"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .kir files in {}", dir.display());
+    files
+}
+
+/// The file's contents.
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The `simsort` binary, built once per test run with the same cargo and
+/// target directory as this test binary (so it is never stale).
+pub fn simsort_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        // This binary is <target>/<profile>/deps/integration-<hash>.
+        let exe = std::env::current_exe().expect("current exe");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>");
+        let target_dir = profile_dir.parent().expect("target dir");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build
+            .args(["build", "--quiet", "-p", "simsort", "--bin", "simsort"])
+            .env("CARGO_TARGET_DIR", target_dir)
+            .current_dir(tests_dir());
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            build.arg("--release");
+        }
+        let status = build.status().expect("run cargo build");
+        assert!(status.success(), "cargo build -p simsort failed");
+        let bin = profile_dir.join(format!("simsort{}", std::env::consts::EXE_SUFFIX));
+        assert!(bin.exists(), "{} was not built", bin.display());
+        bin
+    })
+}
+
+fn reg() -> impl Strategy<Value = Reg> {
+    (0u32..3, 0u32..12)
+        .prop_map(|(class, index)| Reg::with_number(RegClass::ALL[class as usize], index))
+}
+
+fn operand(params: usize) -> BoxedStrategy<Operand> {
+    let mut arms = vec![
+        reg().prop_map(Operand::Reg).boxed(),
+        any::<i64>().prop_map(Operand::Imm).boxed(),
+        (-70i64..70).prop_map(Operand::Imm).boxed(),
+        proptest::sample::select(Special::ALL.to_vec())
+            .prop_map(Operand::Special)
+            .boxed(),
+    ];
+    if params > 0 {
+        arms.push(
+            (0..params)
+                .prop_map(|i| Operand::Param(Param::with_number(i as u16)))
+                .boxed(),
+        );
+    }
+    proptest::strategy::Union::new(arms).boxed()
+}
+
+fn address() -> impl Strategy<Value = Address> {
+    (
+        proptest::option::of(reg()),
+        prop_oneof![any::<i32>(), -64i32..64],
+    )
+        .prop_map(|(base, offset)| Address { base, offset })
+}
+
+fn reg_list() -> impl Strategy<Value = RegList> {
+    proptest::collection::vec(reg(), 1..=4).prop_map(|regs| RegList::new(&regs))
+}
+
+fn inst(params: usize, labels: usize) -> impl Strategy<Value = Inst> {
+    let guard = proptest::option::of((reg(), any::<bool>()))
+        .prop_map(|g| g.map(|(pred, negated)| Guard { pred, negated }));
+    let ops = (operand(params), operand(params));
+    let parts = (
+        reg(),
+        reg(),
+        ops,
+        reg_list(),
+        address(),
+        prop_oneof![any::<u32>(), 0u32..70],
+    );
+    (0..Opcode::ALL.len(), guard, parts, 0..labels.max(1)).prop_map(
+        move |(op, guard, (r1, r2, (a, b), list, addr, width), label)| {
+            let opcode = Opcode::ALL[op];
+            let data = match opcode.format() {
+                kernels_ir::Format::Unary => InstData::Unary {
+                    opcode,
+                    dst: r1,
+                    src: a,
+                },
+                kernels_ir::Format::Binary => InstData::Binary {
+                    opcode,
+                    dst: r1,
+                    args: [a, b],
+                },
+                kernels_ir::Format::Select => InstData::Select {
+                    opcode,
+                    dst: r1,
+                    args: [a, b],
+                    pred: r2,
+                },
+                kernels_ir::Format::Cmpx => InstData::Cmpx {
+                    opcode,
+                    regs: [r1, r2],
+                },
+                kernels_ir::Format::Load => InstData::Load {
+                    opcode,
+                    dsts: list,
+                    addr,
+                },
+                kernels_ir::Format::Store => InstData::Store {
+                    opcode,
+                    addr,
+                    srcs: list,
+                },
+                kernels_ir::Format::Shfl => InstData::Shfl {
+                    opcode,
+                    dst: r1,
+                    src: r2,
+                    lane: a,
+                    width,
+                },
+                kernels_ir::Format::Branch if labels > 0 => InstData::Branch {
+                    opcode,
+                    target: Label::with_number(label as u32),
+                },
+                kernels_ir::Format::Branch => InstData::Nullary {
+                    opcode: Opcode::Exit,
+                },
+                kernels_ir::Format::Nullary => InstData::Nullary { opcode },
+            };
+            Inst { guard, data }
+        },
+    )
+}
+
+fn name() -> impl Strategy<Value = String> {
+    "[a-zA-Z_][a-zA-Z0-9_]{0,8}"
+}
+
+/// Random kernels in canonical label order: every opcode and operand kind,
+/// guards, labels (several at one position, at the end, unreferenced). Most
+/// do not verify; they are for the printer and parser.
+pub fn kernel() -> impl Strategy<Value = Kernel> {
+    let header = (
+        name(),
+        proptest::collection::vec((name(), any::<bool>()), 0..4),
+        (0u32..300, 0u32..300, 0u32..10),
+        prop_oneof![any::<u32>(), 0u32..1024],
+        proptest::collection::vec(name(), 0..5),
+    );
+    header
+        .prop_flat_map(|(name, params, (b32, b64, pred), shared, labels)| {
+            // Parameter and label names must be unique to survive a round trip.
+            let params: Vec<ParamData> = params
+                .into_iter()
+                .enumerate()
+                .map(|(i, (n, wide))| ParamData {
+                    name: format!("{n}_{i}"),
+                    ty: if wide { ParamType::U64 } else { ParamType::U32 },
+                })
+                .collect();
+            let labels: Vec<String> = labels
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| format!("{n}_{i}"))
+                .collect();
+            let insts = proptest::collection::vec(inst(params.len(), labels.len()), 0..40);
+            let positions = proptest::collection::vec(any::<u32>(), labels.len());
+            (
+                Just((name, params, RegCounts { b32, b64, pred }, shared, labels)),
+                insts,
+                positions,
+            )
+        })
+        .prop_map(
+            |((name, params, regs, shared_bytes, labels), insts, positions)| {
+                let n = insts.len() as u32 + 1;
+                let labels = labels
+                    .into_iter()
+                    .zip(positions)
+                    .map(|(name, pos)| LabelData { name, pos: pos % n })
+                    .collect();
+                let mut kernel = Kernel {
+                    name,
+                    params,
+                    regs,
+                    shared_bytes,
+                    insts,
+                    labels,
+                };
+                kernel.sort_labels();
+                kernel
+            },
+        )
+}
