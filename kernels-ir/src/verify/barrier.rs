@@ -168,8 +168,9 @@ impl Uniformity<'_> {
         while let Some(b) = work.pop() {
             queued[b] = false;
             let mut state = entry[b].clone();
-            for pc in blocks[b].start as usize..blocks[b].end as usize {
-                self.transfer(&self.kernel.insts[pc], cause[pc].is_some(), &mut state);
+            let range = blocks[b].start as usize..blocks[b].end as usize;
+            for (inst, cause) in self.kernel.insts[range.clone()].iter().zip(&cause[range]) {
+                self.transfer(inst, cause.is_some(), &mut state);
             }
             for &s in &blocks[b].succs {
                 if entry[s].union(&state) && !std::mem::replace(&mut queued[s], true) {
