@@ -233,6 +233,7 @@ pub struct Decoder<'a> {
 
 impl<'a> Decoder<'a> {
     /// A decoder over one chunk's bytes.
+    #[cfg(test)]
     pub fn new(buf: &'a [u8]) -> Self {
         Decoder {
             buf,
@@ -241,7 +242,22 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// A decoder continuing at `state` (from [`Decoder::state`]).
+    pub fn resume(buf: &'a [u8], (pos, prev_cycle): (usize, u64)) -> Self {
+        Decoder {
+            buf,
+            pos,
+            prev_cycle,
+        }
+    }
+
+    /// Where the decoder is: byte position and previous event's cycle.
+    pub fn state(&self) -> (usize, u64) {
+        (self.pos, self.prev_cycle)
+    }
+
     /// Whether every byte has been read.
+    #[cfg(test)]
     pub fn is_done(&self) -> bool {
         self.pos >= self.buf.len()
     }
@@ -259,7 +275,20 @@ impl<'a> Decoder<'a> {
         Ok(b)
     }
 
+    #[inline]
     fn u64(&mut self) -> Result<u64, TraceError> {
+        // Fast path: most fields are below 128 and take one byte.
+        if let Some(&b) = self.buf.get(self.pos)
+            && b < 0x80
+        {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        self.u64_slow()
+    }
+
+    #[cold]
+    fn u64_slow(&mut self) -> Result<u64, TraceError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;

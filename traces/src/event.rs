@@ -224,6 +224,28 @@ impl Event {
     }
 }
 
+impl CounterSample {
+    /// Adds `other` to `self`, field by field.
+    pub fn add(&mut self, other: &CounterSample) {
+        self.inst_issued += other.inst_issued;
+        self.smem_wavefronts += other.smem_wavefronts;
+        self.smem_bank_conflicts += other.smem_bank_conflicts;
+        self.gmem_requests += other.gmem_requests;
+        self.gmem_sectors += other.gmem_sectors;
+        let n = other.stall_warp_cycles.len();
+        if self.stall_warp_cycles.len() < n {
+            self.stall_warp_cycles.resize(n, 0);
+        }
+        for (a, b) in self
+            .stall_warp_cycles
+            .iter_mut()
+            .zip(&other.stall_warp_cycles)
+        {
+            *a += b;
+        }
+    }
+}
+
 /// One SM's activity over a counter interval.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct CounterSample {

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::KernelSource;
+use crate::{CounterSample, KernelSource};
 
 /// The first eight bytes of every trace.
 pub const MAGIC: &[u8; 8] = b"SSTRACE\0";
@@ -56,6 +56,20 @@ pub struct ChunkInfo {
     /// The launch its events belong to (`None` between launches). A chunk
     /// never spans two launches.
     pub launch: Option<u32>,
+    /// The smallest and largest block of its per-block events (detail
+    /// events, register writes, and block starts and ends of blocks the
+    /// trace has detail for), so a reader after one block can skip chunks.
+    /// `None` when it has none.
+    #[serde(default)]
+    pub blocks: Option<(u32, u32)>,
+}
+
+impl ChunkInfo {
+    /// Whether the chunk may hold per-block events of `block`.
+    pub fn may_hold_block(&self, block: u32) -> bool {
+        self.blocks
+            .is_some_and(|(lo, hi)| lo <= block && block <= hi)
+    }
 }
 
 /// One kernel launch, as the index records it.
@@ -75,6 +89,26 @@ pub struct LaunchInfo {
     pub first_chunk: u32,
     /// One past its last chunk.
     pub end_chunk: u32,
+    /// The blocks with detail events, as inclusive ranges in order.
+    #[serde(default)]
+    pub detail_blocks: Vec<(u32, u32)>,
+    /// The sum of the launch's counter samples over every SM.
+    #[serde(default)]
+    pub counters: CounterSample,
+}
+
+impl LaunchInfo {
+    /// Whether `block` has detail events in this launch.
+    pub fn has_detail(&self, block: u32) -> bool {
+        self.detail_blocks
+            .iter()
+            .any(|&(lo, hi)| lo <= block && block <= hi)
+    }
+
+    /// The first block with detail events, if any.
+    pub fn first_detail_block(&self) -> Option<u32> {
+        self.detail_blocks.first().map(|r| r.0)
+    }
 }
 
 /// The index written at the end of the file.

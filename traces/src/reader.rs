@@ -131,16 +131,22 @@ impl<R: Read + Seek> TraceReader<R> {
         self.footer.chunks.len()
     }
 
-    /// Decodes chunk `i` into `out` (cleared first).
-    pub fn read_chunk_into(&mut self, i: usize, out: &mut Vec<Event>) -> Result<(), TraceError> {
-        out.clear();
+    /// Reads, checks and decompresses chunk `i` into `raw` (reusing
+    /// `compressed` as scratch); returns the event count the index gives.
+    fn load_chunk(
+        &mut self,
+        i: usize,
+        compressed: &mut Vec<u8>,
+        raw: &mut Vec<u8>,
+    ) -> Result<u32, TraceError> {
         let info = self
             .footer
             .chunks
             .get(i)
-            .ok_or_else(|| TraceError::corrupt(format!("no chunk {i}")))?
-            .clone();
-        self.source.seek(SeekFrom::Start(info.offset))?;
+            .ok_or_else(|| TraceError::corrupt(format!("no chunk {i}")))?;
+        let (offset, raw_len, comp_len, events) =
+            (info.offset, info.raw_len, info.compressed_len, info.events);
+        self.source.seek(SeekFrom::Start(offset))?;
         let mut head = [0u8; CHUNK_HEAD_LEN as usize];
         self.source
             .read_exact(&mut head)
@@ -150,33 +156,34 @@ impl<R: Read + Seek> TraceReader<R> {
             le_u32(&head[5..9]),
             le_u32(&head[9..13]),
         );
-        if head[0] != b'C' || fields != (info.raw_len, info.compressed_len, info.events) {
+        if head[0] != b'C' || fields != (raw_len, comp_len, events) {
             return Err(TraceError::corrupt(format!(
                 "chunk {i} does not match the index"
             )));
         }
-        let compressed = read_exact_vec(&mut self.source, info.compressed_len.into(), "chunk")?;
-        if crc32fast::hash(&compressed) != le_u32(&head[13..17]) {
+        compressed.resize(comp_len as usize, 0);
+        self.source
+            .read_exact(compressed)
+            .map_err(|e| TraceError::from_read(e, "chunk"))?;
+        if crc32fast::hash(compressed) != le_u32(&head[13..17]) {
             return Err(TraceError::corrupt(format!("chunk {i} checksum mismatch")));
         }
-        let mut raw = vec![0u8; info.raw_len as usize];
-        let n = lz4_flex::block::decompress_into(&compressed, &mut raw)
+        raw.resize(raw_len as usize, 0);
+        let n = lz4_flex::block::decompress_into(compressed, raw)
             .map_err(|e| TraceError::corrupt(format!("chunk {i} does not decompress: {e}")))?;
         if n != raw.len() {
             return Err(TraceError::corrupt(format!(
                 "chunk {i} decompresses to {n} bytes"
             )));
         }
-        let mut dec = Decoder::new(&raw);
-        while !dec.is_done() {
-            out.push(dec.next_event()?);
-        }
-        if out.len() != info.events as usize {
-            return Err(TraceError::corrupt(format!(
-                "chunk {i} holds {} events, the index says {}",
-                out.len(),
-                info.events
-            )));
+        Ok(events)
+    }
+
+    /// Decodes chunk `i` into `out` (cleared first).
+    pub fn read_chunk_into(&mut self, i: usize, out: &mut Vec<Event>) -> Result<(), TraceError> {
+        out.clear();
+        for e in self.events_of_chunk_list(vec![i]) {
+            out.push(e?);
         }
         Ok(())
     }
@@ -196,12 +203,36 @@ impl<R: Read + Seek> TraceReader<R> {
 
     /// The events of chunks `first..end`.
     pub fn events_in_chunks(&mut self, first: usize, end: usize) -> Events<'_, R> {
+        let end = end.min(self.footer.chunks.len());
+        self.events_of_chunk_list((first.min(end)..end).collect())
+    }
+
+    /// The events of the given chunks, in the given order.
+    fn events_of_chunk_list(&mut self, chunks: Vec<usize>) -> Events<'_, R> {
         Events {
             reader: self,
-            next_chunk: first,
-            end_chunk: end,
-            buf: Vec::new().into_iter(),
+            chunks: chunks.into_iter(),
+            compressed: Vec::new(),
+            raw: Vec::new(),
+            state: (0, 0),
+            chunk: None,
         }
+    }
+
+    /// The events of launch `launch` from every chunk that may hold
+    /// per-block events of `block` (see [`ChunkInfo::may_hold_block`]),
+    /// plus the launch's first and last chunks (its launch and end events).
+    /// Other events of those chunks come too: filter by block.
+    pub fn block_events(&mut self, launch: usize, block: u32) -> Events<'_, R> {
+        let Some(l) = self.footer.launches.get(launch) else {
+            return self.events_of_chunk_list(Vec::new());
+        };
+        let (first, end) = (l.first_chunk as usize, l.end_chunk as usize);
+        let chunks = &self.footer.chunks;
+        let list = (first..end)
+            .filter(|&i| i == first || i + 1 == end || chunks[i].may_hold_block(block))
+            .collect();
+        self.events_of_chunk_list(list)
     }
 
     /// Every event of launch `launch` (nothing if there is no such launch).
@@ -215,14 +246,27 @@ impl<R: Read + Seek> TraceReader<R> {
     }
 }
 
-/// An iterator over events, decoding chunk by chunk; it stops after the
-/// first error.
+/// An iterator over events, decoding one chunk at a time, event by event
+/// (no chunk is ever held as a vector of events); it stops after the first
+/// error.
 #[derive(Debug)]
 pub struct Events<'a, R> {
     reader: &'a mut TraceReader<R>,
-    next_chunk: usize,
-    end_chunk: usize,
-    buf: std::vec::IntoIter<Event>,
+    chunks: std::vec::IntoIter<usize>,
+    compressed: Vec<u8>,
+    raw: Vec<u8>,
+    /// The decoder's position and previous cycle in `raw`.
+    state: (usize, u64),
+    /// The chunk being decoded: its index, events promised and decoded.
+    chunk: Option<(usize, u32, u32)>,
+}
+
+impl<R: Read + Seek> Events<'_, R> {
+    fn fail(&mut self, e: TraceError) -> Option<Result<Event, TraceError>> {
+        self.chunks = Vec::new().into_iter();
+        self.chunk = None;
+        Some(Err(e))
+    }
 }
 
 impl<R: Read + Seek> Iterator for Events<'_, R> {
@@ -230,20 +274,35 @@ impl<R: Read + Seek> Iterator for Events<'_, R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(e) = self.buf.next() {
-                return Some(Ok(e));
-            }
-            if self.next_chunk >= self.end_chunk {
-                return None;
-            }
-            let i = self.next_chunk;
-            self.next_chunk += 1;
-            match self.reader.read_chunk(i) {
-                Ok(events) => self.buf = events.into_iter(),
-                Err(e) => {
-                    self.next_chunk = self.end_chunk;
-                    return Some(Err(e));
+            if let Some((i, promised, done)) = self.chunk {
+                if self.state.0 < self.raw.len() {
+                    let mut dec = Decoder::resume(&self.raw, self.state);
+                    let r = dec.next_event();
+                    self.state = dec.state();
+                    return match r {
+                        Ok(e) => {
+                            self.chunk = Some((i, promised, done + 1));
+                            Some(Ok(e))
+                        }
+                        Err(e) => self.fail(e),
+                    };
                 }
+                self.chunk = None;
+                if done != promised {
+                    let msg = format!("chunk {i} holds {done} events, the index says {promised}");
+                    return self.fail(TraceError::corrupt(msg));
+                }
+            }
+            let i = self.chunks.next()?;
+            match self
+                .reader
+                .load_chunk(i, &mut self.compressed, &mut self.raw)
+            {
+                Ok(promised) => {
+                    self.chunk = Some((i, promised, 0));
+                    self.state = (0, 0);
+                }
+                Err(e) => return self.fail(e),
             }
         }
     }

@@ -31,6 +31,9 @@ pub struct TraceWriter<W: Write> {
     chunk_first: u64,
     chunk_last: u64,
     open_launch: Option<u32>,
+    chunk_blocks: Option<(u32, u32)>,
+    /// Blocks with detail in the open launch.
+    launch_detail: std::collections::BTreeSet<u32>,
     footer: Footer,
     failed: Option<String>,
 }
@@ -63,6 +66,8 @@ impl<W: Write> TraceWriter<W> {
             chunk_first: u64::MAX,
             chunk_last: 0,
             open_launch: None,
+            chunk_blocks: None,
+            launch_detail: std::collections::BTreeSet::new(),
             footer: Footer::default(),
             failed: None,
         })
@@ -119,6 +124,7 @@ impl<W: Write> TraceWriter<W> {
             }
             _ => {}
         }
+        self.note_blocks(e);
         let cycle = e.cycle();
         self.enc.encode(e, &mut self.raw);
         self.chunk_events += 1;
@@ -129,12 +135,52 @@ impl<W: Write> TraceWriter<W> {
             if let Some(l) = self.footer.launches.last_mut() {
                 l.end_cycle = Some(cycle);
             }
+            self.close_launch_detail();
             self.flush_chunk()?;
             self.open_launch = None;
         } else if self.raw.len() >= CHUNK_TARGET_BYTES {
             self.flush_chunk()?;
         }
         Ok(())
+    }
+
+    /// Widens the chunk's block range and the launch's detail set.
+    fn note_blocks(&mut self, e: &Event) {
+        let block = match *e {
+            Event::BlockStart { block, .. } | Event::BlockEnd { block, .. }
+                if self.wants_detail(block) =>
+            {
+                Some(block)
+            }
+            _ => e.detail_block().or(e.warp().map(|w| w.0)),
+        };
+        if let Some(b) = block {
+            let (lo, hi) = self.chunk_blocks.unwrap_or((b, b));
+            self.chunk_blocks = Some((lo.min(b), hi.max(b)));
+        }
+        if let Some(b) = e.detail_block() {
+            self.launch_detail.insert(b);
+        }
+        if let (Event::Counters { sample, .. }, Some(_)) = (e, self.open_launch)
+            && let Some(l) = self.footer.launches.last_mut()
+        {
+            l.counters.add(sample);
+        }
+    }
+
+    /// Stores the open launch's detail blocks as ranges.
+    fn close_launch_detail(&mut self) {
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        for &b in &self.launch_detail {
+            match ranges.last_mut() {
+                Some(r) if r.1 + 1 == b => r.1 = b,
+                _ => ranges.push((b, b)),
+            }
+        }
+        self.launch_detail.clear();
+        if let Some(l) = self.footer.launches.last_mut() {
+            l.detail_blocks = ranges;
+        }
     }
 
     fn keeps(&self, e: &Event) -> bool {
@@ -175,6 +221,8 @@ impl<W: Write> TraceWriter<W> {
             end_cycle: None,
             first_chunk: first,
             end_chunk: first,
+            detail_blocks: Vec::new(),
+            counters: Default::default(),
         });
         self.open_launch = Some(launch);
         Ok(())
@@ -193,6 +241,7 @@ impl<W: Write> TraceWriter<W> {
             first_cycle: self.chunk_first,
             last_cycle: self.chunk_last,
             launch: self.open_launch,
+            blocks: self.chunk_blocks.take(),
         };
         let mut head = Vec::with_capacity(17);
         head.push(b'C');
@@ -238,6 +287,10 @@ impl<W: Write> TraceWriter<W> {
             return Err(TraceError::Poisoned(msg.clone()));
         }
         self.flush_chunk()?;
+        if self.open_launch.is_some() {
+            // A run that stopped inside a launch: keep what it recorded.
+            self.close_launch_detail();
+        }
         let json = serde_json::to_vec(&self.footer)
             .map_err(|e| TraceError::InvalidEvent(e.to_string()))?;
         let offset = self.written;

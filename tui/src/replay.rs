@@ -6,7 +6,6 @@
 //! `full`-level trace of a big launch costs memory for one block), plus the
 //! whole machine's counter samples.
 
-use std::collections::BTreeSet;
 use std::io::{Read, Seek};
 
 use traces::{CounterSample, Event, KernelSource, StallReason, TraceError, TraceReader};
@@ -236,52 +235,43 @@ impl Replay {
     }
 
     /// Decodes launch `launch`, keeping the detail of `block` (or, if it
-    /// has none, of the first block that has).
+    /// has none, of the first block that has). Only the chunks the index
+    /// says may hold that block's events are read; the machine-wide
+    /// counters come from the index.
     pub fn load(&mut self, launch: usize, block: u32) -> Result<(), TraceError> {
-        let mut data = self.decode(launch, Some(block))?;
-        if data.block.is_none()
-            && let Some(&first) = data.detail_blocks.first()
-        {
-            data = self.decode(launch, Some(first))?;
-        }
-        self.data = data;
-        Ok(())
-    }
-
-    fn decode(&mut self, launch: usize, want: Option<u32>) -> Result<LaunchData, TraceError> {
         let info = self.reader.launches()[launch].clone();
+        let want = if info.has_detail(block) {
+            Some(block)
+        } else {
+            info.first_detail_block()
+        };
+        let (start, end) = self.launch_spans()[launch];
         let mut d = LaunchData {
             launch,
             kernel: info.kernel as usize,
-            start: info.start_cycle,
-            end: info.start_cycle,
+            start,
+            end,
+            block: want,
+            detail_blocks: info
+                .detail_blocks
+                .iter()
+                .flat_map(|&(lo, hi)| lo..=hi)
+                .collect(),
+            machine: info.counters.clone(),
             ..LaunchData::default()
         };
-        let mut detail = BTreeSet::new();
         let mut writes: Vec<Vec<RegWriteRec>> = Vec::new();
         let mut block_end = None;
-        for e in self.reader.launch_events(launch) {
+        // With no detail anywhere, only the launch's first and last chunks.
+        for e in self.reader.block_events(launch, want.unwrap_or(u32::MAX)) {
             let e = e?;
-            d.end = d.end.max(e.cycle());
-            if let Some(b) = e.detail_block() {
-                detail.insert(b);
+            let of = match e {
+                Event::BlockStart { block, .. } | Event::BlockEnd { block, .. } => Some(block),
+                _ => e.detail_block().or(e.warp().map(|w| w.0)),
+            };
+            if of.is_some() && of == want {
+                add_detail(&mut d, &mut writes, &mut block_end, e);
             }
-            let mine = e.detail_block().or(e.warp().map(|w| w.0)) == want
-                || matches!(e, Event::BlockEnd { block, .. } if Some(block) == want);
-            if let Event::Counters { sample, .. } = &e {
-                add_sample(&mut d.machine, sample);
-            }
-            if !mine {
-                continue;
-            }
-            add_detail(&mut d, &mut writes, &mut block_end, e);
-        }
-        if let Some(c) = info.end_cycle {
-            d.end = c;
-        }
-        d.detail_blocks = detail.into_iter().collect();
-        if want.is_some_and(|b| d.detail_blocks.contains(&b)) {
-            d.block = want;
         }
         let warps = d.issues.len().max(d.stalls.len()).max(writes.len());
         d.issues.resize(warps, Vec::new());
@@ -295,9 +285,10 @@ impl Replay {
         }
         d.smem.sort_by_key(|s| s.cycle);
         d.regs = writes.into_iter().map(WarpRegs::new).collect();
-        d.block_end = block_end.unwrap_or(d.end);
+        d.block_end = block_end.unwrap_or(d.end).min(d.end).max(d.start);
         d.pc_stats = pc_stats(&d);
-        Ok(d)
+        self.data = d;
+        Ok(())
     }
 }
 
@@ -369,20 +360,6 @@ fn add_detail(
             *block_end = Some(cycle);
         }
         _ => {}
-    }
-}
-
-fn add_sample(total: &mut CounterSample, s: &CounterSample) {
-    total.inst_issued += s.inst_issued;
-    total.smem_wavefronts += s.smem_wavefronts;
-    total.smem_bank_conflicts += s.smem_bank_conflicts;
-    total.gmem_requests += s.gmem_requests;
-    total.gmem_sectors += s.gmem_sectors;
-    if total.stall_warp_cycles.len() < s.stall_warp_cycles.len() {
-        total.stall_warp_cycles.resize(s.stall_warp_cycles.len(), 0);
-    }
-    for (t, v) in total.stall_warp_cycles.iter_mut().zip(&s.stall_warp_cycles) {
-        *t += v;
     }
 }
 

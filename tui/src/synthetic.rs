@@ -224,11 +224,31 @@ impl Synthetic {
             grid: [self.blocks, 1, 1],
             block: [self.lanes * self.warps, 1, 1],
         })?;
-        for block in 0..self.blocks {
-            let sm = block % self.sms.max(1);
-            let start = u64::from(block / self.sms.max(1)) * 10;
-            let e = self.block(&mut w, &ops, block, sm, start, &mut rng)?;
-            end = end.max(e);
+        // Blocks run in waves of one per SM, their events interleaved
+        // instruction by instruction as a simulator's would be.
+        let sms = self.sms.max(1);
+        for wave_first in (0..self.blocks).step_by(sms as usize) {
+            let wave_end = (wave_first + sms).min(self.blocks);
+            let start = end;
+            let mut runs = Vec::new();
+            for block in wave_first..wave_end {
+                runs.push(BlockRun::new(
+                    self,
+                    &mut w,
+                    block,
+                    block % sms,
+                    start,
+                    &mut rng,
+                )?);
+            }
+            for pc in 0..ops.len() {
+                for run in &mut runs {
+                    run.step(self, &mut w, &ops, pc)?;
+                }
+            }
+            for run in runs {
+                end = end.max(run.finish(&mut w)?);
+            }
         }
         w.record(&Event::KernelEnd {
             cycle: end + 1,
@@ -236,107 +256,6 @@ impl Synthetic {
         })?;
         self.copy_launch(&mut w, end + 1)?;
         w.finish()
-    }
-
-    fn block<W: Write>(
-        &self,
-        w: &mut TraceWriter<W>,
-        ops: &[Op],
-        block: u32,
-        sm: u32,
-        start: u64,
-        rng: &mut u64,
-    ) -> Result<u64, TraceError> {
-        w.record(&Event::BlockStart {
-            cycle: start,
-            sm,
-            block,
-        })?;
-        let (lanes, h) = (self.lanes as usize, self.regs as usize);
-        let mut slabs: Vec<Vec<Vec<u64>>> = (0..self.warps)
-            .map(|_| {
-                (0..h)
-                    .map(|_| (0..lanes).map(|_| next_key(rng)).collect())
-                    .collect()
-            })
-            .collect();
-        let mut snaps: Vec<Vec<Vec<u64>>> = vec![Vec::new(); self.warps as usize];
-        let mut cycle = start;
-        let mut stalled = vec![u64::MAX; self.warps as usize];
-        let mut sample = CounterSample::default();
-        let mut last_sample = start;
-        for (pc, op) in ops.iter().enumerate() {
-            for warp in 0..self.warps {
-                cycle += 1;
-                let wi = warp as usize;
-                if stalled[wi] != u64::MAX {
-                    sample.stall_warp_cycles.resize(StallReason::COUNT, 0);
-                    sample.stall_warp_cycles[reason_of(&ops[pc.saturating_sub(1)]).index()] +=
-                        cycle - stalled[wi];
-                }
-                let at = |cycle, reason| Event::Stall {
-                    cycle,
-                    sm,
-                    block,
-                    warp,
-                    reason,
-                };
-                w.record(&at(cycle, StallReason::Selected))?;
-                w.record(&Event::Issue {
-                    cycle,
-                    sm,
-                    sched: warp % 4,
-                    block,
-                    warp,
-                    pc: pc as u32,
-                    active: lane_mask(self.lanes),
-                })?;
-                sample.inst_issued += 1;
-                let slab = &mut slabs[wi];
-                let at_pc = Place {
-                    sm,
-                    block,
-                    warp,
-                    pc: pc as u32,
-                    cycle,
-                };
-                let written = self.execute(op, slab, &mut snaps[wi], w, at_pc, &mut sample)?;
-                for reg in written {
-                    w.record(&Event::RegWrite {
-                        cycle: cycle + 4,
-                        block,
-                        warp,
-                        reg: RegRef {
-                            class: RegClass::B32,
-                            index: reg as u32,
-                        },
-                        mask: lane_mask(self.lanes),
-                        values: slab[reg].clone(),
-                    })?;
-                }
-                w.record(&at(cycle + 1, reason_of(op)))?;
-                stalled[wi] = cycle + 1;
-            }
-            if matches!(op, Op::Barrier) {
-                cycle += 3;
-                w.record(&Event::BarrierRelease { cycle, sm, block })?;
-            }
-            if cycle - last_sample >= 64 {
-                w.record(&Event::Counters {
-                    cycle,
-                    sm,
-                    sample: std::mem::take(&mut sample),
-                })?;
-                last_sample = cycle;
-            }
-        }
-        w.record(&Event::Counters { cycle, sm, sample })?;
-        w.record(&Event::BlockEnd {
-            cycle: cycle + 5,
-            sm,
-            block,
-        })?;
-        Ok(cycle + 5)
     }
 
     /// Applies `op` to one warp's slab; returns the registers it wrote.
@@ -495,6 +414,154 @@ impl Synthetic {
             launch: 1,
         })?;
         Ok(())
+    }
+}
+
+/// One block's progress through the program.
+struct BlockRun {
+    block: u32,
+    sm: u32,
+    slabs: Vec<Vec<Vec<u64>>>,
+    snaps: Vec<Vec<Vec<u64>>>,
+    cycle: u64,
+    stalled: Vec<u64>,
+    sample: CounterSample,
+    last_sample: u64,
+}
+
+impl BlockRun {
+    fn new<W: Write>(
+        s: &Synthetic,
+        w: &mut TraceWriter<W>,
+        block: u32,
+        sm: u32,
+        start: u64,
+        rng: &mut u64,
+    ) -> Result<Self, TraceError> {
+        w.record(&Event::BlockStart {
+            cycle: start,
+            sm,
+            block,
+        })?;
+        let (lanes, h) = (s.lanes as usize, s.regs as usize);
+        let slabs = (0..s.warps)
+            .map(|_| {
+                (0..h)
+                    .map(|_| (0..lanes).map(|_| next_key(rng)).collect())
+                    .collect()
+            })
+            .collect();
+        Ok(BlockRun {
+            block,
+            sm,
+            slabs,
+            snaps: vec![Vec::new(); s.warps as usize],
+            cycle: start,
+            stalled: vec![u64::MAX; s.warps as usize],
+            sample: CounterSample::default(),
+            last_sample: start,
+        })
+    }
+
+    /// Every warp of the block issues instruction `pc`.
+    fn step<W: Write>(
+        &mut self,
+        s: &Synthetic,
+        w: &mut TraceWriter<W>,
+        ops: &[Op],
+        pc: usize,
+    ) -> Result<(), TraceError> {
+        let (sm, block, op) = (self.sm, self.block, &ops[pc]);
+        for warp in 0..s.warps {
+            self.cycle += 1;
+            let cycle = self.cycle;
+            let wi = warp as usize;
+            if self.stalled[wi] != u64::MAX {
+                let stalls = &mut self.sample.stall_warp_cycles;
+                stalls.resize(StallReason::COUNT, 0);
+                stalls[reason_of(&ops[pc.saturating_sub(1)]).index()] += cycle - self.stalled[wi];
+            }
+            let at = |cycle, reason| Event::Stall {
+                cycle,
+                sm,
+                block,
+                warp,
+                reason,
+            };
+            w.record(&at(cycle, StallReason::Selected))?;
+            let (pc32, active) = (pc as u32, lane_mask(s.lanes));
+            w.record(&Event::Issue {
+                cycle,
+                sm,
+                sched: warp % 4,
+                block,
+                warp,
+                pc: pc32,
+                active,
+            })?;
+            self.sample.inst_issued += 1;
+            let place = Place {
+                sm,
+                block,
+                warp,
+                pc: pc32,
+                cycle,
+            };
+            let slab = &mut self.slabs[wi];
+            let written = s.execute(op, slab, &mut self.snaps[wi], w, place, &mut self.sample)?;
+            for reg in written {
+                if !w.wants_registers(block, warp) {
+                    break;
+                }
+                w.record(&Event::RegWrite {
+                    cycle: cycle + 4,
+                    block,
+                    warp,
+                    reg: RegRef {
+                        class: RegClass::B32,
+                        index: reg as u32,
+                    },
+                    mask: active,
+                    values: slab[reg].clone(),
+                })?;
+            }
+            w.record(&at(cycle + 1, reason_of(op)))?;
+            self.stalled[wi] = cycle + 1;
+        }
+        if matches!(op, Op::Barrier) {
+            self.cycle += 3;
+            w.record(&Event::BarrierRelease {
+                cycle: self.cycle,
+                sm,
+                block,
+            })?;
+        }
+        if self.cycle - self.last_sample >= 64 {
+            let sample = std::mem::take(&mut self.sample);
+            w.record(&Event::Counters {
+                cycle: self.cycle,
+                sm,
+                sample,
+            })?;
+            self.last_sample = self.cycle;
+        }
+        Ok(())
+    }
+
+    /// Ends the block; returns its last cycle.
+    fn finish<W: Write>(self, w: &mut TraceWriter<W>) -> Result<u64, TraceError> {
+        let (cycle, sm, block) = (self.cycle, self.sm, self.block);
+        w.record(&Event::Counters {
+            cycle,
+            sm,
+            sample: self.sample,
+        })?;
+        w.record(&Event::BlockEnd {
+            cycle: cycle + 5,
+            sm,
+            block,
+        })?;
+        Ok(cycle + 5)
     }
 }
 

@@ -192,6 +192,34 @@ fn the_index_describes_launches_and_seeks_by_cycle() {
 }
 
 #[test]
+fn the_index_knows_detail_blocks_counters_and_block_ranges() {
+    let bytes = write(TraceLevel::CountersOnly, &run_events(30_000));
+    let mut r = TraceReader::new(Cursor::new(&bytes)).unwrap();
+    let l = r.launches()[1].clone();
+    assert_eq!(l.detail_blocks, [(1, 1)]);
+    assert!(l.has_detail(1) && !l.has_detail(0));
+    assert_eq!(l.counters.inst_issued, 300 * 100);
+    let full = write(TraceLevel::Full, &run_events(300));
+    let rf = TraceReader::new(Cursor::new(&full)).unwrap();
+    assert_eq!(rf.launches()[1].detail_blocks, [(0, 1)]);
+    // Every per-block event of block 1 is in a chunk that says it may be.
+    let all: Vec<Event> = r.launch_events(1).collect::<Result<_, _>>().unwrap();
+    let via_index: Vec<Event> = r.block_events(1, 1).collect::<Result<_, _>>().unwrap();
+    let of_block = |v: &[Event]| -> Vec<Event> {
+        v.iter()
+            .filter(|e| e.warp().map(|w| w.0) == Some(1))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(of_block(&via_index), of_block(&all));
+    assert!(
+        r.chunks()
+            .iter()
+            .all(|c| c.blocks.is_none_or(|(lo, hi)| lo <= hi))
+    );
+}
+
+#[test]
 fn writer_refuses_launches_out_of_order_and_unknown_kernels() {
     let mut w = TraceWriter::new(Vec::new(), &header(TraceLevel::Full)).unwrap();
     let launch = |launch, kernel| Event::KernelLaunch {
