@@ -10,15 +10,23 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
 pub mod check;
 pub mod kernels;
+pub mod machine;
+pub mod replay;
+pub mod sort;
+pub mod trace;
 
 /// simsort: a cycle-level SIMT GPU simulator that runs GPU sorting kernels
 /// and shows where every cycle goes.
 #[derive(Debug, Parser)]
 #[command(name = "simsort", version, about, long_about = None)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
-    /// What to do.
+    /// What to do; without a subcommand, run one sort experiment.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The sort experiment run when no subcommand is given.
+    #[command(flatten)]
+    pub sort: sort::SortArgs,
 }
 
 /// The subcommands.
@@ -28,6 +36,10 @@ pub enum Command {
     Check(check::CheckArgs),
     /// List the kernels simsort can generate, or print one as IR text.
     Kernels(kernels::KernelsArgs),
+    /// Open the terminal UI on a recorded trace.
+    Replay(replay::ReplayArgs),
+    /// Export or inspect a recorded trace.
+    Trace(trace::TraceArgs),
 }
 
 /// Why a command failed: the message for stderr and the exit status.
@@ -62,7 +74,9 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&args, out),
         Some(Command::Kernels(args)) => kernels::run(&args, out),
-        None => Err(Failure::input("no command given; see `simsort --help`")),
+        Some(Command::Replay(args)) => replay::run(&args, out),
+        Some(Command::Trace(args)) => trace::run(&args, out),
+        None => sort::run(&cli.sort, out),
     };
     result.and_then(|()| out.flush().map_err(output_error))
 }

@@ -4,7 +4,9 @@
 pub mod check;
 pub mod input;
 pub mod report;
+pub mod sort;
 
 pub use check::{CheckError, check_sorted};
 pub use input::{Distribution, generate_u32};
 pub use report::{KernelRow, Report, TotalRow, aggregate};
+pub use sort::{Algo, ExperimentError, Outcome, SortOptions, run_sort};

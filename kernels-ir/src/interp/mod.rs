@@ -161,14 +161,14 @@ impl Device for Interp {
             });
         }
         for inst in &kernel.kernel().insts {
-            if let crate::InstData::Shfl { width, .. } = inst.data {
-                if width > self.warp_size {
-                    return Err(InterpError::ShflWidth {
-                        kernel: kernel.kernel().name.clone(),
-                        width,
-                        warp_size: self.warp_size,
-                    });
-                }
+            if let crate::InstData::Shfl { width, .. } = inst.data
+                && width > self.warp_size
+            {
+                return Err(InterpError::ShflWidth {
+                    kernel: kernel.kernel().name.clone(),
+                    width,
+                    warp_size: self.warp_size,
+                });
             }
         }
         let mut steps = 0;

@@ -5,7 +5,7 @@ use super::InterpError;
 use super::memory::DeviceMemory;
 use super::values;
 use crate::entities::{Reg, RegClass};
-use crate::inst::{Address, InstData, Operand, Special};
+use crate::inst::{InstData, Operand, Special};
 use crate::launch::{Dim3, ParamValue};
 use crate::opcode::{Format, Opcode, Space};
 use crate::verify::VerifiedKernel;
@@ -237,14 +237,8 @@ impl Warp {
                 return Ok(Step::Barrier);
             }
             InstData::Nullary { .. } => {} // warp.sync
-            InstData::Load { opcode, dsts, addr }
-            | InstData::Store {
-                opcode,
-                srcs: dsts,
-                addr,
-            } => {
-                let store = opcode.format() == Format::Store;
-                self.memory(opcode, dsts.as_slice(), addr, store, active, global, shared)
+            InstData::Load { .. } | InstData::Store { .. } => {
+                self.memory(&inst.data, active, global, shared)
                     .map_err(|(lane, what)| fault(lane, what))?;
             }
             InstData::Shfl {
@@ -355,14 +349,18 @@ impl Warp {
 
     fn memory(
         &mut self,
-        opcode: Opcode,
-        regs: &[Reg],
-        addr: Address,
-        store: bool,
+        data: &InstData,
         active: u64,
         global: &mut DeviceMemory,
         shared: &mut [u8],
     ) -> Result<(), (u32, String)> {
+        let (opcode, list, addr) = match *data {
+            InstData::Load { opcode, dsts, addr } => (opcode, dsts, addr),
+            InstData::Store { opcode, srcs, addr } => (opcode, srcs, addr),
+            _ => unreachable!("memory() on a non-memory instruction"),
+        };
+        let store = opcode.format() == Format::Store;
+        let regs = list.as_slice();
         let (space, bytes) = opcode.memory().expect("memory opcode");
         for lane in 0..self.width {
             if active >> lane & 1 == 0 {

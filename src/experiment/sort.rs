@@ -1,0 +1,219 @@
+//! One sort experiment: build the machine and the kernels from the options,
+//! generate the input, run the HotSort schedule on the simulated GPU, check
+//! the output against a reference sort, and report.
+
+use std::time::Instant;
+
+use kernels_ir::kernels::hotsort::{self, HotSortConfig, Layout, MergeExchange};
+use serde::Serialize;
+use sim::{Gpu, GpuConfig, RunOptions, SimError};
+
+use super::check::{CheckError, check_sorted};
+use super::input::{Distribution, generate_u32};
+use super::report::{Report, aggregate};
+
+/// The sorting algorithm (`--algo`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algo {
+    /// HotSort: the slab sort of the patent.
+    Hotsort,
+}
+
+/// Everything that defines one sort experiment (`cli.md`, sort options).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SortOptions {
+    /// The algorithm.
+    pub algo: Algo,
+    /// Lanes per warp.
+    pub warp: u32,
+    /// Key registers per lane.
+    pub slab_height: u32,
+    /// Slabs per block in the block sort; `None`: the largest that fits.
+    pub block_slabs: Option<u32>,
+    /// Number of keys.
+    pub keys: u64,
+    /// Key width in bits.
+    pub key_bits: u32,
+    /// Input distribution.
+    pub dist: Distribution,
+    /// Input generator seed.
+    pub seed: u64,
+    /// Machine preset name.
+    pub gpu: String,
+    /// Machine config fields overridden by name (`--sms 8` is `num_sms = 8`).
+    pub overrides: Vec<(String, String)>,
+    /// Shared-memory layout.
+    #[serde(serialize_with = "serialize_layout")]
+    pub smem_layout: Layout,
+    /// Warp-merge exchange.
+    #[serde(serialize_with = "serialize_merge")]
+    pub merge: MergeExchange,
+}
+
+fn serialize_layout<S: serde::Serializer>(l: &Layout, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(l.name())
+}
+
+fn serialize_merge<S: serde::Serializer>(m: &MergeExchange, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(m.name())
+}
+
+impl Default for SortOptions {
+    fn default() -> SortOptions {
+        SortOptions {
+            algo: Algo::Hotsort,
+            warp: 32,
+            slab_height: 16,
+            block_slabs: None,
+            keys: 65536,
+            key_bits: 32,
+            dist: Distribution::Uniform,
+            seed: 1,
+            gpu: "h200".to_string(),
+            overrides: Vec::new(),
+            smem_layout: Layout::Pad,
+            merge: MergeExchange::Shuffle,
+        }
+    }
+}
+
+/// Why an experiment did not produce a report.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    /// The options describe an impossible experiment (every problem listed).
+    #[error("invalid configuration:\n{}", .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Invalid(Vec<String>),
+    /// The simulated GPU faulted or a launch was refused.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// The output is not the sorted input.
+    #[error("the sort produced a wrong result: {0}")]
+    Wrong(#[from] CheckError),
+}
+
+impl ExperimentError {
+    /// The exit status `cli.md` gives this error: 2 for bad input, 1 for a failed run.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            ExperimentError::Invalid(_) => 2,
+            ExperimentError::Sim(_) | ExperimentError::Wrong(_) => 1,
+        }
+    }
+}
+
+/// A finished, verified experiment.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The report.
+    pub report: Report,
+    /// Host seconds spent simulating (not part of the report, which must be
+    /// deterministic).
+    pub host_seconds: f64,
+    /// Warp instructions simulated.
+    pub warp_instructions: u64,
+}
+
+/// The machine config the options describe: the preset, then `--warp`, then
+/// every override; validated, with every violation listed.
+pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> {
+    let mut problems = Vec::new();
+    let mut cfg = GpuConfig::preset(&opts.gpu).ok_or_else(|| {
+        ExperimentError::Invalid(vec![format!(
+            "unknown --gpu preset `{}` (known: h200, tiny)",
+            opts.gpu
+        )])
+    })?;
+    cfg.warp_size = opts.warp;
+    for (name, value) in &opts.overrides {
+        if let Err(e) = cfg.set(name, value) {
+            problems.push(e.to_string());
+        }
+    }
+    if let Err(errors) = cfg.validate() {
+        problems.extend(errors.iter().map(ToString::to_string));
+    }
+    if problems.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(ExperimentError::Invalid(problems))
+    }
+}
+
+/// The HotSort config the options describe on machine `gpu`.
+pub fn hotsort_config(
+    opts: &SortOptions,
+    gpu: &GpuConfig,
+) -> Result<HotSortConfig, ExperimentError> {
+    let mut cfg = HotSortConfig::new(opts.warp, opts.slab_height);
+    cfg.banks = gpu.smem_banks;
+    if let Some(slabs) = opts.block_slabs {
+        cfg.block_slabs = slabs;
+    }
+    cfg.layout = opts.smem_layout;
+    cfg.merge = opts.merge;
+    cfg.key_bits = opts.key_bits;
+    let mut problems: Vec<String> = match cfg.validate() {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors.iter().map(ToString::to_string).collect(),
+    };
+    if opts.key_bits != 32 {
+        problems.push(format!(
+            "--key-bits {}: only 32-bit keys are generated so far",
+            opts.key_bits
+        ));
+    }
+    let threads = u64::from(cfg.warp) * u64::from(cfg.block_slabs);
+    if threads > u64::from(gpu.max_threads_per_block) {
+        problems.push(format!(
+            "a block of {} slabs of {} lanes is {threads} threads, over the machine's {} per block",
+            cfg.block_slabs, cfg.warp, gpu.max_threads_per_block
+        ));
+    }
+    if problems.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(ExperimentError::Invalid(problems))
+    }
+}
+
+/// The report's `config` object: every machine field, then the sort options.
+pub fn config_json(
+    opts: &SortOptions,
+    gpu: &GpuConfig,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut map = match serde_json::to_value(gpu) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    if let Ok(serde_json::Value::Object(sort)) = serde_json::to_value(opts) {
+        map.extend(sort);
+    }
+    map
+}
+
+/// Runs one experiment.
+pub fn run_sort(opts: &SortOptions) -> Result<Outcome, ExperimentError> {
+    let gpu_cfg = machine_config(opts)?;
+    let hs_cfg = hotsort_config(opts, &gpu_cfg)?;
+    let keys = usize::try_from(opts.keys).map_err(|_| {
+        ExperimentError::Invalid(vec![format!("--keys {} is too large", opts.keys)])
+    })?;
+    let input = generate_u32(opts.dist, keys, opts.seed);
+    let mut gpu = Gpu::new(gpu_cfg.clone(), RunOptions::default())?;
+    let start = Instant::now();
+    let run = hotsort::sort(&mut gpu, &hs_cfg, &input).map_err(|e| match e {
+        hotsort::SortError::Device(e) => ExperimentError::Sim(e),
+        other => ExperimentError::Invalid(vec![other.to_string()]),
+    })?;
+    let host_seconds = start.elapsed().as_secs_f64();
+    check_sorted(&input, &run.sorted)?;
+    let rows = aggregate(run.launches.iter().map(|l| (l.name, &l.stats)));
+    let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
+    let report = Report::new(config_json(opts, &gpu_cfg), opts.keys, rows);
+    Ok(Outcome {
+        report,
+        host_seconds,
+        warp_instructions,
+    })
+}
