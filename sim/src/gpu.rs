@@ -9,16 +9,12 @@
 //! within a cycle), which keeps shared resources (the memory partitions)
 //! causal and the run deterministic.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use kernels_ir::{Device, Dim3, InstData, ParamValue, VerifiedKernel};
 
 use crate::config::GpuConfig;
 use crate::decode::{Shape, decode};
 use crate::error::{LaunchProblem, SimError};
 use crate::global_mem::MemTiming;
-use crate::ids::{BlockId, WarpAt, WarpId};
 use crate::memory::GlobalMem;
 use crate::options::RunOptions;
 use crate::shared_mem::Banks;
@@ -320,10 +316,14 @@ impl Gpu {
             sectors: Vec::new(),
             last_store_done: 0,
             last_exit: 0,
+            pending: Vec::new(),
+            pending_sectors: Vec::new(),
+            seq: 0,
         };
         let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
         let launch = ctx.tracer.begin(vk.kernel(), dims.0, dims.1);
-        let end = run_sms(&mut self.sms, &mut ctx, self.options.max_cycles)?;
+        let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);
+        let end = crate::engine::run(&mut self.sms, &mut ctx, limit, lockstep)?;
         let end = end.max(ctx.last_store_done);
         let mut tracer = ctx.tracer;
         tracer.end(end, launch);
@@ -334,58 +334,6 @@ impl Gpu {
         stats.sm_cycles_elapsed = end * u64::from(self.cfg.num_sms);
         Ok(stats)
     }
-}
-
-/// Places the first blocks and runs every SM until the grid is done;
-/// returns the cycle the last warp exited.
-fn run_sms(sms: &mut [Sm], ctx: &mut Ctx<'_>, limit: Cycle) -> Result<u64, SimError> {
-    let per_sm = sms.first().map_or(0, |sm| sm.blocks.len());
-    for _ in 0..per_sm {
-        for sm in sms.iter_mut() {
-            sm.start_block(0, ctx);
-        }
-    }
-    let mut queue: BinaryHeap<Reverse<(u64, u32)>> = sms
-        .iter()
-        .filter_map(|sm| sm.next_event().map(|t| Reverse((t, sm.id))))
-        .collect();
-    while let Some(Reverse((t, i))) = queue.pop() {
-        if t > limit.0 {
-            return Err(SimError::CycleLimit {
-                kernel: ctx.kernel.kernel().name.clone(),
-                limit,
-                warps: stuck(sms, 8),
-            });
-        }
-        let sm = &mut sms[i as usize];
-        sm.step(t, ctx)?;
-        if let Some(next) = sm.next_event() {
-            queue.push(Reverse((next, i)));
-        }
-    }
-    if ctx.next_block < ctx.total_blocks || sms.iter().any(|sm| !sm.resident(1).is_empty()) {
-        return Err(SimError::Deadlock {
-            kernel: ctx.kernel.kernel().name.clone(),
-            cycle: Cycle(ctx.last_exit),
-            warps: stuck(sms, 64),
-        });
-    }
-    Ok(ctx.last_exit)
-}
-
-/// Up to `n` resident warps of the machine and their pcs, barrier waiters first.
-fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
-    let mut out = Vec::new();
-    for sm in sms {
-        for (block, warp, pc) in sm.resident(n - out.len()) {
-            out.push(WarpAt {
-                block: BlockId(block),
-                warp: WarpId(warp),
-                pc,
-            });
-        }
-    }
-    out
 }
 
 impl Device for Gpu {

@@ -7,6 +7,7 @@ use kernels_ir::Space;
 
 use crate::coalescer;
 use crate::decode::{Kind, MemOp};
+use crate::engine::{Pending, UNRESOLVED};
 use crate::error::{Fault, FaultKind, SimError};
 use crate::exec;
 use crate::ids::{BlockId, SmId, WarpId};
@@ -109,6 +110,7 @@ impl Sm {
                 }
                 w.set_pc(pc + 1);
                 w.state = State::Barrier;
+                self.ready[slot as usize] = u64::MAX;
                 w.barrier_since = t + slots;
                 let b = w.block as usize;
                 ctx.tracer
@@ -127,6 +129,7 @@ impl Sm {
             self.finish_warp(slot, t + slots, ctx);
             return Ok(());
         }
+        self.pcs[slot as usize] = w.pc();
         self.wait_for_operands(slot, floor, t + slots, ctx);
         Ok(())
     }
@@ -148,7 +151,22 @@ impl Sm {
                 w.rf.slot(sb).to_vec()
             };
             let at = crate::scoreboard::cycle(w.sb[sb as usize]);
-            ctx.tracer.reg_write(at, block, w.index, reg, exec, values);
+            if at < UNRESOLVED {
+                ctx.tracer.reg_write(at, block, w.index, reg, exec, values);
+            }
+        }
+    }
+
+    /// Reports the registers a focused warp's load at `pc` wrote, once the
+    /// load's completion cycle `done` is known.
+    pub(crate) fn trace_load(&mut self, slot: u16, pc: u32, done: u64, ctx: &mut Ctx<'_>) {
+        let w = &self.warps[slot as usize];
+        let block = self.blocks[w.block as usize].id;
+        let all = crate::regfile::lane_mask(w.rf.width);
+        for &sb in ctx.prog.insts[pc as usize].writes() {
+            let values = w.rf.slot(sb).to_vec();
+            let reg = ctx.prog.reg_of(sb);
+            ctx.tracer.reg_write(done, block, w.index, reg, all, values);
         }
     }
 
@@ -279,23 +297,38 @@ impl Sm {
         let start = t.max(self.lsu_free_at);
         self.lsu_free_at = start + n.div_ceil(per_cycle).max(1);
         self.sps[sp].lsu.push(start);
-        let mut done = start + 1;
-        for i in 0..ctx.sectors.len() {
-            let depart = start + i as u64 / per_cycle;
-            done = done.max(
-                ctx.timing
-                    .sector(depart, ctx.sectors[i], op.store, ctx.stats),
-            );
-        }
-        if op.store {
-            ctx.last_store_done = ctx.last_store_done.max(done);
-        } else {
-            let inst = &ctx.prog.insts[pc as usize];
+        let writes = ctx.prog.insts[pc as usize].writes();
+        if n == 0 {
+            // Nothing leaves the SM: the (guarded-off) load is done at once.
             write_sb(
                 &mut w.sb,
-                inst.writes(),
-                pack(done, StallReason::LongScoreboard),
+                writes,
+                pack(start + 1, StallReason::LongScoreboard),
             );
+        } else {
+            // The partitions are shared: timing is resolved in order later.
+            let first = ctx.pending_sectors.len() as u32;
+            ctx.pending_sectors.extend_from_slice(&ctx.sectors);
+            ctx.pending.push(Pending {
+                t,
+                sm: self.id,
+                seq: ctx.seq,
+                start,
+                first,
+                n: n as u32,
+                store: op.store,
+                slot,
+                age: w.age,
+                pc,
+            });
+            ctx.seq += 1;
+            if !op.store {
+                write_sb(
+                    &mut w.sb,
+                    writes,
+                    pack(UNRESOLVED, StallReason::LongScoreboard),
+                );
+            }
         }
         let block = self.blocks[w.block as usize].id;
         ctx.tracer

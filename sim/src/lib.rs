@@ -67,6 +67,7 @@
 mod coalescer;
 mod config;
 mod decode;
+mod engine;
 mod error;
 mod exec;
 pub mod global_mem;

@@ -9,6 +9,10 @@ pub struct RunOptions {
     /// [`crate::SimError::CycleLimit`]: an infinite loop or a barrier that
     /// can never complete must not hang the caller.
     pub max_cycles: Cycle,
+    /// Run every SM cycle by cycle instead of in quanta (see the `engine`
+    /// notes in the crate docs): the same results, several times slower.
+    /// For checking that claim and for traces in strict cycle order.
+    pub lockstep: bool,
 }
 
 impl Default for RunOptions {
@@ -18,6 +22,7 @@ impl Default for RunOptions {
         // warp in seconds of host time.
         RunOptions {
             max_cycles: Cycle(1_000_000_000),
+            lockstep: false,
         }
     }
 }

@@ -47,6 +47,11 @@ pub(crate) struct Ctx<'a> {
     pub last_store_done: u64,
     /// The cycle after the last warp exit so far.
     pub last_exit: u64,
+    /// Global requests waiting for their partition timing, their sectors,
+    /// and the issue counter that orders them ([`crate::engine`]).
+    pub pending: Vec<crate::engine::Pending>,
+    pub pending_sectors: Vec<u64>,
+    pub seq: u64,
 }
 
 /// A block resident on an SM.
@@ -69,6 +74,13 @@ pub(crate) struct BlockSlot {
 pub(crate) struct Sm {
     pub id: u32,
     pub warps: Vec<Warp>,
+    /// Per warp slot, the hot scheduling state kept apart from the rest so
+    /// a scheduling pass reads two small arrays: the first cycle not yet
+    /// charged to a stall reason, before which the warp cannot issue
+    /// (`u64::MAX` unless the slot holds a running warp not at a barrier)...
+    pub ready: Vec<u64>,
+    /// ...and its current pc.
+    pub pcs: Vec<u32>,
     pub blocks: Vec<BlockSlot>,
     pub sps: Vec<SubPartition>,
     /// The next cycle the SM's shared-memory pipe (shared accesses and
@@ -79,6 +91,8 @@ pub(crate) struct Sm {
     resident_warps: u32,
     active_since: u64,
     ages: u64,
+    /// A block retired at this cycle and its slot waits for the block queue.
+    pub retire_at: Option<u64>,
 }
 
 impl Sm {
@@ -86,6 +100,8 @@ impl Sm {
         Sm {
             id,
             warps: (0..cfg.max_warps_per_sm).map(|_| Warp::default()).collect(),
+            ready: vec![u64::MAX; cfg.max_warps_per_sm as usize],
+            pcs: vec![0; cfg.max_warps_per_sm as usize],
             blocks: Vec::new(),
             sps: (0..cfg.num_subpartitions)
                 .map(|_| SubPartition::new(cfg.mio_queue_depth, cfg.lsu_queue_depth))
@@ -95,6 +111,7 @@ impl Sm {
             resident_warps: 0,
             active_since: 0,
             ages: 0,
+            retire_at: None,
         }
     }
 
@@ -103,11 +120,13 @@ impl Sm {
         self.blocks.clear();
         self.blocks.resize_with(blocks as usize, BlockSlot::default);
         self.warps.iter_mut().for_each(|w| w.state = State::Free);
+        self.ready.iter_mut().for_each(|r| *r = u64::MAX);
         self.sps.iter_mut().for_each(SubPartition::reset);
         self.smem_free_at = 0;
         self.lsu_free_at = 0;
         self.resident_warps = 0;
         self.ages = 0;
+        self.retire_at = None;
     }
 
     /// The next cycle anything can happen, if anything is resident.
@@ -156,8 +175,9 @@ impl Sm {
             let warp = &mut self.warps[slot];
             init_warp(warp, ctx, b as u16, index, lanes, ctaid);
             warp.age = self.ages;
-            warp.ready_at = t;
             warp.start = t;
+            self.ready[slot] = t;
+            self.pcs[slot] = 0;
             let nsp = self.sps.len();
             let sp = &mut self.sps[slot % nsp];
             sp.warps.push(slot as u16);
@@ -210,27 +230,27 @@ impl Sm {
         let mut pick = Pick::default();
         let last_age = self.sps[sp].last_age;
         let can_issue = self.sps[sp].issue_free_at <= t;
-        for i in 0..self.sps[sp].warps.len() {
-            let slot = self.sps[sp].warps[i];
-            let w = &self.warps[slot as usize];
-            if w.state != State::Ready || w.ready_at > t || !can_issue {
-                continue;
+        if can_issue {
+            for i in 0..self.sps[sp].warps.len() {
+                let slot = self.sps[sp].warps[i];
+                let ready = self.ready[slot as usize];
+                if ready > t {
+                    continue;
+                }
+                let pc = self.pcs[slot as usize];
+                if ready < t {
+                    ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
+                    self.ready[slot as usize] = t;
+                }
+                let pipe = ctx.prog.insts[pc as usize].pipe;
+                if let Some((until, reason)) = self.throttled(sp, pipe, t) {
+                    ctx.stats.charge(pc, reason, until - t);
+                    self.ready[slot as usize] = until;
+                    ctx.tracer.stall(t, self, slot, reason);
+                    continue;
+                }
+                pick.offer(slot, self.warps[slot as usize].age, last_age);
             }
-            let pc = w.pc();
-            let gap = t - w.ready_at;
-            let age = w.age;
-            if gap > 0 {
-                ctx.stats.charge(pc, StallReason::NotSelected, gap);
-                self.warps[slot as usize].ready_at = t;
-            }
-            let pipe = ctx.prog.insts[pc as usize].pipe;
-            if let Some((until, reason)) = self.throttled(sp, pipe, t) {
-                ctx.stats.charge(pc, reason, until - t);
-                self.warps[slot as usize].ready_at = until;
-                ctx.tracer.stall(t, self, slot, reason);
-                continue;
-            }
-            pick.offer(slot, age, last_age);
         }
         if let Some(slot) = pick.choose(ctx.cfg.scheduler) {
             self.sps[sp].last_age = self.warps[slot as usize].age;
@@ -245,10 +265,10 @@ impl Sm {
         let s = &self.sps[sp];
         let mut next = u64::MAX;
         for &slot in &s.warps {
-            let w = &self.warps[slot as usize];
-            if w.state == State::Ready {
-                next = next.min(w.ready_at.max(t + 1));
-            }
+            next = next.min(self.ready[slot as usize]);
+        }
+        if next != u64::MAX {
+            next = next.max(t + 1);
         }
         if next != u64::MAX {
             next = next.max(s.issue_free_at);
@@ -264,6 +284,7 @@ impl Sm {
         ctx.stats.warp_cycles += end - w.start;
         ctx.last_exit = ctx.last_exit.max(end);
         w.state = State::Free;
+        self.ready[slot as usize] = u64::MAX;
         let b = w.block as usize;
         let sp = slot as usize % self.sps.len();
         self.sps[sp].warps.retain(|&s| s != slot);
@@ -276,7 +297,9 @@ impl Sm {
         if block.live_warps == 0 {
             block.used = false;
             ctx.tracer.block_end(end, self.id, block.id);
-            self.start_block(end, ctx);
+            if ctx.next_block < ctx.total_blocks {
+                self.retire_at = Some(self.retire_at.map_or(end, |r| r.min(end)));
+            }
         } else if block.arrived == block.live_warps {
             self.release_barrier(b, end.saturating_sub(1), ctx);
         }
@@ -289,8 +312,10 @@ impl Sm {
         ctx.stats.barriers += 1;
         self.blocks[b].arrived = 0;
         ctx.tracer.barrier_release(t, self.id, self.blocks[b].id);
-        let slots = self.blocks[b].warps.clone();
-        for slot in slots {
+        // A warp that finishes here may retire the block and start the
+        // next one in the same slot: its warps are not at a barrier.
+        for i in 0..self.blocks[b].warps.len() {
+            let slot = self.blocks[b].warps[i];
             let w = &mut self.warps[slot as usize];
             if w.state != State::Barrier {
                 continue;
@@ -299,40 +324,45 @@ impl Sm {
             let pc = w.pc();
             ctx.stats
                 .charge(pc, StallReason::Barrier, release - w.barrier_since);
-            w.ready_at = release;
             if !w.normalize(ctx.prog.end) {
                 self.finish_warp(slot, release, ctx);
                 continue;
             }
-            self.wait_for_operands(
-                slot,
-                crate::scoreboard::pack(release, StallReason::Selected),
-                release,
-                ctx,
-            );
+            self.pcs[slot as usize] = w.pc();
+            let floor = crate::scoreboard::pack(release, StallReason::Selected);
+            self.wait_for_operands(slot, floor, release, ctx);
             let sp = slot as usize % self.sps.len();
             let s = &mut self.sps[sp];
             s.next_at = s
                 .next_at
-                .min(self.warps[slot as usize].ready_at.max(s.issue_free_at));
+                .min(self.ready[slot as usize].max(s.issue_free_at));
         }
     }
 
-    /// Sets the `ready_at` of the warp in `slot` from `floor` (a packed
+    /// Sets the ready cycle of the warp in `slot` from `floor` (a packed
     /// cycle and reason: when control lets it go on) and its next
     /// instruction's operands, charging the cycles from `from` on to the
     /// reason of the latest.
     pub fn wait_for_operands(&mut self, slot: u16, floor: u64, from: u64, ctx: &mut Ctx<'_>) {
         use crate::scoreboard::{cycle, latest, reason};
-        let w = &self.warps[slot as usize];
-        let pc = w.pc();
-        let l = latest(&w.sb, ctx.prog.insts[pc as usize].deps(), floor);
+        let pc = self.pcs[slot as usize];
+        let l = latest(
+            &self.warps[slot as usize].sb,
+            ctx.prog.insts[pc as usize].deps(),
+            floor,
+        );
         let ready = cycle(l);
+        if ready >= crate::engine::UNRESOLVED {
+            // Waits for a load whose timing is not known yet (see `engine`).
+            self.warps[slot as usize].blocked = Some((floor, from));
+            self.ready[slot as usize] = u64::MAX;
+            return;
+        }
         if ready > from {
             ctx.stats.charge(pc, reason(l), ready - from);
             ctx.tracer.stall(from, self, slot, reason(l));
         }
-        self.warps[slot as usize].ready_at = ready.max(from);
+        self.ready[slot as usize] = ready.max(from);
     }
 
     /// Up to `n` resident warps and their pcs, barrier waiters first.
@@ -368,6 +398,7 @@ fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, 
     w.rf.reset(prog.nslots, prog.npreds, width);
     w.sb.clear();
     w.sb.resize(prog.nsb, 0);
+    w.blocked = None;
     let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
     for s in &prog.specials {
         let lanes = w.rf.slot_mut(s.slot);

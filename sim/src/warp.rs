@@ -18,12 +18,12 @@ pub(crate) struct Entry {
     pub rpc: u32,
 }
 
-/// What a warp slot is doing.
+/// What a warp slot is doing (when it may issue is [`crate::sm::Sm::ready`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum State {
     /// No warp.
     Free,
-    /// Running: it may issue from `ready_at` on.
+    /// Running.
     Ready,
     /// Waiting at `bar.sync` since `barrier_since`.
     Barrier,
@@ -46,11 +46,11 @@ pub(crate) struct Warp {
     /// Per scoreboard entry: `(cycle << 4) | reason`, the cycle its pending
     /// write lands and the stall reason a wait for it is charged to.
     pub sb: Vec<u64>,
-    /// The first cycle not yet charged to a stall reason; while `Ready`,
-    /// the warp cannot issue before it.
-    pub ready_at: u64,
     /// The first cycle of the current barrier wait.
     pub barrier_since: u64,
+    /// Waiting for an unresolved load: the packed floor and first cycle of
+    /// the wait, to charge once the load's timing is known.
+    pub blocked: Option<(u64, u64)>,
     /// The cycle the warp became resident.
     pub start: u64,
 }
@@ -66,8 +66,8 @@ impl Default for Warp {
             stack: Vec::new(),
             rf: RegFile::default(),
             sb: Vec::new(),
-            ready_at: 0,
             barrier_since: 0,
+            blocked: None,
             start: 0,
         }
     }

@@ -2,7 +2,7 @@
 //! H200 values and the wavefront and sector rules.
 
 use kernels_ir::kernels::examples;
-use kernels_ir::{Dim3, KernelBuilder, Opcode, ParamType, ParamValue, RegList, Special};
+use kernels_ir::{Dim3, KernelBuilder, Opcode, ParamValue, RegList, Special};
 
 use super::util::{gpu, metric, verified};
 use crate::{GpuConfig, KernelStats};

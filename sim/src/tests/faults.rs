@@ -135,6 +135,7 @@ fn an_endless_loop_hits_the_cycle_limit_and_names_its_warps() {
         GpuConfig::tiny(),
         RunOptions {
             max_cycles: Cycle(5000),
+            ..RunOptions::default()
         },
     )
     .unwrap();

@@ -85,6 +85,55 @@ fn memory_and_barriers_show_up_as_their_reasons() {
 }
 
 #[test]
+fn quanta_give_the_same_results_as_cycle_by_cycle() {
+    for cfg in [GpuConfig::tiny(), GpuConfig::h200()] {
+        let warp = cfg.warp_size;
+        let mut cfg = cfg;
+        cfg.num_sms = 3;
+        for named in kernels_ir::kernels::catalog(warp) {
+            let name = named.name().to_string();
+            let k = verified(named.kernel);
+            let run = |lockstep: bool| {
+                let mut g = crate::Gpu::new(
+                    cfg.clone(),
+                    crate::RunOptions {
+                        lockstep,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+                let (src, dst) = (g.alloc(1 << 20), g.alloc(1 << 20));
+                let data: Vec<u32> = (0..1 << 18)
+                    .map(|i: u32| i.wrapping_mul(2_654_435_761))
+                    .collect();
+                g.write_u32s(src, &data).unwrap();
+                let params: Vec<ParamValue> = k
+                    .kernel()
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| match p.ty {
+                        ParamType::U64 => ParamValue::U64(if i == 0 { src } else { dst }),
+                        ParamType::U32 => ParamValue::U32(40 * warp),
+                    })
+                    .collect();
+                let s = g
+                    .launch(&k, Dim3::x(13), Dim3::x(4 * warp), &params)
+                    .unwrap();
+                (s, g.read_u32s(dst, 1 << 18).unwrap())
+            };
+            let (quanta, lockstep) = (run(false), run(true));
+            assert!(
+                quanta == lockstep,
+                "{name}: {:?}\nvs\n{:?}",
+                quanta.0,
+                lockstep.0
+            );
+        }
+    }
+}
+
+#[test]
 fn identical_inputs_give_identical_stats() {
     let k = verified(kernels_ir::kernels::examples::reduce(32));
     let run = || {

@@ -1,0 +1,129 @@
+//! Simulator speed: simulated warp instructions and cycles per host second
+//! on a compute-heavy and a memory-heavy kernel, on the full H200 preset.
+//!
+//! Run with `cargo bench -p sim --bench speed` (one core; the simulator is
+//! single-threaded). Prints one line per kernel. Rates are per second of
+//! CPU time the process got (from `/proc/self/schedstat`, so a loaded
+//! machine does not distort them), or of wall time where that is missing.
+
+use std::time::Instant;
+
+use kernels_ir::{
+    Dim3, KernelBuilder, Opcode, ParamType, ParamValue, RegList, Special, verify_kernel,
+};
+use sim::{Gpu, GpuConfig, KernelStats, RunOptions};
+
+/// Each thread loads 16 keys, sorts them with an odd-even transposition
+/// network of `cmpx` (120 compare-exchanges), merges across lanes with
+/// shuffles, and stores them back: the shape of HotSort's block sort.
+fn compute_kernel() -> kernels_ir::Kernel {
+    let mut b = KernelBuilder::new("sort16");
+    let buf = b.param("buf", ParamType::U64);
+    let keys = b.regs32(16);
+    let (tid, off, addr, tmp, p) = (b.reg32(), b.reg64(), b.reg64(), b.reg32(), b.pred());
+    b.mul(tid, Special::CtaidX, Special::NtidX);
+    b.add(tid, tid, Special::TidX);
+    b.cvt_u64_u32(off, tid);
+    b.shl(off, off, 6);
+    b.add(addr, buf, off);
+    for i in 0..4 {
+        b.load(
+            Opcode::LdGlobalB128,
+            RegList::new(&keys[4 * i..4 * i + 4]),
+            Some(addr),
+            16 * i as i32,
+        );
+    }
+    for round in 0..16 {
+        for i in (round % 2..15).step_by(2) {
+            b.cmpx_u(keys[i], keys[i + 1]);
+        }
+    }
+    for mask in [1, 2, 4, 8, 16] {
+        b.and(tmp, Special::LaneId, mask);
+        b.setp_ne(p, tmp, 0);
+        for &k in &keys {
+            b.shfl(Opcode::ShflXor, tmp, k, i64::from(mask), 32);
+            b.when(p).max_u(k, k, tmp);
+            b.unless(p).min_u(k, k, tmp);
+        }
+    }
+    for i in 0..4 {
+        b.store(
+            Opcode::StGlobalB128,
+            Some(addr),
+            16 * i as i32,
+            RegList::new(&keys[4 * i..4 * i + 4]),
+        );
+    }
+    b.exit();
+    b.build()
+}
+
+/// CPU time this process has used, in seconds, if the OS says.
+fn cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let ns: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns / 1e9)
+}
+
+fn run(
+    name: &str,
+    gpu: &mut Gpu,
+    k: &kernels_ir::VerifiedKernel,
+    grid: u32,
+    block: u32,
+    params: &[ParamValue],
+) -> KernelStats {
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let s = gpu
+        .launch(k, Dim3::x(grid), Dim3::x(block), params)
+        .expect("launch");
+    let secs = match (cpu, cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => wall.elapsed().as_secs_f64(),
+    };
+    println!(
+        "{name:>8}: {:>11} warp instructions, {:>9} cycles in {secs:.3} s: {:.2} M warp instructions/s, {:.2} M cycles/s, IPC {:.1}",
+        s.inst_executed,
+        s.cycles.0,
+        s.inst_executed as f64 / secs / 1e6,
+        s.cycles.0 as f64 / secs / 1e6,
+        s.inst_executed as f64 / s.cycles.0 as f64,
+    );
+    s
+}
+
+fn main() {
+    let mut gpu = Gpu::new(GpuConfig::h200(), RunOptions::default()).expect("h200");
+
+    let k = verify_kernel(compute_kernel()).expect("verifies");
+    let (grid, block) = (132 * 8, 256);
+    let buf = gpu.alloc(u64::from(grid * block) * 64);
+    run(
+        "compute",
+        &mut gpu,
+        &k,
+        grid,
+        block,
+        &[ParamValue::U64(buf)],
+    );
+
+    let k = verify_kernel(kernels_ir::kernels::examples::vcopy()).expect("verifies");
+    let n: u32 = 1 << 23;
+    let (src, dst) = (gpu.alloc(u64::from(n) * 4), gpu.alloc(u64::from(n) * 4));
+    let params = [
+        ParamValue::U64(src),
+        ParamValue::U64(dst),
+        ParamValue::U32(n),
+    ];
+    run("memory", &mut gpu, &k, n / 256, 256, &params);
+
+    let k = verify_kernel(kernels_ir::kernels::examples::reduce(32)).expect("verifies");
+    let params = [
+        ParamValue::U64(src),
+        ParamValue::U64(dst),
+        ParamValue::U32(n),
+    ];
+    run("reduce", &mut gpu, &k, n / 1024, 1024, &params);
+}
