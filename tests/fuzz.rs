@@ -201,3 +201,34 @@ fn kept_regressions() {
         exercise(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
     }
 }
+
+/// Text of a kernel with `n` branches nested inside each other (each
+/// branch's region holds all the later ones) and a barrier in the innermost.
+fn nested_branches(n: usize) -> String {
+    let mut text = String::from("kernel nest {\n    regs r1 d0 p1\n    shared 0\n");
+    text += "    setp.eq p0, %laneid, 0\n";
+    for i in 0..n {
+        text += &format!("    @p0 bra e{i}\n");
+    }
+    text += "    bar.sync\n";
+    for i in (0..n).rev() {
+        text += &format!("    add r0, r0, 1\n  e{i}:\n");
+    }
+    text + "}\n"
+}
+
+#[test]
+fn deeply_nested_divergence_verifies_in_linear_time() {
+    // A quadratic region walk takes tens of seconds here; linear is ~0.1 s.
+    let text = nested_branches(50_000);
+    let start = std::time::Instant::now();
+    let errors = parse_and_verify("nest.kir", &text).expect_err("divergent barrier");
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].message.contains("`@p0 bra e0` (pc 1)"),
+        "{}",
+        errors[0].message
+    );
+    let elapsed = start.elapsed();
+    assert!(elapsed.as_secs() < 10, "took {elapsed:?}");
+}

@@ -9,6 +9,7 @@
 //! index is checked before it is used, and the control-flow analysis runs
 //! only once labels and branch targets are known to be valid.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::builder::UNBOUND;
@@ -211,12 +212,13 @@ fn check_declarations(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
             format!("the parameters take {bytes} bytes, more than the limit of {MAX_PARAM_BYTES}"),
         );
     }
+    let mut names = HashSet::new();
     for (i, param) in kernel.params.iter().enumerate() {
         if !is_identifier(&param.name) {
             let msg = format!("parameter name `{}` is not an identifier", param.name);
             errors.report(Location::Param(i), msg);
         }
-        if kernel.params[..i].iter().any(|p| p.name == param.name) {
+        if !names.insert(param.name.as_str()) {
             let msg = format!("parameter `{}` is declared twice", param.name);
             errors.report(Location::Param(i), msg);
         }
@@ -228,6 +230,7 @@ fn check_declarations(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
 fn check_labels(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
     let n = kernel.insts.len() as u32;
     let mut ok = true;
+    let mut names = HashSet::new();
     for (i, label) in kernel.labels.iter().enumerate() {
         if label.pos == UNBOUND {
             errors.report(
@@ -246,7 +249,7 @@ fn check_labels(kernel: &Kernel, errors: &mut VerifierErrors) -> bool {
             let msg = format!("label name `{}` is not an identifier", label.name);
             errors.report(Location::Label(i), msg);
         }
-        if kernel.labels[..i].iter().any(|l| l.name == label.name) {
+        if !names.insert(label.name.as_str()) {
             errors.report(
                 Location::Label(i),
                 format!("label `{}` is defined twice", label.name),

@@ -44,6 +44,7 @@ pub(crate) struct Parser<'a> {
     insts: Vec<Inst>,
     labels: Vec<PLabel>,
     label_index: HashMap<&'a str, usize>,
+    param_index: HashMap<&'a str, usize>,
     defs_seen: usize,
     map: SourceMap,
 }
@@ -86,6 +87,7 @@ impl<'a> Parser<'a> {
             insts: Vec::new(),
             labels: Vec::new(),
             label_index: HashMap::new(),
+            param_index: HashMap::new(),
             defs_seen: 0,
             map: SourceMap::default(),
         }
@@ -294,6 +296,8 @@ impl<'a> Parser<'a> {
         if self.params.len() >= usize::from(u16::MAX) {
             return Err(self.error(start, "too many parameters"));
         }
+        // Uses resolve to the first declaration; the verifier reports a second.
+        self.param_index.entry(name).or_insert(self.params.len());
         self.params.push(ParamData {
             name: name.to_string(),
             ty,
@@ -469,7 +473,7 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            Tok::Param(name) => match self.params.iter().position(|p| p.name == name) {
+            Tok::Param(name) => match self.param_index.get(name).copied() {
                 Some(i) => {
                     self.advance();
                     Ok(Operand::Param(Param::with_number(i as u16)))

@@ -136,24 +136,44 @@ impl Uniformity<'_> {
     }
 
     /// For each instruction, the pc of a divergent branch whose region
-    /// holds it (the first one found).
+    /// holds it.
+    ///
+    /// A divergent branch that lies inside another's region has a region
+    /// inside that one too (its reconvergence point post-dominates it and is
+    /// post-dominated by the outer one's), so it adds nothing and is skipped.
+    /// Branches are walked outermost first (their reconvergence point
+    /// nearest the exit in the post-dominator tree), which keeps the work
+    /// linear in the kernel's size for nested code.
     fn regions(&self, divergent: &[bool]) -> Vec<Option<u32>> {
+        let blocks = &self.cfg.blocks;
+        let depth = pdom_depths(self.ipdom);
+        let mut branches: Vec<usize> = (0..divergent.len()).filter(|&pc| divergent[pc]).collect();
+        branches.sort_by_key(|&pc| {
+            (
+                self.ipdom[self.cfg.block_of[pc]].map_or(0, |p| depth[p]),
+                pc,
+            )
+        });
         let mut cause = vec![None; self.kernel.insts.len()];
-        let mut seen = vec![false; self.cfg.blocks.len()];
-        for pc in (0..divergent.len()).filter(|&pc| divergent[pc]) {
+        let mut in_region = vec![false; blocks.len()];
+        // `seen[b] == stamp` marks the blocks visited for the current branch.
+        let mut seen = vec![usize::MAX; blocks.len()];
+        for (stamp, pc) in branches.into_iter().enumerate() {
             let block = self.cfg.block_of[pc];
+            if in_region[block] {
+                continue;
+            }
             let stop = self.ipdom[block];
-            seen.fill(false);
-            let mut work: Vec<usize> = self.cfg.blocks[block].succs.clone();
+            let mut work: Vec<usize> = blocks[block].succs.clone();
             while let Some(b) = work.pop() {
-                if Some(b) == stop || std::mem::replace(&mut seen[b], true) {
+                if Some(b) == stop || std::mem::replace(&mut seen[b], stamp) == stamp {
                     continue;
                 }
-                let range = self.cfg.blocks[b].start as usize..self.cfg.blocks[b].end as usize;
-                for c in &mut cause[range] {
-                    c.get_or_insert(pc as u32);
+                if !std::mem::replace(&mut in_region[b], true) {
+                    let range = blocks[b].start as usize..blocks[b].end as usize;
+                    cause[range].fill(Some(pc as u32));
                 }
-                work.extend(&self.cfg.blocks[b].succs);
+                work.extend(&blocks[b].succs);
             }
         }
         cause
@@ -208,6 +228,31 @@ impl Uniformity<'_> {
             }
         }
     }
+}
+
+/// Each block's depth in the post-dominator tree (1 for a block whose
+/// immediate post-dominator is the exit), computed without recursion.
+fn pdom_depths(ipdom: &[Option<usize>]) -> Vec<usize> {
+    let mut depth = vec![0usize; ipdom.len()];
+    let mut path = Vec::new();
+    for start in 0..ipdom.len() {
+        let mut b = start;
+        // Walk up to a block of known depth (or the root), then unwind. The
+        // tree has no cycles; the length bound only makes that obvious.
+        while depth[b] == 0 && path.len() <= ipdom.len() {
+            path.push(b);
+            match ipdom[b] {
+                Some(p) => b = p,
+                None => break,
+            }
+        }
+        let mut d = depth[b];
+        while let Some(x) = path.pop() {
+            d += 1;
+            depth[x] = d;
+        }
+    }
+    depth
 }
 
 /// Reports every `bar.sync` that only some threads of a block may reach.
