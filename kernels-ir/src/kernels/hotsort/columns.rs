@@ -55,7 +55,13 @@ pub fn cross_slab(
     // beyond them need extra registers.
     let extra = g.pool("columns", n.saturating_sub(keys.len()));
     let vals: Vec<Reg> = (0..n)
-        .map(|i| if i < keys.len() { keys[i] } else { extra[i - keys.len()] })
+        .map(|i| {
+            if i < keys.len() {
+                keys[i]
+            } else {
+                extra[i - keys.len()]
+            }
+        })
         .collect();
     let net = if flip {
         networks::flip_merge(group as usize)

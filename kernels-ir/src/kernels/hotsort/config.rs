@@ -308,9 +308,15 @@ mod tests {
 
     #[test]
     fn the_register_budget_bounds_the_slab_height() {
-        let ok = HotSortConfig { block_slabs: 2, ..HotSortConfig::new(32, 64) };
+        let ok = HotSortConfig {
+            block_slabs: 2,
+            ..HotSortConfig::new(32, 64)
+        };
         assert!(ok.validate().is_ok(), "{:?}", ok.validate());
-        let c = HotSortConfig { layout: Layout::Xor, ..HotSortConfig::new(32, 128) };
+        let c = HotSortConfig {
+            layout: Layout::Xor,
+            ..HotSortConfig::new(32, 128)
+        };
         let e = c.validate().unwrap_err();
         assert!(e[0].0.contains("register words per thread"), "{e:?}");
     }

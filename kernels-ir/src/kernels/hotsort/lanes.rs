@@ -11,7 +11,7 @@
 //! last pass the warp reloads its rows.
 
 use super::config::Layout;
-use super::emit::{Gen, LaneStage};
+use super::emit::{Gen, LaneStage, clean_stages, flip_stages};
 use crate::Reg;
 
 /// Splits `stages` into passes of at most `log2(max_unit)` stages.
@@ -109,7 +109,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
 
     // rr: the unit's row for j = 0; lane0: the unit's base lane (pivot bits
     // clear), from the lane's index among the W/U units of a row.
-    let t = g.pool("lanes", 6);
+    let t = g.pool("lanes", 7);
     let (rr, lane0, base_lo, base_hi, tmp) = (t[0], t[1], t[2], t[3], t[4]);
     g.b.shr(rr, g.lane, groups_log2);
     g.b.and(tmp, g.lane, (w / u) - 1);
@@ -145,9 +145,12 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
             g.b.add(dst, dst, region);
         }
     };
-    side_base(g, base_lo, false);
-    if flip.is_some() {
-        side_base(g, base_hi, true);
+    let xor_rows = g.smem.kind == Layout::Xor && w == g.smem.banks;
+    if !xor_rows {
+        side_base(g, base_lo, false);
+        if flip.is_some() {
+            side_base(g, base_hi, true);
+        }
     }
 
     let els = elements(pass);
@@ -158,10 +161,55 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
     let total = (nj * u) as usize;
     let wide = g.pool("lanes_wide", total.saturating_sub(keys.len()));
     let vals: Vec<Reg> = (0..total)
-        .map(|i| if i < keys.len() { keys[i] } else { wide[i - keys.len()] })
+        .map(|i| {
+            if i < keys.len() {
+                keys[i]
+            } else {
+                wide[i - keys.len()]
+            }
+        })
         .collect();
 
+    // `xor` with rows exactly one bank row wide: per (j, side) one base
+    // `region + 4*(row*W + (lane ^ hash(row)))`; an element XORs in its half
+    // masks (they only touch the column bits).
+    let xbases = if xor_rows {
+        let xb = g.pool("lanes_xor", 2 * nj as usize);
+        let (row, lane_hi) = (t[4], t[6]);
+        if let Some(f) = flip {
+            g.b.xor(lane_hi, lane0, f - 1);
+        }
+        for j in 0..nj {
+            for side in 0..1 + usize::from(flip.is_some()) {
+                let y = xb[2 * j as usize + side];
+                if side == 0 {
+                    g.b.add(row, rr, j * u);
+                } else {
+                    g.b.sub(row, i64::from(h - 1 - j * u), rr);
+                }
+                g.emit_hash(y, row);
+                g.b.xor(y, y, if side == 0 { lane0 } else { lane_hi });
+                g.b.shl(row, row, w.trailing_zeros());
+                g.b.add(y, y, row);
+                g.b.shl(y, y, 2u32);
+                g.b.add(y, y, region);
+            }
+        }
+        xb
+    } else {
+        Vec::new()
+    };
+
     let access = |g: &mut Gen<'_>, j: u32, el: Element| -> (Reg, i32) {
+        if xor_rows {
+            let y = xbases[2 * j as usize + usize::from(el.flipped)];
+            if el.halves == 0 {
+                return (y, 0);
+            }
+            let a = g.pool("lanes_addr", 1)[0];
+            g.b.xor(a, y, 4 * el.halves);
+            return (a, 0);
+        }
         let (base, sign) = if el.flipped {
             (base_hi, -1i64)
         } else {
@@ -205,10 +253,135 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
     }
 }
 
+/// Every pass of the warp merges and the slab clean for `w x h`.
+pub fn all_passes(w: u32, h: u32) -> Vec<Vec<LaneStage>> {
+    let mut stage_lists: Vec<Vec<LaneStage>> = Vec::new();
+    let mut f = 2;
+    while f <= w {
+        stage_lists.push(flip_stages(f));
+        f *= 2;
+    }
+    stage_lists.push(clean_stages(w));
+    stage_lists
+        .iter()
+        .flat_map(|s| passes(s, max_unit(w, h)))
+        .collect()
+}
+
+/// The logical region offset lane `lane` accesses for element `e` of its
+/// `j`-th unit in `pass` (`None` where the lane is guarded off): the address
+/// arithmetic of [`shared_stages`], as a model for the bank-conflict tests.
+pub fn unit_offset(w: u32, h: u32, pass: &[LaneStage], j: u32, e: usize, lane: u32) -> Option<u32> {
+    let u = 1u32 << pass.len();
+    let pivots: Vec<u32> = pass.iter().map(|s| s.pivot().trailing_zeros()).collect();
+    let (lo, hi) = (*pivots.iter().min()?, *pivots.iter().max()?);
+    let rr = lane >> (w / u).trailing_zeros();
+    let ri = lane & (w / u - 1);
+    let lane0 = ((ri >> lo) << (hi + 1)) | (ri & ((1 << lo) - 1));
+    let row = rr + j * u;
+    if row >= h {
+        return None;
+    }
+    let el = elements(pass)[e];
+    if el.flipped {
+        let f = pass.iter().find_map(|s| match s {
+            LaneStage::Flip(f) => Some(*f),
+            _ => None,
+        })?;
+        Some((h - 1 - row) * w + ((lane0 ^ (f - 1)) - el.halves))
+    } else {
+        Some(row * w + lane0 + el.halves)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::hotsort::emit::{clean_stages, flip_stages};
+    use crate::kernels::hotsort::config::{HotSortConfig, Layout};
+    use crate::kernels::hotsort::emit::flip_stages;
+    use crate::kernels::hotsort::layout::{SmemLayout, wavefronts_b32};
+
+    #[test]
+    fn units_cover_every_key_once_per_pass() {
+        for (w, h) in [(32u32, 16u32), (8, 3), (4, 1), (64, 8), (16, 32)] {
+            for pass in all_passes(w, h) {
+                let u = 1usize << pass.len();
+                let mut seen = vec![0u32; (w * h) as usize];
+                for j in 0..h.div_ceil(u as u32) {
+                    for e in 0..u {
+                        for lane in 0..w {
+                            if let Some(o) = unit_offset(w, h, &pass, j, e, lane) {
+                                seen[o as usize] += 1;
+                            }
+                        }
+                    }
+                }
+                assert!(
+                    seen.iter().all(|&c| c == 1),
+                    "W={w} H={h} {pass:?}: {seen:?}"
+                );
+            }
+        }
+    }
+
+    /// Excess wavefronts of all unit loads (the same for the stores) of the
+    /// shared warp merge in one slab, under `layout`.
+    fn unit_conflicts(w: u32, h: u32, layout: Layout) -> u32 {
+        let cfg = HotSortConfig {
+            layout,
+            merge: crate::kernels::hotsort::config::MergeExchange::Shared,
+            ..HotSortConfig::new(w, h)
+        };
+        let l = SmemLayout::new(&cfg);
+        let mut excess = 0;
+        for pass in all_passes(w, h) {
+            for j in 0..h.div_ceil(1 << pass.len()) {
+                for e in 0..1usize << pass.len() {
+                    let words: Vec<u32> = (0..w)
+                        .filter_map(|lane| unit_offset(w, h, &pass, j, e, lane))
+                        .map(|o| l.phys(1, o))
+                        .collect();
+                    let (total, min) = wavefronts_b32(&words, l.banks);
+                    excess += total - min;
+                }
+            }
+        }
+        excess
+    }
+
+    /// The patent's claim, for the transposed warp merge: the searched `xor`
+    /// hash reads and writes every merge unit without a bank conflict in
+    /// every shape here; `plain` puts the `U` lanes of a unit row on one bank.
+    /// One pad word per bank row removes most conflicts but not all: at
+    /// W=32, H=16 the first pass of the last flip merge has units of 16 lanes
+    /// (only two per row), so rows one pad word apart still collide 2-way:
+    /// one extra wavefront on each of its 32 unit loads (and as many stores).
+    /// A row pad of W/U words would fix that pass
+    /// and break the passes with units of 2 (they need an odd row shift).
+    #[test]
+    fn transposed_unit_reads_are_conflict_free_with_xor() {
+        let shapes = [
+            (32u32, 16u32),
+            (32, 8),
+            (32, 32),
+            (16, 16),
+            (64, 16),
+            (64, 8),
+            (8, 4),
+        ];
+        for (w, h) in shapes {
+            let plain = unit_conflicts(w, h, Layout::Plain);
+            assert_eq!(unit_conflicts(w, h, Layout::Xor), 0, "xor W={w} H={h}");
+            assert!(
+                unit_conflicts(w, h, Layout::Pad) <= plain / 4,
+                "pad W={w} H={h}"
+            );
+        }
+        assert_eq!(
+            [Layout::Plain, Layout::Pad, Layout::Xor].map(|l| unit_conflicts(32, 16, l)),
+            [928, 32, 0]
+        );
+    }
 
     #[test]
     fn passes_respect_the_unit_size() {

@@ -10,9 +10,11 @@
 //! - `pad`: one pad word after every `B` words (`B` = banks), `o + o/B`: the
 //!   patent's COLUMN-PAD 1 for a warp as wide as the banks;
 //! - `xor`: in each `B`-word row the column is XOR-ed with a hash of the row,
-//!   `o ^ (((o / B) >> shift) & (B-1))`; no extra memory. `shift` is searched
-//!   (the patent: "searched so that no access pattern ever conflicts") over
-//!   the transposing access patterns of this configuration.
+//!   `o ^ hash(o / B)`; no extra memory. The hash is linear over XOR,
+//!   `hash(q) = (s ^ (s << fold)) & (B-1)` with `s = q >> shift`, and its
+//!   `shift` and `fold` are searched (the patent: "searched so that no access
+//!   pattern ever conflicts") over every access pattern this configuration's
+//!   kernels make.
 //!
 //! Regions are padded to whole `B`-word rows so that every layout acts the
 //! same in every region (which keeps addresses cheap to compute).
@@ -28,6 +30,8 @@ pub struct SmemLayout {
     pub banks: u32,
     /// The XOR hash's row shift (0 for other layouts).
     pub shift: u32,
+    /// The XOR hash's fold: 0 for none, else `s ^ (s << fold)`.
+    pub fold: u32,
     /// Lanes per warp `W`.
     pub warp: u32,
     /// Keys per lane `H`.
@@ -79,20 +83,32 @@ impl SmemLayout {
             kind: cfg.layout,
             banks,
             shift: 0,
+            fold: 0,
             warp: cfg.warp,
             height: cfg.slab_height,
             region_logical,
             region_phys,
         };
         if cfg.layout == Layout::Xor {
-            layout.shift = (0..6)
-                .min_by_key(|&shift| {
-                    let l = SmemLayout { shift, ..layout };
-                    (0..cfg.slab_height)
-                        .map(|reg| l.excess_wavefronts(Pattern::Linear { reg }))
-                        .sum::<u32>()
-                })
-                .unwrap_or(0);
+            let patterns = layout.patterns(cfg);
+            let mut best = (u32::MAX, 0, 0);
+            'search: for fold in 0..=layout.log2_banks() {
+                for shift in 0..6 {
+                    let l = SmemLayout {
+                        shift,
+                        fold,
+                        ..layout
+                    };
+                    let cost: u32 = patterns.iter().map(|p| l.excess_at(p)).sum();
+                    if cost < best.0 {
+                        best = (cost, shift, fold);
+                    }
+                    if cost == 0 {
+                        break 'search;
+                    }
+                }
+            }
+            (layout.shift, layout.fold) = (best.1, best.2);
         }
         layout
     }
@@ -102,13 +118,67 @@ impl SmemLayout {
         self.banks.trailing_zeros()
     }
 
+    /// The XOR hash of bank row `q` (a linear map over XOR, below `B`).
+    pub fn hash(&self, q: u32) -> u32 {
+        let s = q >> self.shift;
+        let s = if self.fold > 0 {
+            s ^ (s << self.fold)
+        } else {
+            s
+        };
+        s & (self.banks - 1)
+    }
+
     /// The physical word of logical offset `o` within its region.
     pub fn phys_offset(&self, o: u32) -> u32 {
         match self.kind {
             Layout::Plain => o,
             Layout::Pad => o + (o >> self.log2_banks()),
-            Layout::Xor => o ^ (((o >> self.log2_banks()) >> self.shift) & (self.banks - 1)),
+            Layout::Xor => o ^ self.hash(o >> self.log2_banks()),
         }
+    }
+
+    /// Every warp-wide access pattern of `cfg`'s kernels that goes through a
+    /// layout, as per-lane logical offsets (`None`: lane guarded off): rows
+    /// and mirrored rows, slab-linear (transpose), and with the shared
+    /// exchange every unit access of the warp merges.
+    pub fn patterns(&self, cfg: &HotSortConfig) -> Vec<Vec<Option<u32>>> {
+        let mut out: Vec<Vec<Option<u32>>> = Vec::new();
+        for r in 0..self.height {
+            for p in [
+                Pattern::Row { row: r },
+                Pattern::RowMirrored { row: r },
+                Pattern::Linear { reg: r },
+            ] {
+                out.push(self.pattern_offsets(p).into_iter().map(Some).collect());
+            }
+        }
+        if cfg.merge == super::config::MergeExchange::Shared {
+            let (w, h) = (self.warp, self.height);
+            for pass in super::lanes::all_passes(w, h) {
+                let u = 1usize << pass.len();
+                for j in 0..h.div_ceil(u as u32) {
+                    for e in 0..u {
+                        out.push(
+                            (0..w)
+                                .map(|l| super::lanes::unit_offset(w, h, &pass, j, e, l))
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Wavefronts beyond the minimum of one access (region 1).
+    pub fn excess_at(&self, offsets: &[Option<u32>]) -> u32 {
+        let words: Vec<u32> = offsets.iter().flatten().map(|&o| self.phys(1, o)).collect();
+        if words.is_empty() {
+            return 0;
+        }
+        let (total, min) = wavefronts_b32(&words, self.banks);
+        total - min
     }
 
     /// The physical word of logical offset `o` in region `region`.

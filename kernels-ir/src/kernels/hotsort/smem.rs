@@ -38,6 +38,19 @@ pub struct LinearBase {
 }
 
 impl Gen<'_> {
+    /// `dst = hash(q)` for the `xor` layout (see [`super::layout::SmemLayout::hash`]);
+    /// `dst` must differ from `q`.
+    pub fn emit_hash(&mut self, dst: Reg, q: Reg) {
+        let l = self.smem;
+        self.b.shr(dst, q, l.shift);
+        if l.fold > 0 {
+            let t = self.pool("hash", 1)[0];
+            self.b.shl(t, dst, l.fold);
+            self.b.xor(dst, dst, t);
+        }
+        self.b.and(dst, dst, l.banks - 1);
+    }
+
     /// `dst = region + 4 * phys_offset(o)`: the generic path.
     pub fn phys_addr(&mut self, dst: Reg, region: Reg, o: Reg) {
         let l = self.smem;
@@ -52,8 +65,9 @@ impl Gen<'_> {
                 self.b.shl(dst, dst, 2u32);
             }
             Layout::Xor => {
-                self.b.shr(dst, o, k + l.shift);
-                self.b.and(dst, dst, l.banks - 1);
+                let q = self.pool("phys", 1)[0];
+                self.b.shr(q, o, k);
+                self.emit_hash(dst, q);
                 self.b.xor(dst, dst, o);
                 self.b.shl(dst, dst, 2u32);
             }
@@ -96,8 +110,9 @@ impl Gen<'_> {
                 self.b.shl(base, base, 2u32);
             }
             Layout::Xor if w > l.banks => {
-                self.b.shr(base, lane, k + l.shift);
-                self.b.and(base, base, l.banks - 1);
+                let q = self.pool("phys", 1)[0];
+                self.b.shr(q, lane, k);
+                self.emit_hash(base, q);
                 self.b.xor(base, base, lane);
                 self.b.shl(base, base, 2u32);
             }
@@ -121,7 +136,7 @@ impl Gen<'_> {
             Layout::Plain => (rb.base, (4 * rw) as i32),
             Layout::Pad => (rb.base, (4 * (rw + (rw >> k))) as i32),
             Layout::Xor => {
-                let hash = ((rw >> k) >> l.shift) & (banks - 1);
+                let hash = l.hash(rw >> k);
                 let (x, imm) = if w >= banks {
                     (hash, rw)
                 } else {
@@ -150,7 +165,7 @@ impl Gen<'_> {
     /// The base for slab-linear accesses `o = lane*H + r` in `region`.
     pub fn linear_base(&mut self, region: Reg) -> LinearBase {
         let l = self.smem;
-        let (k, h, banks) = (l.log2_banks(), self.h(), l.banks);
+        let (k, h) = (l.log2_banks(), self.h());
         let lh = self.b.reg32();
         self.b.mul(lh, self.lane, h);
         let base = match l.kind {
@@ -171,8 +186,9 @@ impl Gen<'_> {
             Layout::Xor if h.is_power_of_two() => {
                 // base = region + 4 * (lh ^ hash(row of lh)).
                 let base = self.b.reg32();
-                self.b.shr(base, lh, k + l.shift);
-                self.b.and(base, base, banks - 1);
+                let q = self.pool("phys", 1)[0];
+                self.b.shr(q, lh, k);
+                self.emit_hash(base, q);
                 self.b.xor(base, base, lh);
                 self.b.shl(base, base, 2u32);
                 self.b.add(base, base, region);
@@ -198,7 +214,7 @@ impl Gen<'_> {
                     self.b.xor(t, base, 4 * r);
                     (t, 0)
                 } else {
-                    let hash = ((r >> k) >> l.shift) & (banks - 1);
+                    let hash = l.hash(r >> k);
                     let col = r & (banks - 1);
                     self.b.xor(t, base, 4 * (col ^ hash));
                     (t, (4 * (r - col)) as i32)

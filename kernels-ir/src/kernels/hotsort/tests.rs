@@ -48,7 +48,10 @@ fn distributions(n: usize, seed: u64) -> Vec<(&'static str, Vec<u32>)> {
     let mut sorted = u.clone();
     sorted.sort_unstable();
     let reverse: Vec<u32> = sorted.iter().rev().copied().collect();
-    let few: Vec<u32> = u.iter().map(|k| [3, 1, u32::MAX, 7][(k % 4) as usize]).collect();
+    let few: Vec<u32> = u
+        .iter()
+        .map(|k| [3, 1, u32::MAX, 7][(k % 4) as usize])
+        .collect();
     vec![
         ("uniform", u),
         ("sorted", sorted),
@@ -87,11 +90,23 @@ fn every_warp_and_height_sorts_around_a_slab_and_a_block() {
 
 #[test]
 fn every_layout_and_exchange_sorts_through_fm_hm_and_bc() {
-    let shapes = [(32, 16, 16), (64, 8, 8), (8, 3, 4), (4, 1, 8), (16, 32, 2), (32, 5, 2)];
+    let shapes = [
+        (32, 16, 16),
+        (64, 8, 8),
+        (8, 3, 4),
+        (4, 1, 8),
+        (16, 32, 2),
+        (32, 5, 2),
+    ];
     for (w, h, p) in shapes {
         for layout in Layout::ALL {
             for merge in MergeExchange::ALL {
-                let cfg = HotSortConfig { layout, merge, block_slabs: p, ..HotSortConfig::new(w, h) };
+                let cfg = HotSortConfig {
+                    layout,
+                    merge,
+                    block_slabs: p,
+                    ..HotSortConfig::new(w, h)
+                };
                 let b = cfg.block_keys() as usize;
                 // 9 blocks and more take run lengths past fm_rows * P, so
                 // `hm` runs too.
@@ -107,7 +122,10 @@ fn every_layout_and_exchange_sorts_through_fm_hm_and_bc() {
 fn every_distribution_sorts() {
     let configs = [
         HotSortConfig::default(),
-        HotSortConfig { block_slabs: 4, ..HotSortConfig::new(8, 3) },
+        HotSortConfig {
+            block_slabs: 4,
+            ..HotSortConfig::new(8, 3)
+        },
         HotSortConfig {
             merge: MergeExchange::Shared,
             layout: Layout::Xor,
@@ -130,7 +148,10 @@ fn every_distribution_sorts() {
 fn powers_of_two_around_the_default_config() {
     for cfg in [
         HotSortConfig::default(),
-        HotSortConfig { block_slabs: 2, ..HotSortConfig::new(16, 2) },
+        HotSortConfig {
+            block_slabs: 2,
+            ..HotSortConfig::new(16, 2)
+        },
     ] {
         for k in 4..=14 {
             for n in [(1usize << k) - 1, 1 << k, (1 << k) + 1] {
@@ -146,7 +167,11 @@ fn every_generated_kernel_verifies() {
         for h in HEIGHTS.into_iter().chain([5, 64]) {
             for layout in Layout::ALL {
                 for merge in MergeExchange::ALL {
-                    let cfg = HotSortConfig { layout, merge, ..HotSortConfig::new(w, h) };
+                    let cfg = HotSortConfig {
+                        layout,
+                        merge,
+                        ..HotSortConfig::new(w, h)
+                    };
                     if cfg.validate().is_err() {
                         continue;
                     }
@@ -170,7 +195,11 @@ fn the_schedule_follows_hotsort() {
     let cfg = HotSortConfig::default();
     let b = cfg.block_keys() as usize;
     let names = |n: usize| -> Vec<&'static str> {
-        run(&cfg, &uniform(n, 1)).launches.iter().map(|l| l.name).collect()
+        run(&cfg, &uniform(n, 1))
+            .launches
+            .iter()
+            .map(|l| l.name)
+            .collect()
     };
     // One block: pad, sort the block, transpose.
     assert_eq!(names(b - 1), ["fill_in", "bs", "transpose"]);
@@ -201,9 +230,11 @@ fn slab_loads_are_one_row_per_instruction() {
         .insts
         .iter()
         .filter_map(|i| match i.data {
-            crate::InstData::Load { opcode: crate::Opcode::LdGlobalB32, addr, .. } => {
-                Some(addr.offset)
-            }
+            crate::InstData::Load {
+                opcode: crate::Opcode::LdGlobalB32,
+                addr,
+                ..
+            } => Some(addr.offset),
             _ => None,
         })
         .collect();
@@ -216,7 +247,11 @@ fn slab_loads_are_one_row_per_instruction() {
 fn large_inputs_sort_in_every_layout_and_exchange() {
     for layout in Layout::ALL {
         for merge in MergeExchange::ALL {
-            let cfg = HotSortConfig { layout, merge, ..HotSortConfig::default() };
+            let cfg = HotSortConfig {
+                layout,
+                merge,
+                ..HotSortConfig::default()
+            };
             for n in [(1 << 20) - 1, 1 << 20, 777_777] {
                 run(&cfg, &uniform(n, n as u64));
             }
