@@ -186,7 +186,7 @@ impl Sm {
         }
         let packed = pack(done, StallReason::LongScoreboard);
         for &r in ctx.prog.insts[p.pc as usize].writes() {
-            w.sb[r as usize] = packed;
+            w.rf.sb_mut()[r as usize] = packed;
         }
         let block = self.blocks[w.block as usize].id;
         if ctx.tracer.registers(block, w.index) {
@@ -197,12 +197,6 @@ impl Sm {
             return false;
         };
         self.wait_for_operands(p.slot, floor, from, ctx);
-        let sp = p.slot as usize % self.sps.len();
-        let s = &mut self.sps[sp];
-        let ready = self.ready[p.slot as usize];
-        if ready != u64::MAX {
-            s.next_at = s.next_at.min(ready.max(s.issue_free_at));
-        }
         true
     }
 }

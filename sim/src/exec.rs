@@ -150,7 +150,7 @@ pub(crate) fn execute(kind: &Kind, rf: &mut RegFile, consts: &[u64], exec: u64) 
             dst,
         } => {
             let m = mask(width);
-            let p = rf.preds[pred as usize];
+            let p = rf.preds()[pred as usize];
             let a = rf.read(a, consts, &mut ta);
             let b = rf.read(b, consts, &mut tb);
             for (l, o) in out[..w].iter_mut().enumerate() {

@@ -64,7 +64,7 @@ impl Sm {
                 let occ = cfg.occupancy_cycles(cfg.alu_lanes_per_cycle);
                 self.sps[sp].alu_free_at = t + occ * slots;
                 let ready = t + (slots - 1) * occ + u64::from(cfg.alu_latency_cycles);
-                write_sb(&mut w.sb, inst.writes(), pack(ready, StallReason::Wait));
+                write_sb(w.rf.sb_mut(), inst.writes(), pack(ready, StallReason::Wait));
                 w.set_pc(pc + 1);
             }
             Kind::Shfl { .. } => {
@@ -74,7 +74,7 @@ impl Sm {
                 self.sps[sp].mio.push(start);
                 let ready = start + u64::from(cfg.shfl_latency_cycles);
                 write_sb(
-                    &mut w.sb,
+                    w.rf.sb_mut(),
                     inst.writes(),
                     pack(ready, StallReason::ShortScoreboard),
                 );
@@ -110,11 +110,11 @@ impl Sm {
                 }
                 w.set_pc(pc + 1);
                 w.state = State::Barrier;
-                self.ready[slot as usize] = u64::MAX;
                 w.barrier_since = t + slots;
-                let b = w.block as usize;
+                let (b, index) = (w.block as usize, w.index);
+                self.set_ready(slot, u64::MAX);
                 ctx.tracer
-                    .barrier_arrive(t, self.id, self.blocks[b].id, w.index);
+                    .barrier_arrive(t, self.id, self.blocks[b].id, index);
                 let block = &mut self.blocks[b];
                 block.arrived += 1;
                 if block.arrived == block.live_warps {
@@ -145,12 +145,12 @@ impl Sm {
         for &sb in ctx.prog.insts[pc as usize].writes() {
             let reg = ctx.prog.reg_of(sb);
             let values: Vec<u64> = if reg.class == traces::RegClass::Pred {
-                let bits = w.rf.preds[reg.index as usize];
+                let bits = w.rf.preds()[reg.index as usize];
                 (0..w.rf.width).map(|l| (bits >> l) & 1).collect()
             } else {
                 w.rf.slot(sb).to_vec()
             };
-            let at = crate::scoreboard::cycle(w.sb[sb as usize]);
+            let at = crate::scoreboard::cycle(w.rf.sb()[sb as usize]);
             if at < UNRESOLVED {
                 ctx.tracer.reg_write(at, block, w.index, reg, exec, values);
             }
@@ -245,7 +245,7 @@ impl Sm {
             let ready = start + busy - 1 + u64::from(ctx.cfg.smem_latency_cycles);
             let inst = &ctx.prog.insts[pc as usize];
             write_sb(
-                &mut w.sb,
+                w.rf.sb_mut(),
                 inst.writes(),
                 pack(ready, StallReason::ShortScoreboard),
             );
@@ -301,7 +301,7 @@ impl Sm {
         if n == 0 {
             // Nothing leaves the SM: the (guarded-off) load is done at once.
             write_sb(
-                &mut w.sb,
+                w.rf.sb_mut(),
                 writes,
                 pack(start + 1, StallReason::LongScoreboard),
             );
@@ -324,7 +324,7 @@ impl Sm {
             ctx.seq += 1;
             if !op.store {
                 write_sb(
-                    &mut w.sb,
+                    w.rf.sb_mut(),
                     writes,
                     pack(UNRESOLVED, StallReason::LongScoreboard),
                 );

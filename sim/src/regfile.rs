@@ -2,47 +2,75 @@
 //! loop over one contiguous lane vector.
 //!
 //! Every value register (32- or 64-bit) is a `u64` per lane holding a
-//! zero-extended value; predicates are one lane mask each. No register
-//! bank or port conflicts are modelled.
+//! zero-extended value; predicates are one lane mask each. The registers'
+//! scoreboard entries live here too: predicates, scoreboard and values share
+//! one allocation, so an instruction's first touch of its warp's state pulls
+//! in neighbouring lines. No register bank or port conflicts are modelled.
 
 use crate::decode::{Dst, Src};
 
 /// Widest warp the masks can hold.
 pub(crate) const MAX_LANES: usize = 64;
 
-/// One warp's registers.
+/// One warp's registers and scoreboard.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RegFile {
-    /// Lane values, `nslots * width`.
-    pub vals: Vec<u64>,
-    /// One lane mask per predicate register.
-    pub preds: Vec<u64>,
+    /// `npreds` lane masks, then `nsb` scoreboard entries, then
+    /// `nslots * width` lane values.
+    data: Vec<u64>,
+    npreds: usize,
+    nsb: usize,
     /// Lanes per warp.
     pub width: usize,
 }
 
 impl RegFile {
-    /// Zeroes the registers for a new warp of `width` lanes.
-    pub fn reset(&mut self, nslots: usize, npreds: usize, width: usize) {
+    /// Zeroes the registers (and readies the scoreboard) for a new warp of
+    /// `width` lanes.
+    pub fn reset(&mut self, nslots: usize, npreds: usize, nsb: usize, width: usize) {
         self.width = width;
-        self.vals.clear();
-        self.vals.resize(nslots * width, 0);
-        self.preds.clear();
-        self.preds.resize(npreds, 0);
+        self.npreds = npreds;
+        self.nsb = nsb;
+        self.data.clear();
+        self.data.resize(npreds + nsb + nslots * width, 0);
+    }
+
+    /// The predicate masks.
+    #[inline]
+    pub fn preds(&self) -> &[u64] {
+        &self.data[..self.npreds]
+    }
+
+    /// The predicate masks, mutably.
+    #[inline]
+    pub fn preds_mut(&mut self) -> &mut [u64] {
+        &mut self.data[..self.npreds]
+    }
+
+    /// The scoreboard (see [`crate::scoreboard`]).
+    #[inline]
+    pub fn sb(&self) -> &[u64] {
+        &self.data[self.npreds..self.npreds + self.nsb]
+    }
+
+    /// The scoreboard, mutably.
+    #[inline]
+    pub fn sb_mut(&mut self) -> &mut [u64] {
+        &mut self.data[self.npreds..self.npreds + self.nsb]
     }
 
     /// The lanes of slot `slot`.
     #[inline]
     pub fn slot(&self, slot: u32) -> &[u64] {
-        let s = slot as usize * self.width;
-        &self.vals[s..s + self.width]
+        let s = self.npreds + self.nsb + slot as usize * self.width;
+        &self.data[s..s + self.width]
     }
 
     /// The lanes of slot `slot`, mutably.
     #[inline]
     pub fn slot_mut(&mut self, slot: u32) -> &mut [u64] {
-        let s = slot as usize * self.width;
-        &mut self.vals[s..s + self.width]
+        let s = self.npreds + self.nsb + slot as usize * self.width;
+        &mut self.data[s..s + self.width]
     }
 
     /// The lane values of `src`; predicates are expanded into `tmp`.
@@ -58,7 +86,7 @@ impl RegFile {
             Src::Slot(s) => self.slot(s),
             Src::Const(c) => &consts[c as usize * w..(c as usize + 1) * w],
             Src::Pred(p) => {
-                let m = self.preds[p as usize];
+                let m = self.preds()[p as usize];
                 for (l, v) in tmp[..w].iter_mut().enumerate() {
                     *v = (m >> l) & 1;
                 }
@@ -77,7 +105,7 @@ impl RegFile {
                 for (l, v) in vals.iter().enumerate() {
                     bits |= (v & 1) << l;
                 }
-                let old = &mut self.preds[p as usize];
+                let old = &mut self.preds_mut()[p as usize];
                 *old = (*old & !mask) | (bits & mask);
             }
         }
@@ -116,12 +144,13 @@ mod tests {
     #[test]
     fn predicates_read_as_zero_or_one_and_write_under_a_mask() {
         let mut rf = RegFile::default();
-        rf.reset(2, 1, 4);
-        rf.preds[0] = 0b0101;
+        rf.reset(2, 1, 3, 4);
+        rf.preds_mut()[0] = 0b0101;
         let mut tmp = [0; MAX_LANES];
         assert_eq!(rf.read(Src::Pred(0), &[], &mut tmp), &[1, 0, 1, 0]);
         rf.write(Dst::Pred(0), &[1, 1, 0, 0], 0b0011);
-        assert_eq!(rf.preds[0], 0b0111);
+        assert_eq!(rf.preds()[0], 0b0111);
+        assert_eq!(rf.sb(), &[0, 0, 0]);
         rf.write(Dst::Slot(1), &[9, 8, 7, 6], 0b1010);
         assert_eq!(rf.slot(1), &[0, 8, 0, 6]);
         rf.write(Dst::Slot(0), &[9, 8, 7, 6], 0b1111);

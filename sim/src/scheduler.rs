@@ -1,4 +1,4 @@
-//! A sub-partition: its warp scheduler's state and its issue-side queues.
+//! A sub-partition: its warp scheduler and its issue-side queues.
 //!
 //! Each sub-partition issues at most one warp instruction per cycle from its
 //! warps ([`crate::SchedulerPolicy`] decides which eligible warp). Its ALU
@@ -7,6 +7,10 @@
 //! issued but have not started in the SM's shared-memory pipe or LSU.
 
 use crate::config::SchedulerPolicy;
+use crate::decode::Pipe;
+use crate::error::SimError;
+use crate::sm::{Ctx, Sm};
+use crate::stats::StallReason;
 
 /// A FIFO of the start cycles of the last `depth` queued instructions: the
 /// queue is full while the oldest of them has not started.
@@ -47,8 +51,6 @@ impl Queue {
 /// One sub-partition of an SM.
 #[derive(Clone, Debug)]
 pub(crate) struct SubPartition {
-    /// Its resident warps' slots, oldest first.
-    pub warps: Vec<u16>,
     /// The next cycle it can issue (a `cmpx` takes two issue slots).
     pub issue_free_at: u64,
     /// The next cycle its ALU accepts an instruction.
@@ -64,7 +66,6 @@ pub(crate) struct SubPartition {
 impl SubPartition {
     pub fn new(mio_depth: u32, lsu_depth: u32) -> SubPartition {
         SubPartition {
-            warps: Vec::new(),
             issue_free_at: 0,
             alu_free_at: 0,
             mio: Queue::new(mio_depth),
@@ -75,7 +76,6 @@ impl SubPartition {
     }
 
     pub fn reset(&mut self) {
-        self.warps.clear();
         self.issue_free_at = 0;
         self.alu_free_at = 0;
         self.mio.clear();
@@ -85,36 +85,149 @@ impl SubPartition {
     }
 }
 
-/// Collects the eligible warps of one scheduling pass (visited oldest
-/// first) and picks one by policy.
-#[derive(Copy, Clone, Debug, Default)]
+/// Collects the eligible warps of one scheduling pass (in any order) and
+/// picks one by policy and age.
+#[derive(Copy, Clone, Debug)]
 pub(crate) struct Pick {
-    oldest: Option<u16>,
-    after_last: Option<u16>,
+    /// The oldest eligible warp: (age, slot).
+    oldest: (u64, u16),
+    /// The oldest eligible warp younger than the last one issued.
+    after_last: (u64, u16),
+    /// The last warp issued, if eligible.
     last: Option<u16>,
+}
+
+impl Default for Pick {
+    fn default() -> Pick {
+        Pick {
+            oldest: (u64::MAX, 0),
+            after_last: (u64::MAX, 0),
+            last: None,
+        }
+    }
 }
 
 impl Pick {
     /// Notes an eligible warp.
     #[inline]
     pub fn offer(&mut self, slot: u16, age: u64, last_age: u64) {
-        if self.oldest.is_none() {
-            self.oldest = Some(slot);
+        if age < self.oldest.0 {
+            self.oldest = (age, slot);
         }
         if age == last_age {
             self.last = Some(slot);
         }
-        if self.after_last.is_none() && (last_age == u64::MAX || age > last_age) {
-            self.after_last = Some(slot);
+        if (last_age == u64::MAX || age > last_age) && age < self.after_last.0 {
+            self.after_last = (age, slot);
         }
     }
 
     /// The warp to issue.
     pub fn choose(&self, policy: SchedulerPolicy) -> Option<u16> {
+        let found = |(age, slot): (u64, u16)| (age != u64::MAX).then_some(slot);
         match policy {
-            SchedulerPolicy::Gto => self.last.or(self.oldest),
-            SchedulerPolicy::Lrr => self.after_last.or(self.oldest),
+            SchedulerPolicy::Gto => self.last.or(found(self.oldest)),
+            SchedulerPolicy::Lrr => found(self.after_last).or(found(self.oldest)),
         }
+    }
+}
+
+impl Sm {
+    /// Where the warp in `slot` sits in the sub-partition-major hot arrays.
+    #[inline]
+    pub(crate) fn hot(&self, slot: u16) -> usize {
+        let nsp = self.sps.len();
+        (slot as usize % nsp) * self.per_sp + slot as usize / nsp
+    }
+
+    /// Sets when the warp in `slot` may issue next (`u64::MAX`: not until
+    /// something wakes it).
+    #[inline]
+    pub(crate) fn set_ready(&mut self, slot: u16, ready: u64) {
+        let h = self.hot(slot);
+        self.ready[h] = ready;
+        if ready != u64::MAX {
+            let nsp = self.sps.len();
+            let sp = &mut self.sps[slot as usize % nsp];
+            sp.next_at = sp.next_at.min(ready.max(sp.issue_free_at));
+        }
+    }
+
+    /// The pipe-busy reason and end for an instruction of `pipe` in
+    /// sub-partition `sp` at `t`, if it cannot issue now.
+    fn throttled(&self, sp: usize, pipe: Pipe, t: u64) -> Option<(u64, StallReason)> {
+        let s = &self.sps[sp];
+        match pipe {
+            Pipe::Alu => {
+                (s.alu_free_at > t).then_some((s.alu_free_at, StallReason::MathPipeThrottle))
+            }
+            Pipe::Shfl | Pipe::Smem => s.mio.full_until(t).map(|u| (u, StallReason::MioThrottle)),
+            Pipe::Lsu => s.lsu.full_until(t).map(|u| (u, StallReason::LgThrottle)),
+            Pipe::Ctrl => None,
+        }
+    }
+
+    /// One scheduling pass of sub-partition `sp` at cycle `t`: the warps
+    /// whose time has come are charged for any cycles they waited unpicked
+    /// (`not_selected`) or find their pipe busy (its throttle reason, until
+    /// it frees); the policy picks one of the rest by age.
+    ///
+    /// The sub-partition's ready cycles and ages are two contiguous arrays,
+    /// so a pass over 16 warps is a short scan that mostly compares numbers.
+    pub(crate) fn schedule(
+        &mut self,
+        sp: usize,
+        t: u64,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), SimError> {
+        if self.sps[sp].issue_free_at <= t {
+            let nsp = self.sps.len();
+            let base = sp * self.per_sp;
+            let mut pick = Pick::default();
+            let last_age = self.sps[sp].last_age;
+            for pos in 0..self.per_sp {
+                let ready = self.ready[base + pos];
+                if ready > t {
+                    continue;
+                }
+                let slot = (pos * nsp + sp) as u16;
+                let pc = self.pcs[slot as usize];
+                if ready < t {
+                    ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
+                    self.ready[base + pos] = t;
+                }
+                let pipe = ctx.prog.insts[pc as usize].pipe;
+                if let Some((until, reason)) = self.throttled(sp, pipe, t) {
+                    ctx.stats.charge(pc, reason, until - t);
+                    self.ready[base + pos] = until;
+                    ctx.tracer.stall(t, self, slot, reason);
+                    continue;
+                }
+                pick.offer(slot, self.ages[base + pos], last_age);
+            }
+            if let Some(slot) = pick.choose(ctx.cfg.scheduler) {
+                self.sps[sp].last_age = self.ages[self.hot(slot)];
+                self.issue(sp, slot, t, ctx)?;
+            }
+        }
+        self.update_next(sp, t);
+        Ok(())
+    }
+
+    /// Recomputes when sub-partition `sp` next has something to do.
+    pub(crate) fn update_next(&mut self, sp: usize, t: u64) {
+        let base = sp * self.per_sp;
+        let next = self.ready[base..base + self.per_sp]
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(u64::MAX);
+        let s = &mut self.sps[sp];
+        s.next_at = if next == u64::MAX {
+            next
+        } else {
+            next.max(t + 1).max(s.issue_free_at)
+        };
     }
 }
 
@@ -143,8 +256,8 @@ mod tests {
         assert_eq!(p.choose(SchedulerPolicy::Gto), Some(1));
         assert_eq!(p.choose(SchedulerPolicy::Lrr), Some(6));
         let mut p = Pick::default();
-        p.offer(4, 10, 12);
         p.offer(1, 11, 12);
+        p.offer(4, 10, 12);
         assert_eq!(
             p.choose(SchedulerPolicy::Gto),
             Some(4),

@@ -15,11 +15,11 @@
 use kernels_ir::{Dim3, Special, VerifiedKernel};
 
 use crate::config::GpuConfig;
-use crate::decode::{Pipe, Program};
+use crate::decode::Program;
 use crate::error::SimError;
 use crate::global_mem::MemTiming;
 use crate::memory::GlobalMem;
-use crate::scheduler::{Pick, SubPartition};
+use crate::scheduler::SubPartition;
 use crate::shared_mem::Banks;
 use crate::stats::{KernelStats, StallReason};
 use crate::trace::Tracer;
@@ -75,12 +75,21 @@ pub(crate) struct Sm {
     pub id: u32,
     pub warps: Vec<Warp>,
     /// Per warp slot, the hot scheduling state kept apart from the rest so
-    /// a scheduling pass reads two small arrays: the first cycle not yet
-    /// charged to a stall reason, before which the warp cannot issue
-    /// (`u64::MAX` unless the slot holds a running warp not at a barrier)...
+    /// a scheduling pass reads small contiguous arrays: the first cycle not
+    /// yet charged to a stall reason, before which the warp cannot issue
+    /// (`u64::MAX` unless the slot holds a running warp not at a barrier),
+    /// sub-partition-major (see `per_sp`)...
     pub ready: Vec<u64>,
     /// ...and its current pc.
     pub pcs: Vec<u32>,
+    /// The warps' ages (launch order on this SM), laid out like `ready`.
+    pub ages: Vec<u64>,
+    /// Warp slots per sub-partition: `ready` and `ages` hold sub-partition
+    /// `s`'s warps at `s * per_sp ..`, slot `pos * num_subpartitions + s` at
+    /// `s * per_sp + pos`.
+    pub per_sp: usize,
+    /// Free warp slots, one bit each.
+    free: Vec<u64>,
     pub blocks: Vec<BlockSlot>,
     pub sps: Vec<SubPartition>,
     /// The next cycle the SM's shared-memory pipe (shared accesses and
@@ -90,18 +99,22 @@ pub(crate) struct Sm {
     pub lsu_free_at: u64,
     resident_warps: u32,
     active_since: u64,
-    ages: u64,
+    age_counter: u64,
     /// A block retired at this cycle and its slot waits for the block queue.
     pub retire_at: Option<u64>,
 }
 
 impl Sm {
     pub fn new(id: u32, cfg: &GpuConfig) -> Sm {
+        let per_sp = cfg.max_warps_per_sm.div_ceil(cfg.num_subpartitions) as usize;
         Sm {
             id,
             warps: (0..cfg.max_warps_per_sm).map(|_| Warp::default()).collect(),
-            ready: vec![u64::MAX; cfg.max_warps_per_sm as usize],
+            ready: vec![u64::MAX; per_sp * cfg.num_subpartitions as usize],
             pcs: vec![0; cfg.max_warps_per_sm as usize],
+            ages: vec![0; per_sp * cfg.num_subpartitions as usize],
+            per_sp,
+            free: Vec::new(),
             blocks: Vec::new(),
             sps: (0..cfg.num_subpartitions)
                 .map(|_| SubPartition::new(cfg.mio_queue_depth, cfg.lsu_queue_depth))
@@ -110,7 +123,7 @@ impl Sm {
             lsu_free_at: 0,
             resident_warps: 0,
             active_since: 0,
-            ages: 0,
+            age_counter: 0,
             retire_at: None,
         }
     }
@@ -121,11 +134,16 @@ impl Sm {
         self.blocks.resize_with(blocks as usize, BlockSlot::default);
         self.warps.iter_mut().for_each(|w| w.state = State::Free);
         self.ready.iter_mut().for_each(|r| *r = u64::MAX);
+        let n = self.warps.len();
+        self.free = vec![u64::MAX; n.div_ceil(64)];
+        if n % 64 != 0 {
+            *self.free.last_mut().expect("at least one warp slot") = (1 << (n % 64)) - 1;
+        }
         self.sps.iter_mut().for_each(SubPartition::reset);
         self.smem_free_at = 0;
         self.lsu_free_at = 0;
         self.resident_warps = 0;
-        self.ages = 0;
+        self.age_counter = 0;
         self.retire_at = None;
     }
 
@@ -163,25 +181,19 @@ impl Sm {
         let mut slots = std::mem::take(&mut self.blocks[b].warps);
         slots.clear();
         for index in 0..nwarps {
-            let slot = self
-                .warps
-                .iter()
-                .position(|w| w.state == State::Free)
-                .expect("occupancy");
+            let slot = self.take_free_slot();
             slots.push(slot as u16);
             let first = u64::from(index) * w as u64;
             let lanes = (threads - first).min(w as u64) as usize;
-            self.ages += 1;
+            self.age_counter += 1;
             let warp = &mut self.warps[slot];
             init_warp(warp, ctx, b as u16, index, lanes, ctaid);
-            warp.age = self.ages;
+            warp.age = self.age_counter;
             warp.start = t;
-            self.ready[slot] = t;
+            let h = self.hot(slot as u16);
+            self.ages[h] = self.age_counter;
             self.pcs[slot] = 0;
-            let nsp = self.sps.len();
-            let sp = &mut self.sps[slot % nsp];
-            sp.warps.push(slot as u16);
-            sp.next_at = sp.next_at.min(t);
+            self.set_ready(slot as u16, t);
         }
         if self.resident_warps == 0 {
             self.active_since = t;
@@ -211,71 +223,6 @@ impl Sm {
         Ok(())
     }
 
-    /// The pipe-busy reason and end for an instruction of `pipe` in
-    /// sub-partition `sp` at `t`, if it cannot issue now.
-    fn throttled(&self, sp: usize, pipe: Pipe, t: u64) -> Option<(u64, StallReason)> {
-        let s = &self.sps[sp];
-        match pipe {
-            Pipe::Alu => {
-                (s.alu_free_at > t).then_some((s.alu_free_at, StallReason::MathPipeThrottle))
-            }
-            Pipe::Shfl | Pipe::Smem => s.mio.full_until(t).map(|u| (u, StallReason::MioThrottle)),
-            Pipe::Lsu => s.lsu.full_until(t).map(|u| (u, StallReason::LgThrottle)),
-            Pipe::Ctrl => None,
-        }
-    }
-
-    /// One scheduling pass of sub-partition `sp` at cycle `t`.
-    fn schedule(&mut self, sp: usize, t: u64, ctx: &mut Ctx<'_>) -> Result<(), SimError> {
-        let mut pick = Pick::default();
-        let last_age = self.sps[sp].last_age;
-        let can_issue = self.sps[sp].issue_free_at <= t;
-        if can_issue {
-            for i in 0..self.sps[sp].warps.len() {
-                let slot = self.sps[sp].warps[i];
-                let ready = self.ready[slot as usize];
-                if ready > t {
-                    continue;
-                }
-                let pc = self.pcs[slot as usize];
-                if ready < t {
-                    ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
-                    self.ready[slot as usize] = t;
-                }
-                let pipe = ctx.prog.insts[pc as usize].pipe;
-                if let Some((until, reason)) = self.throttled(sp, pipe, t) {
-                    ctx.stats.charge(pc, reason, until - t);
-                    self.ready[slot as usize] = until;
-                    ctx.tracer.stall(t, self, slot, reason);
-                    continue;
-                }
-                pick.offer(slot, self.warps[slot as usize].age, last_age);
-            }
-        }
-        if let Some(slot) = pick.choose(ctx.cfg.scheduler) {
-            self.sps[sp].last_age = self.warps[slot as usize].age;
-            self.issue(sp, slot, t, ctx)?;
-        }
-        self.update_next(sp, t);
-        Ok(())
-    }
-
-    /// Recomputes when sub-partition `sp` next has something to do.
-    pub fn update_next(&mut self, sp: usize, t: u64) {
-        let s = &self.sps[sp];
-        let mut next = u64::MAX;
-        for &slot in &s.warps {
-            next = next.min(self.ready[slot as usize]);
-        }
-        if next != u64::MAX {
-            next = next.max(t + 1);
-        }
-        if next != u64::MAX {
-            next = next.max(s.issue_free_at);
-        }
-        self.sps[sp].next_at = next;
-    }
-
     /// Removes the warp in `slot`, which left the machine at `end` (the
     /// first cycle it is no longer resident), and retires its block if it
     /// was the last; a retired block makes room for the next one.
@@ -284,10 +231,9 @@ impl Sm {
         ctx.stats.warp_cycles += end - w.start;
         ctx.last_exit = ctx.last_exit.max(end);
         w.state = State::Free;
-        self.ready[slot as usize] = u64::MAX;
         let b = w.block as usize;
-        let sp = slot as usize % self.sps.len();
-        self.sps[sp].warps.retain(|&s| s != slot);
+        self.set_ready(slot, u64::MAX);
+        self.free[slot as usize / 64] |= 1 << (slot % 64);
         self.resident_warps -= 1;
         if self.resident_warps == 0 {
             ctx.stats.sm_cycles_active += end - self.active_since;
@@ -331,11 +277,6 @@ impl Sm {
             self.pcs[slot as usize] = w.pc();
             let floor = crate::scoreboard::pack(release, StallReason::Selected);
             self.wait_for_operands(slot, floor, release, ctx);
-            let sp = slot as usize % self.sps.len();
-            let s = &mut self.sps[sp];
-            s.next_at = s
-                .next_at
-                .min(self.ready[slot as usize].max(s.issue_free_at));
         }
     }
 
@@ -347,7 +288,7 @@ impl Sm {
         use crate::scoreboard::{cycle, latest, reason};
         let pc = self.pcs[slot as usize];
         let l = latest(
-            &self.warps[slot as usize].sb,
+            self.warps[slot as usize].rf.sb(),
             ctx.prog.insts[pc as usize].deps(),
             floor,
         );
@@ -355,14 +296,27 @@ impl Sm {
         if ready >= crate::engine::UNRESOLVED {
             // Waits for a load whose timing is not known yet (see `engine`).
             self.warps[slot as usize].blocked = Some((floor, from));
-            self.ready[slot as usize] = u64::MAX;
+            self.set_ready(slot, u64::MAX);
             return;
         }
         if ready > from {
             ctx.stats.charge(pc, reason(l), ready - from);
             ctx.tracer.stall(from, self, slot, reason(l));
         }
-        self.ready[slot as usize] = ready.max(from);
+        self.set_ready(slot, ready.max(from));
+    }
+
+    /// The lowest free warp slot (occupancy guarantees one).
+    fn take_free_slot(&mut self) -> usize {
+        let (i, word) = self
+            .free
+            .iter_mut()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .expect("occupancy");
+        let bit = word.trailing_zeros() as usize;
+        *word &= !(1 << bit);
+        i * 64 + bit
     }
 
     /// Up to `n` resident warps and their pcs, barrier waiters first.
@@ -371,7 +325,7 @@ impl Sm {
         for state in [State::Barrier, State::Ready] {
             for w in self.warps.iter().filter(|w| w.state == state) {
                 if out.len() < n {
-                    let pc = w.stack.last().map_or(0, |e| e.pc);
+                    let pc = w.current().map_or(0, |e| e.pc);
                     out.push((self.blocks[w.block as usize].id, w.index, pc));
                 }
             }
@@ -389,15 +343,12 @@ fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, 
     w.block = block;
     w.index = index;
     w.live = live;
-    w.stack.clear();
-    w.stack.push(Entry {
+    w.begin(Entry {
         pc: 0,
         mask: live,
         rpc: prog.end,
     });
-    w.rf.reset(prog.nslots, prog.npreds, width);
-    w.sb.clear();
-    w.sb.resize(prog.nsb, 0);
+    w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width);
     w.blocked = None;
     let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
     for s in &prog.specials {

@@ -6,7 +6,9 @@
 //! the reconvergence entry (`pc = rpc`) and pushes the not-taken side, then
 //! the taken side, so the taken side runs first. Entries pop when their
 //! mask empties (lanes exited) or they reach their `rpc`; reaching the end
-//! of the kernel is an implicit exit.
+//! of the kernel is an implicit exit. The top entry lives in the warp
+//! itself (`cur`), the entries below it in `stack`, so the common case of a
+//! converged warp never touches the heap.
 
 use crate::regfile::RegFile;
 
@@ -41,11 +43,14 @@ pub(crate) struct Warp {
     pub age: u64,
     /// Lanes that have not exited.
     pub live: u64,
-    pub stack: Vec<Entry>,
+    /// The current SIMT entry, if the warp has not finished.
+    cur: Option<Entry>,
+    /// The entries below `cur`.
+    stack: Vec<Entry>,
+    /// Registers and, per register, the scoreboard: `(cycle << 4) | reason`,
+    /// the cycle its pending write lands and the stall reason a wait for it
+    /// is charged to.
     pub rf: RegFile,
-    /// Per scoreboard entry: `(cycle << 4) | reason`, the cycle its pending
-    /// write lands and the stall reason a wait for it is charged to.
-    pub sb: Vec<u64>,
     /// The first cycle of the current barrier wait.
     pub barrier_since: u64,
     /// Waiting for an unresolved load: the packed floor and first cycle of
@@ -63,9 +68,9 @@ impl Default for Warp {
             index: 0,
             age: 0,
             live: 0,
+            cur: None,
             stack: Vec::new(),
             rf: RegFile::default(),
-            sb: Vec::new(),
             barrier_since: 0,
             blocked: None,
             start: 0,
@@ -74,10 +79,22 @@ impl Default for Warp {
 }
 
 impl Warp {
+    /// Starts the warp with one entry.
+    pub fn begin(&mut self, entry: Entry) {
+        self.stack.clear();
+        self.cur = Some(entry);
+    }
+
+    /// The current entry, if the warp has not finished.
+    #[inline]
+    pub fn current(&self) -> Option<Entry> {
+        self.cur
+    }
+
     /// The current entry (the warp must not have finished).
     #[inline]
     pub fn top(&self) -> Entry {
-        *self.stack.last().expect("a running warp has a stack entry")
+        self.cur.expect("a running warp has a stack entry")
     }
 
     /// The current pc (the warp must not have finished).
@@ -89,20 +106,20 @@ impl Warp {
     /// Moves the current entry to `pc`.
     #[inline]
     pub fn set_pc(&mut self, pc: u32) {
-        if let Some(top) = self.stack.last_mut() {
-            top.pc = pc;
+        if let Some(cur) = &mut self.cur {
+            cur.pc = pc;
         }
     }
 
     /// Pops finished entries; returns whether the warp still has work.
     pub fn normalize(&mut self, end: u32) -> bool {
-        while let Some(top) = self.stack.last_mut() {
-            top.mask &= self.live;
-            if top.mask == 0 || top.pc == top.rpc {
-                self.stack.pop();
-            } else if top.pc >= end {
-                self.live &= !top.mask;
-                self.stack.pop();
+        while let Some(cur) = &mut self.cur {
+            cur.mask &= self.live;
+            if cur.mask == 0 || cur.pc == cur.rpc {
+                self.cur = self.stack.pop();
+            } else if cur.pc >= end {
+                self.live &= !cur.mask;
+                self.cur = self.stack.pop();
             } else {
                 return true;
             }
@@ -120,13 +137,13 @@ impl Warp {
         } else if taken == 0 {
             self.set_pc(top.pc + 1);
         } else {
-            self.set_pc(rpc);
+            self.stack.push(Entry { pc: rpc, ..top });
             self.stack.push(Entry {
                 pc: top.pc + 1,
                 mask: not_taken,
                 rpc,
             });
-            self.stack.push(Entry {
+            self.cur = Some(Entry {
                 pc: target,
                 mask: taken,
                 rpc,
@@ -139,7 +156,7 @@ impl Warp {
     pub fn guarded(&self, mask: u64, guard: Option<(u32, bool)>) -> u64 {
         match guard {
             Some((p, negated)) => {
-                let bits = self.rf.preds[p as usize];
+                let bits = self.rf.preds()[p as usize];
                 mask & if negated { !bits } else { bits }
             }
             None => mask,
@@ -152,16 +169,17 @@ mod tests {
     use super::*;
 
     fn warp(mask: u64, end: u32) -> Warp {
-        Warp {
+        let mut w = Warp {
             state: State::Ready,
             live: mask,
-            stack: vec![Entry {
-                pc: 0,
-                mask,
-                rpc: end,
-            }],
             ..Warp::default()
-        }
+        };
+        w.begin(Entry {
+            pc: 0,
+            mask,
+            rpc: end,
+        });
+        w
     }
 
     #[test]
@@ -204,7 +222,7 @@ mod tests {
     fn uniform_branches_do_not_split() {
         let mut w = warp(0b11, 10);
         w.branch(0b11, 6, 9);
-        assert_eq!(w.stack.len(), 1);
+        assert!(w.stack.is_empty());
         assert_eq!(w.pc(), 6);
         w.branch(0, 2, 9);
         assert_eq!(w.pc(), 7);
