@@ -180,6 +180,8 @@ pub(crate) struct Program {
     pub nsb: usize,
     /// The special values each warp must fill in.
     pub specials: Vec<SpecialSlot>,
+    /// The register slots a new warp must zero ([`crate::init`]).
+    pub zero_slots: Vec<u32>,
     /// The kernel's end: the number of instructions (an implicit `exit`).
     pub end: u32,
     /// 32-bit registers, then 64-bit ones: how slots map back to registers.
@@ -512,6 +514,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         npreds: regs.pred as usize,
         nsb: (d.nregs + regs.pred) as usize,
         specials: d.specials,
+        zero_slots: crate::init::slots_to_zero(kernel),
         end: insts.len() as u32,
         insts,
         b32: regs.b32,

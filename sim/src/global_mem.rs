@@ -25,29 +25,23 @@ use crate::stats::KernelStats;
 /// sectors per cycle.
 const FRAC: u32 = 16;
 
-/// One L2 line.
-#[derive(Copy, Clone, Debug, Default)]
-struct Line {
-    /// Line number (address / line size).
-    tag: u64,
-    /// Last use, for LRU.
-    lru: u64,
-    /// Valid sectors.
-    valid: u64,
-    /// Dirty sectors.
-    dirty: u64,
-    /// The launch that filled the line; older lines are invalid (flushed).
-    generation: u32,
-}
-
-/// The L2: `sets * ways` lines.
+/// The L2: `sets * ways` lines, structure of arrays so a lookup scans
+/// only the set's tags (and its LRU stamps when it misses).
 #[derive(Clone, Debug)]
 struct L2 {
-    lines: Vec<Line>,
+    /// Line number (address / line size) per way.
+    tags: Vec<u64>,
+    /// The launch that filled the way; older lines are invalid (flushed).
+    generations: Vec<u32>,
+    /// Last use, for LRU.
+    lru: Vec<u32>,
+    /// Valid and dirty sectors per way.
+    valid: Vec<u64>,
+    dirty: Vec<u64>,
     sets: u64,
     ways: usize,
     sectors_per_line: u64,
-    stamp: u64,
+    stamp: u32,
     generation: u32,
 }
 
@@ -64,60 +58,74 @@ impl L2 {
         let ways = cfg.l2_ways as usize;
         let sets = (cfg.l2_bytes / line_bytes / ways as u64).max(1);
         L2 {
-            lines: Vec::new(),
+            tags: Vec::new(),
+            generations: Vec::new(),
+            lru: Vec::new(),
+            valid: Vec::new(),
+            dirty: Vec::new(),
             sets,
             ways,
             sectors_per_line: line_bytes / u64::from(cfg.sector_bytes),
             stamp: 0,
-            generation: 1,
+            generation: 0,
         }
     }
 
     fn flush(&mut self) {
-        self.generation += 1;
-        if self.lines.is_empty() {
-            self.lines = vec![Line::default(); self.sets as usize * self.ways];
+        self.generation = self.generation.wrapping_add(1);
+        let n = self.sets as usize * self.ways;
+        if self.tags.is_empty() || self.generation == 0 {
+            self.tags = vec![0; n];
+            self.generations = vec![0; n];
+            self.lru = vec![0; n];
+            self.valid = vec![0; n];
+            self.dirty = vec![0; n];
+            self.generation = 1;
         }
+        self.stamp = 0;
     }
 
     fn access(&mut self, sector: u64, write: bool) -> Lookup {
         let tag = sector / self.sectors_per_line;
         let bit = 1u64 << (sector % self.sectors_per_line);
         let set = (tag % self.sets) as usize;
-        self.stamp += 1;
+        let ways = set * self.ways..(set + 1) * self.ways;
+        // Stamps restart at each launch; a launch of more than 4 billion
+        // sector accesses would wrap them, which only perturbs LRU order.
+        self.stamp = self.stamp.wrapping_add(1);
         let generation = self.generation;
-        let ways = &mut self.lines[set * self.ways..(set + 1) * self.ways];
-        // The victim: an invalid (flushed) way first, else the least recently used.
-        let mut victim = (u64::MAX, 0);
-        for (i, line) in ways.iter_mut().enumerate() {
-            let live = line.generation == generation;
-            if live && line.tag == tag {
-                let hit = line.valid & bit != 0;
-                line.valid |= bit;
-                line.lru = self.stamp;
-                if write {
-                    line.dirty |= bit;
-                }
-                return Lookup {
-                    hit,
-                    writeback: None,
-                };
+        let hit_way = ways
+            .clone()
+            .find(|&i| self.tags[i] == tag && self.generations[i] == generation);
+        if let Some(i) = hit_way {
+            let hit = self.valid[i] & bit != 0;
+            self.valid[i] |= bit;
+            self.lru[i] = self.stamp;
+            if write {
+                self.dirty[i] |= bit;
             }
-            let key = if live { line.lru } else { 0 };
-            if key < victim.0 {
-                victim = (key, i);
-            }
+            return Lookup {
+                hit,
+                writeback: None,
+            };
         }
-        let old = ways[victim.1];
-        let writeback = (old.generation == generation && old.dirty != 0)
-            .then(|| (old.tag, old.dirty.count_ones()));
-        ways[victim.1] = Line {
-            tag,
-            lru: self.stamp,
-            valid: bit,
-            dirty: if write { bit } else { 0 },
-            generation,
-        };
+        // The victim: an invalid (flushed) way first, else the least recently used.
+        let victim = ways
+            .min_by_key(|&i| {
+                if self.generations[i] == generation {
+                    self.lru[i]
+                } else {
+                    0
+                }
+            })
+            .expect("at least one way");
+        let writeback = (self.generations[victim] == generation && self.dirty[victim] != 0)
+            .then(|| (self.tags[victim], self.dirty[victim].count_ones()));
+        self.tags[victim] = tag;
+        self.generations[victim] = generation;
+        self.lru[victim] = self.stamp;
+        self.valid[victim] = bit;
+        self.dirty[victim] = if write { bit } else { 0 };
         Lookup {
             hit: false,
             writeback,

@@ -73,6 +73,7 @@ mod exec;
 pub mod global_mem;
 mod gpu;
 mod ids;
+mod init;
 mod issue;
 mod memory;
 mod options;

@@ -25,14 +25,24 @@ pub(crate) struct RegFile {
 }
 
 impl RegFile {
-    /// Zeroes the registers (and readies the scoreboard) for a new warp of
-    /// `width` lanes.
-    pub fn reset(&mut self, nslots: usize, npreds: usize, nsb: usize, width: usize) {
+    /// Prepares for a new warp of `width` lanes: predicates false, the
+    /// scoreboard clear, and the slots `zero` zeroed. Other slots keep what
+    /// the slot's last warp left: the kernel writes them before reading.
+    pub fn reset(&mut self, nslots: usize, npreds: usize, nsb: usize, width: usize, zero: &[u32]) {
+        let fresh = (self.width, self.npreds, self.nsb) != (width, npreds, nsb);
         self.width = width;
         self.npreds = npreds;
         self.nsb = nsb;
-        self.data.clear();
-        self.data.resize(npreds + nsb + nslots * width, 0);
+        let len = npreds + nsb + nslots * width;
+        if fresh || self.data.len() != len {
+            self.data.clear();
+            self.data.resize(len, 0);
+            return;
+        }
+        self.data[..npreds + nsb].fill(0);
+        for &s in zero {
+            self.slot_mut(s).fill(0);
+        }
     }
 
     /// The predicate masks.
@@ -144,7 +154,7 @@ mod tests {
     #[test]
     fn predicates_read_as_zero_or_one_and_write_under_a_mask() {
         let mut rf = RegFile::default();
-        rf.reset(2, 1, 3, 4);
+        rf.reset(2, 1, 3, 4, &[]);
         rf.preds_mut()[0] = 0b0101;
         let mut tmp = [0; MAX_LANES];
         assert_eq!(rf.read(Src::Pred(0), &[], &mut tmp), &[1, 0, 1, 0]);

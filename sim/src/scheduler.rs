@@ -95,6 +95,8 @@ pub(crate) struct Pick {
     after_last: (u64, u16),
     /// The last warp issued, if eligible.
     last: Option<u16>,
+    /// How many warps were offered.
+    pub eligible: u32,
 }
 
 impl Default for Pick {
@@ -103,6 +105,7 @@ impl Default for Pick {
             oldest: (u64::MAX, 0),
             after_last: (u64::MAX, 0),
             last: None,
+            eligible: 0,
         }
     }
 }
@@ -111,6 +114,7 @@ impl Pick {
     /// Notes an eligible warp.
     #[inline]
     pub fn offer(&mut self, slot: u16, age: u64, last_age: u64) {
+        self.eligible += 1;
         if age < self.oldest.0 {
             self.oldest = (age, slot);
         }
@@ -180,37 +184,56 @@ impl Sm {
         t: u64,
         ctx: &mut Ctx<'_>,
     ) -> Result<(), SimError> {
-        if self.sps[sp].issue_free_at <= t {
-            let nsp = self.sps.len();
-            let base = sp * self.per_sp;
-            let mut pick = Pick::default();
-            let last_age = self.sps[sp].last_age;
-            for pos in 0..self.per_sp {
-                let ready = self.ready[base + pos];
-                if ready > t {
-                    continue;
-                }
-                let slot = (pos * nsp + sp) as u16;
-                let pc = self.pcs[slot as usize];
-                if ready < t {
-                    ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
-                    self.ready[base + pos] = t;
-                }
-                let pipe = ctx.prog.insts[pc as usize].pipe;
-                if let Some((until, reason)) = self.throttled(sp, pipe, t) {
-                    ctx.stats.charge(pc, reason, until - t);
-                    self.ready[base + pos] = until;
-                    ctx.tracer.stall(t, self, slot, reason);
-                    continue;
-                }
-                pick.offer(slot, self.ages[base + pos], last_age);
-            }
-            if let Some(slot) = pick.choose(ctx.cfg.scheduler) {
-                self.sps[sp].last_age = self.ages[self.hot(slot)];
-                self.issue(sp, slot, t, ctx)?;
-            }
+        if self.sps[sp].issue_free_at > t {
+            self.update_next(sp, t);
+            return Ok(());
         }
-        self.update_next(sp, t);
+        let nsp = self.sps.len();
+        let base = sp * self.per_sp;
+        let mut pick = Pick::default();
+        let last_age = self.sps[sp].last_age;
+        // The earliest any warp but the one picked can go next.
+        let mut next = u64::MAX;
+        for pos in 0..self.per_sp {
+            let ready = self.ready[base + pos];
+            if ready > t {
+                next = next.min(ready);
+                continue;
+            }
+            let slot = (pos * nsp + sp) as u16;
+            let pc = self.pcs[slot as usize];
+            if ready < t {
+                ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
+                self.ready[base + pos] = t;
+            }
+            let pipe = ctx.prog.insts[pc as usize].pipe;
+            if let Some((until, reason)) = self.throttled(sp, pipe, t) {
+                ctx.stats.charge(pc, reason, until - t);
+                self.ready[base + pos] = until;
+                next = next.min(until);
+                ctx.tracer.stall(t, self, slot, reason);
+                continue;
+            }
+            pick.offer(slot, self.ages[base + pos], last_age);
+        }
+        if let Some(slot) = pick.choose(ctx.cfg.scheduler) {
+            if pick.eligible > 1 {
+                next = t + 1;
+            }
+            self.sps[sp].last_age = self.ages[self.hot(slot)];
+            // Whatever the issue wakes lowers `next_at` through `set_ready`.
+            self.sps[sp].next_at = u64::MAX;
+            self.issue(sp, slot, t, ctx)?;
+            next = next
+                .min(self.sps[sp].next_at)
+                .min(self.ready[self.hot(slot)]);
+        }
+        let s = &mut self.sps[sp];
+        s.next_at = if next == u64::MAX {
+            next
+        } else {
+            next.max(t + 1).max(s.issue_free_at)
+        };
         Ok(())
     }
 

@@ -348,7 +348,7 @@ fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, 
         mask: live,
         rpc: prog.end,
     });
-    w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width);
+    w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width, &prog.zero_slots);
     w.blocked = None;
     let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
     for s in &prog.specials {

@@ -281,3 +281,40 @@ fn random_straight_line_kernels_match_the_interpreter() {
         }
     }
 }
+
+#[test]
+fn registers_start_at_zero_in_reused_warp_slots() {
+    // Lanes 0-3 write r0 under a guard, then every lane stores r0: the
+    // others must see 0 even in a warp slot a previous block used, and
+    // even after a first launch of a kernel that left other values there.
+    let mut b = KernelBuilder::new("dirty");
+    let out = b.param("out", ParamType::U64);
+    // The same register shape as `zero` below, so warp slots are reused as is.
+    let (r, _, _, _) = (b.regs32(2), b.pred(), b.reg64(), b.reg64());
+    b.mov(r[0], 77);
+    b.mov(r[1], 78);
+    b.exit();
+    let dirty = verified(b.build());
+    let mut b = KernelBuilder::new("zero");
+    let out2 = b.param("out", ParamType::U64);
+    let (r0, p, t, off, a) = (b.reg32(), b.pred(), b.reg32(), b.reg64(), b.reg64());
+    b.setp_lt_u(p, Special::LaneId, 4);
+    b.when(p).mov(r0, 5);
+    b.mad_tid(t);
+    b.cvt_u64_u32(off, t);
+    b.shl(off, off, 2);
+    b.add(a, out2, off);
+    b.st_global_b32(a, 0, r0);
+    b.exit();
+    let zero = verified(b.build());
+    let _ = out;
+    let mut g = super::util::gpu(GpuConfig::tiny());
+    let buf = g.alloc(4 * 8 * 40);
+    let params = [kernels_ir::ParamValue::U64(buf)];
+    g.launch(&dirty, Dim3::x(40), Dim3::x(8), &params).unwrap();
+    g.launch(&zero, Dim3::x(40), Dim3::x(8), &params).unwrap();
+    let got = g.read_u32s(buf, 8 * 40).unwrap();
+    for (i, v) in got.iter().enumerate() {
+        assert_eq!(*v, if i % 8 < 4 { 5 } else { 0 }, "thread {i}");
+    }
+}
