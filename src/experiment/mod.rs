@@ -3,10 +3,16 @@
 
 pub mod check;
 pub mod input;
+pub mod plan;
 pub mod report;
 pub mod sort;
+pub mod sweep;
+pub mod sweep_out;
 
 pub use check::{CheckError, check_sorted};
 pub use input::{Distribution, generate_u32};
+pub use plan::{PlannedLaunch, Progress};
 pub use report::{KernelRow, Report, TotalRow, aggregate};
-pub use sort::{Algo, ExperimentError, Outcome, SortOptions, run_sort};
+pub use sort::{
+    Algo, ExperimentError, Outcome, Prepared, SortOptions, prepare, run_sort, run_sort_with,
+};

@@ -4,12 +4,14 @@
 
 use std::time::Instant;
 
-use kernels_ir::kernels::hotsort::{self, HotSortConfig, Layout, MergeExchange};
+use kernels_ir::kernels::hotsort::layout::SmemLayout;
+use kernels_ir::kernels::hotsort::{HotSort, HotSortConfig, Layout, MergeExchange, SortError};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
 
 use super::check::{CheckError, check_sorted};
 use super::input::{Distribution, generate_u32};
+use super::plan::{PlannedLaunch, Progress, ProgressDevice, plan};
 use super::report::{Report, aggregate};
 
 /// The sorting algorithm (`--algo`).
@@ -140,29 +142,39 @@ pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> 
     }
 }
 
-/// The HotSort config the options describe on machine `gpu`.
+/// The HotSort config the options describe on machine `gpu`: shared memory
+/// is bounded by the machine's per-block limit, and without `--block-slabs`
+/// the block is the largest (from HotSort's default down) that fits the
+/// machine's threads and shared memory per block and warps per SM.
 pub fn hotsort_config(
     opts: &SortOptions,
     gpu: &GpuConfig,
 ) -> Result<HotSortConfig, ExperimentError> {
     let mut cfg = HotSortConfig::new(opts.warp, opts.slab_height);
     cfg.banks = gpu.smem_banks;
-    if let Some(slabs) = opts.block_slabs {
-        cfg.block_slabs = slabs;
-    }
+    cfg.smem_bytes_max = gpu.smem_bytes_per_block;
     cfg.layout = opts.smem_layout;
     cfg.merge = opts.merge;
     cfg.key_bits = opts.key_bits;
+    match opts.block_slabs {
+        Some(slabs) => cfg.block_slabs = slabs,
+        None => {
+            let fits = |c: &HotSortConfig| {
+                let threads = u64::from(c.warp) * u64::from(c.block_slabs);
+                threads <= u64::from(gpu.max_threads_per_block)
+                    && threads.div_ceil(u64::from(gpu.warp_size.max(1)))
+                        <= u64::from(gpu.max_warps_per_sm)
+                    && SmemLayout::new(c).block_bytes(c.block_slabs) <= u64::from(c.smem_bytes_max)
+            };
+            while cfg.block_slabs > 1 && !fits(&cfg) {
+                cfg.block_slabs /= 2;
+            }
+        }
+    }
     let mut problems: Vec<String> = match cfg.validate() {
         Ok(()) => Vec::new(),
         Err(errors) => errors.iter().map(ToString::to_string).collect(),
     };
-    if opts.key_bits != 32 {
-        problems.push(format!(
-            "--key-bits {}: only 32-bit keys are generated so far",
-            opts.key_bits
-        ));
-    }
     let threads = u64::from(cfg.warp) * u64::from(cfg.block_slabs);
     if threads > u64::from(gpu.max_threads_per_block) {
         problems.push(format!(
@@ -192,28 +204,94 @@ pub fn config_json(
     map
 }
 
-/// Runs one experiment.
-pub fn run_sort(opts: &SortOptions) -> Result<Outcome, ExperimentError> {
+/// An experiment checked against the machine and ready to run: the
+/// machine, the verified kernels and every launch the sort will make.
+pub struct Prepared {
+    /// The options.
+    pub opts: SortOptions,
+    /// The machine.
+    pub gpu: GpuConfig,
+    /// The verified HotSort kernels.
+    pub hotsort: HotSort,
+    /// Every launch, in order.
+    pub plan: Vec<PlannedLaunch>,
+}
+
+/// Checks every option against the machine without running anything: the
+/// machine config, the HotSort config, the key count, and every kernel's
+/// block against one SM's threads, registers and shared memory. Reports
+/// every problem found at the first stage that has any.
+pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
     let gpu_cfg = machine_config(opts)?;
     let hs_cfg = hotsort_config(opts, &gpu_cfg)?;
-    let keys = usize::try_from(opts.keys).map_err(|_| {
-        ExperimentError::Invalid(vec![format!("--keys {} is too large", opts.keys)])
-    })?;
-    let input = generate_u32(opts.dist, keys, opts.seed);
-    let mut gpu = Gpu::new(gpu_cfg.clone(), RunOptions::default())?;
-    let start = Instant::now();
-    let run = hotsort::sort(&mut gpu, &hs_cfg, &input).map_err(|e| match e {
-        hotsort::SortError::Device(e) => ExperimentError::Sim(e),
+    let keys = usize::try_from(opts.keys)
+        .ok()
+        .filter(|&k| k <= 1 << 31)
+        .ok_or_else(|| {
+            ExperimentError::Invalid(vec![format!(
+                "--keys {} is more than this sort addresses (at most 2^31)",
+                opts.keys
+            )])
+        })?;
+    let hotsort = HotSort::new::<SimError>(&hs_cfg).map_err(|e| match e {
+        SortError::Config(errors) => {
+            ExperimentError::Invalid(errors.iter().map(ToString::to_string).collect())
+        }
         other => ExperimentError::Invalid(vec![other.to_string()]),
     })?;
-    let host_seconds = start.elapsed().as_secs_f64();
-    check_sorted(&input, &run.sorted)?;
-    let rows = aggregate(run.launches.iter().map(|l| (l.name, &l.stats)));
-    let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
-    let report = Report::new(config_json(opts, &gpu_cfg), opts.keys, rows);
-    Ok(Outcome {
-        report,
-        host_seconds,
-        warp_instructions,
+    let gpu = Gpu::new(gpu_cfg.clone(), RunOptions::default())?;
+    let plan = plan(&hotsort, &gpu, keys).map_err(ExperimentError::Invalid)?;
+    Ok(Prepared {
+        opts: opts.clone(),
+        gpu: gpu_cfg,
+        hotsort,
+        plan,
     })
+}
+
+/// Runs one experiment.
+pub fn run_sort(opts: &SortOptions) -> Result<Outcome, ExperimentError> {
+    run_sort_with(opts, &mut |_| {})
+}
+
+/// Runs one experiment, reporting progress before each kernel launch and
+/// once at the end.
+pub fn run_sort_with(
+    opts: &SortOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Outcome, ExperimentError> {
+    prepare(opts)?.run(progress)
+}
+
+impl Prepared {
+    /// Runs the prepared experiment, reporting progress before each kernel
+    /// launch and once at the end.
+    pub fn run(&self, progress: &mut dyn FnMut(Progress)) -> Result<Outcome, ExperimentError> {
+        let opts = &self.opts;
+        let input = generate_u32(opts.dist, opts.keys as usize, opts.seed);
+        let mut gpu = Gpu::new(self.gpu.clone(), RunOptions::default())?;
+        let start = Instant::now();
+        let mut dev = ProgressDevice {
+            gpu: &mut gpu,
+            plan: &self.plan,
+            report: progress,
+            done: 0,
+            work_done: 0,
+        };
+        let run = self.hotsort.sort(&mut dev, &input).map_err(|e| match e {
+            SortError::Device(e) => ExperimentError::Sim(e),
+            other => ExperimentError::Invalid(vec![other.to_string()]),
+        })?;
+        dev.finish();
+        let host_seconds = start.elapsed().as_secs_f64();
+        check_sorted(&input, &run.sorted)?;
+        let rows = aggregate(run.launches.iter().map(|l| (l.name, &l.stats)));
+        let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
+        let report = Report::new(config_json(opts, &self.gpu), opts.keys, rows);
+        Ok(Outcome {
+            report,
+            host_seconds,
+            warp_instructions,
+        })
+    }
 }

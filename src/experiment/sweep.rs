@@ -1,0 +1,392 @@
+//! Sweeps: a list of values for every sort option, expanded to the grid of
+//! every combination, checked up front, run in parallel, and written as CSV
+//! and JSON (see [`super::sweep_out`]).
+//!
+//! Rules (`docs/report.md`):
+//! - the grid is the product of the lists in a fixed axis order (outermost
+//!   first: gpu, machine overrides, algo, keys, key bits, dist, seed, merge,
+//!   layout, warp, slab height, block slabs); duplicates in a list are dropped;
+//! - every configuration is checked before any runs. A configuration that does
+//!   not fit the machine is skipped and reported, but a list value with which
+//!   *no* configuration is valid is a bad flag and rejects the whole sweep;
+//! - results come back in grid order and are the same as running each
+//!   configuration alone: runs share nothing.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
+use rayon::prelude::*;
+
+use super::input::Distribution;
+use super::report::Report;
+use super::sort::{Algo, ExperimentError, Prepared, SortOptions, prepare};
+
+/// The lists of a sweep, one per sort option.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepSpec {
+    /// Machine presets.
+    pub gpu: Vec<String>,
+    /// Machine config fields, each with its list of values (text form).
+    pub overrides: Vec<(String, Vec<String>)>,
+    /// Algorithms.
+    pub algo: Vec<Algo>,
+    /// Key counts.
+    pub keys: Vec<u64>,
+    /// Key widths.
+    pub key_bits: Vec<u32>,
+    /// Input distributions.
+    pub dist: Vec<Distribution>,
+    /// Input seeds.
+    pub seed: Vec<u64>,
+    /// Warp-merge exchanges.
+    pub merge: Vec<MergeExchange>,
+    /// Shared-memory layouts.
+    pub smem_layout: Vec<Layout>,
+    /// Warp widths.
+    pub warp: Vec<u32>,
+    /// Slab heights.
+    pub slab_height: Vec<u32>,
+    /// Slabs per block (`None`: the largest that fits).
+    pub block_slabs: Vec<Option<u32>>,
+}
+
+impl Default for SweepSpec {
+    /// One configuration: the sort's defaults.
+    fn default() -> SweepSpec {
+        let d = SortOptions::default();
+        SweepSpec {
+            gpu: vec![d.gpu],
+            overrides: Vec::new(),
+            algo: vec![d.algo],
+            keys: vec![d.keys],
+            key_bits: vec![d.key_bits],
+            dist: vec![d.dist],
+            seed: vec![d.seed],
+            merge: vec![d.merge],
+            smem_layout: vec![d.smem_layout],
+            warp: vec![d.warp],
+            slab_height: vec![d.slab_height],
+            block_slabs: vec![d.block_slabs],
+        }
+    }
+}
+
+/// One axis of the grid: its name as in the report's `config` object and
+/// the text of each of its values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Axis {
+    /// The config key (`warp`, `slab_height`, `num_sms`, ...).
+    pub name: String,
+    /// Each value as text, in list order.
+    pub values: Vec<String>,
+}
+
+fn dedup<T: PartialEq + Clone>(list: &[T]) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(list.len());
+    for v in list {
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    out
+}
+
+/// Expands one axis: every option set so far, times every value.
+fn expand<T: PartialEq + Clone>(
+    grid: Vec<SortOptions>,
+    values: &[T],
+    set: impl Fn(&mut SortOptions, &T),
+) -> Vec<SortOptions> {
+    let values = dedup(values);
+    let mut out = Vec::with_capacity(grid.len() * values.len());
+    for base in grid {
+        for v in &values {
+            let mut o = base.clone();
+            set(&mut o, v);
+            out.push(o);
+        }
+    }
+    out
+}
+
+fn opt_text(v: Option<u32>) -> String {
+    v.map_or_else(|| "default".to_string(), |v| v.to_string())
+}
+
+impl SweepSpec {
+    /// Every configuration, in grid order (the last axis varies fastest).
+    pub fn expand(&self) -> Vec<SortOptions> {
+        let mut grid = vec![SortOptions::default()];
+        grid = expand(grid, &self.gpu, |o, v| o.gpu.clone_from(v));
+        for (field, values) in &self.overrides {
+            grid = expand(grid, values, |o, v| {
+                o.overrides.push((field.clone(), v.clone()));
+            });
+        }
+        grid = expand(grid, &self.algo, |o, v| o.algo = *v);
+        grid = expand(grid, &self.keys, |o, v| o.keys = *v);
+        grid = expand(grid, &self.key_bits, |o, v| o.key_bits = *v);
+        grid = expand(grid, &self.dist, |o, v| o.dist = *v);
+        grid = expand(grid, &self.seed, |o, v| o.seed = *v);
+        grid = expand(grid, &self.merge, |o, v| o.merge = *v);
+        grid = expand(grid, &self.smem_layout, |o, v| o.smem_layout = *v);
+        grid = expand(grid, &self.warp, |o, v| o.warp = *v);
+        grid = expand(grid, &self.slab_height, |o, v| o.slab_height = *v);
+        expand(grid, &self.block_slabs, |o, v| o.block_slabs = *v)
+    }
+
+    /// Every axis with its (deduplicated) values, in grid order.
+    pub fn axes(&self) -> Vec<Axis> {
+        fn axis<T: PartialEq + Clone>(name: &str, v: &[T], f: impl Fn(&T) -> String) -> Axis {
+            Axis {
+                name: name.to_string(),
+                values: dedup(v).iter().map(f).collect(),
+            }
+        }
+        let mut axes = vec![axis("gpu", &self.gpu, Clone::clone)];
+        for (field, values) in &self.overrides {
+            axes.push(axis(field, values, Clone::clone));
+        }
+        axes.extend([
+            axis("algo", &self.algo, |_| "hotsort".to_string()),
+            axis("keys", &self.keys, ToString::to_string),
+            axis("key_bits", &self.key_bits, ToString::to_string),
+            axis("dist", &self.dist, |d| d.name().to_string()),
+            axis("seed", &self.seed, ToString::to_string),
+            axis("merge", &self.merge, |m| m.name().to_string()),
+            axis("smem_layout", &self.smem_layout, |l| l.name().to_string()),
+            axis("warp", &self.warp, ToString::to_string),
+            axis("slab_height", &self.slab_height, ToString::to_string),
+            axis("block_slabs", &self.block_slabs, |v| opt_text(*v)),
+        ]);
+        axes
+    }
+}
+
+/// The value of axis `name` in `opts`, as text (see [`SweepSpec::axes`]).
+pub fn axis_value(opts: &SortOptions, name: &str) -> String {
+    match name {
+        "gpu" => opts.gpu.clone(),
+        "algo" => "hotsort".to_string(),
+        "keys" => opts.keys.to_string(),
+        "key_bits" => opts.key_bits.to_string(),
+        "dist" => opts.dist.name().to_string(),
+        "seed" => opts.seed.to_string(),
+        "merge" => opts.merge.name().to_string(),
+        "smem_layout" => opts.smem_layout.name().to_string(),
+        "warp" => opts.warp.to_string(),
+        "slab_height" => opts.slab_height.to_string(),
+        "block_slabs" => opt_text(opts.block_slabs),
+        field => opts
+            .overrides
+            .iter()
+            .rev()
+            .find(|(f, _)| f == field)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default(),
+    }
+}
+
+/// A configuration of the grid, checked against its machine.
+pub struct Checked {
+    /// The options.
+    pub opts: SortOptions,
+    /// Ready to run, or every reason it cannot.
+    pub prepared: Result<Prepared, Vec<String>>,
+}
+
+/// Checks every configuration of `spec` (in parallel on the current rayon
+/// pool). Fails when a list value has no valid configuration at all: that
+/// value is a bad flag, and every problem of its configurations is listed.
+pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
+    let checked: Vec<Checked> = spec
+        .expand()
+        .into_par_iter()
+        .map(|opts| {
+            let prepared = prepare(&opts).map_err(|e| match e {
+                ExperimentError::Invalid(problems) => problems,
+                other => vec![other.to_string()],
+            });
+            Checked { opts, prepared }
+        })
+        .collect();
+    let mut problems: Vec<String> = Vec::new();
+    for axis in spec.axes() {
+        for value in &axis.values {
+            let mut with_value = checked
+                .iter()
+                .filter(|c| axis_value(&c.opts, &axis.name) == *value);
+            if with_value.clone().all(|c| c.prepared.is_err()) {
+                let flag = axis.name.replace('_', "-");
+                let why = with_value
+                    .next()
+                    .and_then(|c| c.prepared.as_ref().err())
+                    .map(|p| p.join("; "))
+                    .unwrap_or_default();
+                let line = format!("--{flag} {value}: no configuration with it is valid ({why})");
+                if !problems.contains(&line) {
+                    problems.push(line);
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(checked)
+    } else {
+        Err(ExperimentError::Invalid(problems))
+    }
+}
+
+/// What became of one configuration.
+#[derive(Debug, Clone)]
+pub enum RunResult {
+    /// It ran and its output was verified.
+    Done(Box<Report>),
+    /// It does not fit the machine (every reason); it was not run.
+    Skipped(Vec<String>),
+    /// It ran and failed: a fault on the simulated GPU or a wrong result.
+    Failed(String),
+}
+
+/// One configuration's options and result.
+#[derive(Debug, Clone)]
+pub struct SweepRun {
+    /// The options.
+    pub opts: SortOptions,
+    /// The result.
+    pub result: RunResult,
+}
+
+/// Runs every valid configuration on `jobs` threads (0: one per core) and
+/// returns the results in grid order. `done` is called after each run with
+/// the number finished so far and that run's options, from whichever
+/// thread ran it.
+pub fn run(
+    checked: Vec<Checked>,
+    jobs: usize,
+    done: &(dyn Fn(usize, &SortOptions) + Sync),
+) -> Result<Vec<SweepRun>, String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| format!("cannot start {jobs} worker threads: {e}"))?;
+    let finished = AtomicUsize::new(0);
+    let runs = pool.install(|| {
+        checked
+            .into_par_iter()
+            .map(|c| {
+                let result = match &c.prepared {
+                    Err(problems) => RunResult::Skipped(problems.clone()),
+                    Ok(p) => match p.run(&mut |_| {}) {
+                        Ok(outcome) => RunResult::Done(Box::new(outcome.report)),
+                        Err(e) => RunResult::Failed(e.to_string()),
+                    },
+                };
+                if !matches!(result, RunResult::Skipped(_)) {
+                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, &c.opts);
+                }
+                SweepRun {
+                    opts: c.opts,
+                    result,
+                }
+            })
+            .collect()
+    });
+    Ok(runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny_spec() -> SweepSpec {
+        SweepSpec {
+            gpu: vec!["tiny".into()],
+            keys: vec![300],
+            warp: vec![4, 8],
+            slab_height: vec![2, 4],
+            smem_layout: vec![Layout::Plain, Layout::Xor],
+            ..SweepSpec::default()
+        }
+    }
+
+    #[test]
+    fn the_grid_is_the_product_with_the_last_axis_fastest() {
+        let spec = SweepSpec {
+            warp: vec![8, 16, 8],
+            slab_height: vec![4, 8, 16],
+            smem_layout: vec![Layout::Plain, Layout::Pad],
+            overrides: vec![("num_sms".into(), vec!["1".into(), "2".into()])],
+            ..SweepSpec::default()
+        };
+        let grid = spec.expand();
+        assert_eq!(grid.len(), 2 * 2 * 2 * 3, "duplicates are dropped");
+        let key = |o: &SortOptions| (o.overrides.clone(), o.smem_layout, o.warp, o.slab_height);
+        assert_eq!(
+            key(&grid[0]),
+            (vec![("num_sms".into(), "1".into())], Layout::Plain, 8, 4)
+        );
+        assert_eq!(key(&grid[1]).3, 8);
+        assert_eq!(key(&grid[3]).2, 16);
+        assert_eq!(key(&grid[6]).1, Layout::Pad);
+        assert_eq!(key(&grid[12]).0, vec![("num_sms".into(), "2".into())]);
+        let axes = spec.axes();
+        let warp = axes.iter().find(|a| a.name == "warp").unwrap();
+        assert_eq!(warp.values, ["8", "16"]);
+        for o in &grid {
+            for a in &axes {
+                assert!(a.values.contains(&axis_value(o, &a.name)), "{}", a.name);
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_runs_equal_serial_runs_in_grid_order() {
+        let serial = run(check(&tiny_spec()).unwrap(), 1, &|_, _| {}).unwrap();
+        let parallel = run(check(&tiny_spec()).unwrap(), 3, &|_, _| {}).unwrap();
+        assert_eq!(serial.len(), 8);
+        for (s, p) in serial.iter().zip(&parallel) {
+            assert_eq!(s.opts, p.opts);
+            match (&s.result, &p.result) {
+                (RunResult::Done(a), RunResult::Done(b)) => assert_eq!(a.to_json(), b.to_json()),
+                (a, b) => panic!("{a:?} / {b:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn configurations_that_do_not_fit_are_skipped_and_hopeless_values_rejected() {
+        let spec = SweepSpec {
+            warp: vec![3, 8],
+            ..tiny_spec()
+        };
+        let Err(ExperimentError::Invalid(problems)) = check(&spec) else {
+            panic!("a 3-lane warp must be rejected");
+        };
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("--warp 3: "), "{problems:?}");
+        // Blocks of 8 slabs of 8 x 8 keys fill the tiny machine's 2 KiB per
+        // block exactly with the plain layout; padding pushes them over.
+        // With 4-lane warps they fit either way.
+        let spec = SweepSpec {
+            warp: vec![4, 8],
+            slab_height: vec![2, 8],
+            block_slabs: vec![Some(8)],
+            smem_layout: vec![Layout::Plain, Layout::Pad],
+            ..tiny_spec()
+        };
+        let checked = check(&spec).unwrap_or_else(|e| panic!("{e}"));
+        let runs = run(checked, 2, &|_, _| {}).unwrap();
+        for r in &runs {
+            let o = &r.opts;
+            let too_big = o.warp == 8 && o.slab_height == 8 && o.smem_layout == Layout::Pad;
+            match &r.result {
+                RunResult::Skipped(p) if too_big => {
+                    assert!(p[0].contains("shared memory"), "{p:?}")
+                }
+                RunResult::Done(_) if !too_big => {}
+                other => panic!("{o:?}: {other:?}"),
+            }
+        }
+    }
+}
