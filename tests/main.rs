@@ -4,5 +4,7 @@ mod cli;
 mod fuzz;
 mod hardware;
 mod roundtrip;
+mod traces;
+mod tui;
 mod util;
 mod verifier;

@@ -11,7 +11,7 @@ use std::io;
 #[non_exhaustive]
 pub enum TraceError {
     /// The underlying reader or writer failed.
-    #[error("trace i/o error: {0}")]
+    #[error("{0}")]
     Io(#[from] io::Error),
     /// The file does not start with the trace magic bytes.
     #[error("not a simsort trace (the file does not start with the trace magic bytes)")]

@@ -195,6 +195,24 @@ impl Event {
         }
     }
 
+    /// The event's kind as a short name (`issue`, `stall`, `smem`, ...).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Event::KernelLaunch { .. } => "kernel_launch",
+            Event::KernelEnd { .. } => "kernel_end",
+            Event::BlockStart { .. } => "block_start",
+            Event::BlockEnd { .. } => "block_end",
+            Event::Issue { .. } => "issue",
+            Event::Stall { .. } => "stall",
+            Event::SharedAccess { .. } => "shared_access",
+            Event::GlobalRequest { .. } => "global_request",
+            Event::BarrierArrive { .. } => "barrier_arrive",
+            Event::BarrierRelease { .. } => "barrier_release",
+            Event::RegWrite { .. } => "reg_write",
+            Event::Counters { .. } => "counters",
+        }
+    }
+
     /// The `(block, warp)` a per-warp event is about.
     pub fn warp(&self) -> Option<(u32, u32)> {
         match *self {

@@ -32,6 +32,7 @@ use ratatui::DefaultTerminal;
 
 pub use app::{Action, App};
 pub use replay::Replay;
+pub use traces::TraceError;
 pub use ui::MIN_SIZE;
 
 /// Why the replay could not run.
@@ -60,6 +61,41 @@ pub fn open(path: &Path) -> Result<App, TuiError> {
     let file = File::open(path).map_err(|e| err(e.into()))?;
     let replay = Replay::new(Box::new(BufReader::new(file))).map_err(err)?;
     Ok(App::new(replay))
+}
+
+/// Applies the actions `keys` asks for, one character per key press (as
+/// typed in the UI: `m` next stage, `.` next instruction, `5` seek to 50%,
+/// ...). Returns the first character that is not a key of the UI.
+pub fn press_keys(app: &mut App, keys: &str) -> Result<(), char> {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    for c in keys.chars() {
+        let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        match keys::action(key) {
+            Some(Action::Quit) => {}
+            Some(a) => app.apply(a),
+            None => return Err(c),
+        }
+    }
+    Ok(())
+}
+
+/// The screen the UI would show in a `width` x `height` terminal, as plain
+/// text lines (no colours), e.g. for `simsort replay --screen 80x24` and
+/// for captures in documentation.
+pub fn screen(app: &App, width: u16, height: u16) -> String {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::widgets::Widget;
+    let area = Rect::new(0, 0, width, height);
+    let mut buf = Buffer::empty(area);
+    app.render(area, &mut buf);
+    let mut text = String::new();
+    for y in 0..height {
+        let line: String = (0..width).map(|x| buf[(x, y)].symbol()).collect();
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
 }
 
 /// Runs the replay UI on the trace at `path` until the user quits.

@@ -317,3 +317,15 @@ proptest! {
         frame(&a, w, h);
     }
 }
+
+#[test]
+fn keys_typed_as_text_drive_the_app_and_the_screen_is_plain_text() {
+    let mut a = app();
+    crate::press_keys(&mut a, "mm.").unwrap();
+    assert_eq!(a.current_stage().as_deref(), Some("lane sort"));
+    assert_eq!(crate::press_keys(&mut a, "mx"), Err('x'));
+    let text = crate::screen(&a, 80, 24);
+    assert_eq!(text.lines().count(), 24);
+    assert!(text.lines().all(|l| l.chars().count() <= 80));
+    assert!(text.contains("slab · block 0 warp 0"), "{text}");
+}

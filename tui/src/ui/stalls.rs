@@ -111,6 +111,7 @@ fn short_name(r: StallReason) -> &'static str {
         StallReason::DispatchStall => "dispatch",
         StallReason::NoInstruction => "no_inst",
         StallReason::BranchResolving => "branch",
+        StallReason::MioThrottle => "mio_thr",
         other => other.name(),
     }
 }

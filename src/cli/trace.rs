@@ -1,0 +1,154 @@
+//! `simsort trace export TRACE --format perfetto -o OUT.json` and
+//! `simsort trace info TRACE`.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+use traces::{TraceReader, export_perfetto};
+
+use super::{Failure, output_error};
+
+/// Arguments of `simsort trace`.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// What to do with the trace.
+    #[command(subcommand)]
+    pub command: TraceCommand,
+}
+
+/// The `simsort trace` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Convert a trace for another viewer.
+    Export(ExportArgs),
+    /// Print what a trace holds: header, kernels, launches, size.
+    Info(InfoArgs),
+}
+
+/// Arguments of `simsort trace export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The trace file.
+    pub trace: PathBuf,
+    /// The output format.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// The output file (`-` for standard output).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+}
+
+/// Export formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Chrome trace-event JSON, for ui.perfetto.dev and chrome://tracing
+    /// (pid = SM, one track per warp, ts = cycle).
+    Perfetto,
+}
+
+/// Arguments of `simsort trace info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The trace file.
+    pub trace: PathBuf,
+}
+
+/// Runs `simsort trace ...`.
+pub fn run(args: &TraceArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    match &args.command {
+        TraceCommand::Export(a) => export(a, out),
+        TraceCommand::Info(a) => info(a, out),
+    }
+}
+
+fn open(path: &PathBuf) -> Result<TraceReader<std::io::BufReader<File>>, Failure> {
+    TraceReader::open(path)
+        .map_err(|e| Failure::input(format!("cannot read trace {}: {e}", path.display())))
+}
+
+fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let mut reader = open(&args.trace)?;
+    let ExportFormat::Perfetto = args.format;
+    let bad_trace = |e: traces::TraceError| match e {
+        traces::TraceError::Io(io) if io.kind() != std::io::ErrorKind::UnexpectedEof => {
+            Failure::run(format!("cannot write {}: {io}", args.output.display()))
+        }
+        other => Failure::input(format!(
+            "cannot read trace {}: {other}",
+            args.trace.display()
+        )),
+    };
+    if args.output.as_os_str() == "-" {
+        export_perfetto(&mut reader, &mut *out).map_err(bad_trace)?;
+        return Ok(());
+    }
+    let file = File::create(&args.output)
+        .map_err(|e| Failure::run(format!("cannot create {}: {e}", args.output.display())))?;
+    let summary = export_perfetto(&mut reader, BufWriter::new(file)).map_err(bad_trace)?;
+    writeln!(
+        out,
+        "wrote {} ({} trace events from {} recorded events); open it at https://ui.perfetto.dev",
+        args.output.display(),
+        summary.events_out,
+        summary.events_in
+    )
+    .map_err(output_error)
+}
+
+fn info(args: &InfoArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let mut r = open(&args.trace)?;
+    // Decoding every event checks every chunk, and gives the counts.
+    let mut counts: std::collections::BTreeMap<&str, u64> = Default::default();
+    for e in r.events() {
+        let e = e.map_err(|e| {
+            Failure::input(format!("cannot read trace {}: {e}", args.trace.display()))
+        })?;
+        *counts.entry(e.kind_name()).or_default() += 1;
+    }
+    let h = r.header();
+    let size = std::fs::metadata(&args.trace).map(|m| m.len()).unwrap_or(0);
+    let mut text = format!(
+        "trace {}: format {}, written by simsort {}\n\
+         level {}, focus {}, counters every {} cycles\n\
+         {} bytes, {} events in {} chunks\n",
+        args.trace.display(),
+        r.format_version(),
+        h.simsort_version,
+        h.options.level,
+        h.options.focus,
+        h.options.counter_interval_cycles,
+        size,
+        r.event_count(),
+        r.chunks().len()
+    );
+    if !h.sort_options.is_empty() {
+        let opts: Vec<String> = h
+            .sort_options
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        text.push_str(&format!("sort options: {}\n", opts.join(" ")));
+    }
+    text.push_str(&format!("config: {} fields\n", h.config.len()));
+    for (i, l) in r.launches().iter().enumerate() {
+        let name = r
+            .kernels()
+            .get(l.kernel as usize)
+            .map_or("?", |k| k.name.as_str());
+        let end = l
+            .end_cycle
+            .map_or("unfinished".to_string(), |c| c.to_string());
+        text.push_str(&format!(
+            "launch {i}: {name} grid {:?} block {:?} cycles {}..{end}, {} chunks\n",
+            l.grid,
+            l.block,
+            l.start_cycle,
+            l.end_chunk - l.first_chunk
+        ));
+    }
+    let counts: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    text.push_str(&format!("events: {}\n", counts.join(", ")));
+    out.write_all(text.as_bytes()).map_err(output_error)
+}
