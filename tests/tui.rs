@@ -135,3 +135,109 @@ fn the_interactive_ui_runs_in_tmux_resizes_and_restores_the_terminal() {
     // Back on the normal screen: the UI's frames are gone.
     assert!(!after.contains("slab ·"), "{after}");
 }
+
+/// A device that records every launch of a real simulator into a trace.
+struct TracedGpu<W: std::io::Write> {
+    gpu: sim::Gpu,
+    recorder: sim::Recorder<W>,
+}
+
+impl<W: std::io::Write> kernels_ir::Device for TracedGpu<W> {
+    type Stats = sim::KernelStats;
+    type Error = sim::SimError;
+
+    fn warp_size(&self) -> u32 {
+        self.gpu.config().warp_size
+    }
+
+    fn alloc(&mut self, bytes: u64) -> u64 {
+        self.gpu.alloc(bytes)
+    }
+
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), sim::SimError> {
+        self.gpu.write_bytes(addr, data)
+    }
+
+    fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, sim::SimError> {
+        self.gpu.read_bytes(addr, len)
+    }
+
+    fn launch(
+        &mut self,
+        kernel: &kernels_ir::VerifiedKernel,
+        grid: kernels_ir::Dim3,
+        block: kernels_ir::Dim3,
+        params: &[kernels_ir::ParamValue],
+    ) -> Result<sim::KernelStats, sim::SimError> {
+        self.gpu
+            .launch_traced(kernel, grid, block, params, &mut self.recorder)
+    }
+}
+
+/// Records a HotSort run on the `tiny` machine (warps of 8, slabs of 8x4,
+/// blocks of 2 slabs) focused on block 0, and returns the trace's bytes.
+fn record_hotsort(keys: &[u32]) -> Vec<u8> {
+    use kernels_ir::kernels::hotsort::{HotSortConfig, sort};
+    use traces::{Focus, TraceHeader, TraceOptions, TraceWriter};
+
+    let cfg = sim::GpuConfig::tiny();
+    let options = TraceOptions {
+        focus: Focus {
+            block: 0,
+            warp: None,
+        },
+        ..TraceOptions::default()
+    };
+    let header = TraceHeader::new(options).with_config(&cfg).unwrap();
+    let writer = TraceWriter::new(Vec::new(), &header).unwrap();
+    let gpu = sim::Gpu::new(cfg, sim::RunOptions::default()).unwrap();
+    let mut dev = TracedGpu {
+        gpu,
+        recorder: sim::Recorder::new(writer, Vec::new()),
+    };
+    let hs = HotSortConfig {
+        block_slabs: 2,
+        ..HotSortConfig::new(8, 4)
+    };
+    let run = sort(&mut dev, &hs, keys).unwrap();
+    let mut want = keys.to_vec();
+    want.sort_unstable();
+    assert_eq!(run.sorted, want);
+    dev.recorder.finish().unwrap()
+}
+
+#[test]
+fn a_real_simulator_trace_of_hotsort_replays_with_its_merges() {
+    use tui::{Action, App, Replay};
+
+    let keys: Vec<u32> = (0..200u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 8)
+        .collect();
+    let bytes = record_hotsort(&keys);
+    let mut app = App::new(Replay::new(Box::new(std::io::Cursor::new(bytes))).unwrap());
+    // Find the block sort.
+    while app.replay.kernel().source.name != "bs" {
+        let before = app.data().launch;
+        app.apply(Action::NextKernel);
+        assert_ne!(app.data().launch, before, "no bs launch in the trace");
+    }
+    let d = app.data();
+    assert_eq!(d.block, Some(0));
+    assert!(d.warps() >= 2, "both warps of the block are recorded");
+    assert!(
+        !d.regs[0].is_empty(),
+        "the focused warp's registers are recorded"
+    );
+    // Without stage marks, stages are the shuffle-xor mask changes.
+    let stages = app.stage_starts();
+    assert!(stages.len() >= 3, "{stages:?}");
+    app.apply(Action::NextStage);
+    assert!(app.current_stage().is_some_and(|s| s.starts_with("xor")));
+    // The slab panel shows the lane pairs of the exchange.
+    let screen = tui::screen(&app, 80, 24);
+    assert!(screen.contains("slab · block 0 warp 0"), "{screen}");
+    assert!(screen.contains('→') && screen.contains('←'), "{screen}");
+    app.apply(Action::SeekTenths(10));
+    let screen = tui::screen(&app, 160, 48);
+    assert!(screen.contains("bs · cycles conflicts"), "{screen}");
+}

@@ -26,6 +26,11 @@ pub struct KernelView {
     pub line_of_pc: Vec<Option<usize>>,
     /// For each pc, what the slab panel draws for it.
     pub kind_of_pc: Vec<InstKind>,
+    /// The slab's registers: the header's `slab_regs`, or else the
+    /// registers `cmpx` instructions compare that no `shfl` writes (in a
+    /// sorting kernel, the key registers, without the shuffled partner
+    /// copies), in order; empty if neither.
+    pub key_regs: Vec<traces::RegRef>,
 }
 
 impl KernelView {
@@ -43,10 +48,12 @@ impl KernelView {
                 kind_of_pc[pc] = InstKind::parse(&l.text);
             }
         }
+        let key_regs = key_regs(&source, &kind_of_pc);
         KernelView {
             source,
             line_of_pc,
             kind_of_pc,
+            key_regs,
         }
     }
 
@@ -57,6 +64,26 @@ impl KernelView {
             .copied()
             .unwrap_or(InstKind::Other)
     }
+}
+
+/// See [`KernelView::key_regs`].
+fn key_regs(source: &KernelSource, kinds: &[InstKind]) -> Vec<traces::RegRef> {
+    if !source.slab_regs.is_empty() {
+        return source.slab_regs.clone();
+    }
+    let mut compared = Vec::new();
+    let mut shuffled = Vec::new();
+    for k in kinds {
+        match *k {
+            InstKind::Cmpx { lo, hi } => compared.extend([lo, hi]),
+            InstKind::ShflXor { dst, .. } => shuffled.push(dst),
+            _ => {}
+        }
+    }
+    compared.sort_unstable();
+    compared.dedup();
+    compared.retain(|r| !shuffled.contains(r));
+    compared
 }
 
 /// One issued instruction of a warp.
@@ -381,4 +408,27 @@ fn pc_stats(d: &LaunchData) -> Vec<PcStats> {
         slot(&mut stats, a.pc).conflicts += u64::from(a.conflicts);
     }
     stats
+}
+
+#[cfg(test)]
+mod tests {
+    use traces::{RegClass, RegRef};
+
+    use super::*;
+
+    #[test]
+    fn key_registers_are_the_compared_ones_minus_shuffled_copies() {
+        let text = "kernel bs {\n    shfl.xor r8, r3, 1, 8\n    cmpx.u r3, r8\n    \
+                    cmpx.u r3, r4\n    add r9, r3, r4\n}\n";
+        let k = KernelView::new(KernelSource::from_text("bs", text));
+        let r = |index| RegRef {
+            class: RegClass::B32,
+            index,
+        };
+        assert_eq!(k.key_regs, [r(3), r(4)]);
+        assert_eq!(k.kind(1), InstKind::Cmpx { lo: r(3), hi: r(8) });
+        let mut marked = KernelSource::from_text("bs", text);
+        marked.slab_regs = vec![r(4)];
+        assert_eq!(KernelView::new(marked).key_regs, [r(4)]);
+    }
 }

@@ -12,6 +12,7 @@ use traces::{RegClass, RegRef};
 use super::{bar, fit, note, ramp};
 use crate::app::App;
 use crate::inst::InstKind;
+use crate::replay::{IssueRec, KernelView};
 
 /// Columns left of the lanes: register name and pair bracket.
 const GUTTER: u16 = 5;
@@ -42,21 +43,28 @@ fn pairs(app: &App) -> Pairs {
         text: format!("pc {} {text}", cur.pc),
         ..Pairs::default()
     };
-    match k.kind(cur.pc) {
-        InstKind::Cmpx { lo, hi } => p.rows = Some((lo, hi)),
-        InstKind::ShflXor { mask, .. } => p.xor = Some(mask),
-        _ => {
-            // The min/max/select after a shuffle still belong to its step.
-            p.xor = issues[n.saturating_sub(4)..n]
-                .iter()
-                .rev()
-                .find_map(|i| match k.kind(i.pc) {
-                    InstKind::ShflXor { mask, .. } => Some(mask),
-                    _ => None,
-                });
+    if let InstKind::Cmpx { lo, hi } = k.kind(cur.pc) {
+        p.rows = Some((lo, hi));
+    }
+    p.xor = exchange_mask(k, &issues[..n]);
+    p
+}
+
+/// The lane mask of the cross-lane step the warp is in: walking back from
+/// its latest issue, the first `shfl.xor` found, unless an in-lane compare
+/// of two key registers comes first (then the step is in-lane). The
+/// compares and selects after a shuffle still belong to its step.
+fn exchange_mask(k: &KernelView, issues: &[IssueRec]) -> Option<u32> {
+    for i in issues.iter().rev().take(256) {
+        match k.kind(i.pc) {
+            InstKind::ShflXor { mask, .. } => return Some(mask),
+            InstKind::Cmpx { lo, hi } if k.key_regs.contains(&lo) && k.key_regs.contains(&hi) => {
+                return None;
+            }
+            _ => {}
         }
     }
-    p
+    None
 }
 
 /// Draws the slab panel.
@@ -81,14 +89,14 @@ pub fn render_slab(app: &App, area: Rect, buf: &mut Buffer) {
             return note(inner, buf, &msg);
         }
     };
-    let slab_regs = &app.replay.kernel().source.slab_regs;
-    let rows: Vec<RegRef> = if slab_regs.is_empty() {
+    let key_regs = &app.replay.kernel().key_regs;
+    let rows: Vec<RegRef> = if key_regs.is_empty() {
         regs.registers()
             .into_iter()
             .filter(|r| r.class != RegClass::Pred)
             .collect()
     } else {
-        slab_regs.clone()
+        key_regs.clone()
     };
     let file = regs.at(app.cycle);
     let lanes = regs.lanes();
@@ -251,9 +259,14 @@ fn half_bracket(rows: &[RegRef], line: usize, pair: Option<(RegRef, RegRef)>) ->
     }
 }
 
-/// `┌` on the pair's first row, `└` on its last, `│` between.
+/// `┌` on the pair's first row, `└` on its last, `│` between; `•` on the
+/// one slab row of a compare whose partner is not a slab row (a shuffled
+/// copy of another lane's key).
 fn bracket_char(rows: &[RegRef], reg: RegRef, pair: Option<(RegRef, RegRef)>) -> char {
     let Some((a, b)) = pair else { return ' ' };
+    if (a == reg || b == reg) && !(rows.contains(&a) && rows.contains(&b)) {
+        return '•';
+    }
     let (Some(i), Some(j), Some(k)) = (
         rows.iter().position(|r| *r == a),
         rows.iter().position(|r| *r == b),
