@@ -4,10 +4,15 @@
 use std::io::Write;
 
 use clap::Args;
+use kernels_ir::Kernel;
+use kernels_ir::kernels::hotsort;
 use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
+use simsort::experiment::SortOptions;
+use simsort::experiment::sort::{hotsort_config, machine_config};
 
+use super::sort::{LayoutArg, MergeArg};
 use super::{Failure, output_error};
 
 /// Arguments of `simsort kernels`.
@@ -19,6 +24,47 @@ pub struct KernelsArgs {
     /// Build the kernels for warps of this many lanes (a power of two, 4..=64).
     #[arg(long, value_name = "N", default_value_t = REFERENCE_WARP_SIZE)]
     pub warp: u32,
+    /// HotSort: key registers per lane.
+    #[arg(long, default_value_t = 16)]
+    pub slab_height: u32,
+    /// HotSort: slabs per block [default: the largest that fits the machine].
+    #[arg(long)]
+    pub block_slabs: Option<u32>,
+    /// HotSort: shared-memory layout.
+    #[arg(long, value_enum, default_value = "pad")]
+    pub smem_layout: LayoutArg,
+    /// HotSort: warp-merge exchange.
+    #[arg(long, value_enum, default_value = "shuffle")]
+    pub merge: MergeArg,
+    /// HotSort: machine preset whose limits size the blocks.
+    #[arg(long, default_value = "h200")]
+    pub gpu: String,
+}
+
+impl KernelsArgs {
+    /// The HotSort kernels these flags describe, or every problem with them.
+    fn hotsort(&self) -> Result<(String, Vec<Kernel>), Failure> {
+        let opts = SortOptions {
+            warp: self.warp,
+            slab_height: self.slab_height,
+            block_slabs: self.block_slabs,
+            smem_layout: self.smem_layout.into(),
+            merge: self.merge.into(),
+            gpu: self.gpu.clone(),
+            ..SortOptions::default()
+        };
+        let invalid = |e: simsort::experiment::ExperimentError| Failure {
+            status: e.exit_status(),
+            message: format!("error: {e}"),
+        };
+        let gpu = machine_config(&opts).map_err(invalid)?;
+        let cfg = hotsort_config(&opts, &gpu).map_err(invalid)?;
+        let title = format!(
+            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={}",
+            cfg.warp, cfg.slab_height, cfg.block_slabs, cfg.layout, cfg.merge
+        );
+        Ok((title, hotsort::generate(&cfg)))
+    }
 }
 
 /// Runs `simsort kernels`.
@@ -29,12 +75,16 @@ pub fn run(args: &KernelsArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.warp
         )));
     }
+    let (title, hotsort) = args.hotsort()?;
     let text = match &args.print {
-        Some(name) => match kernels::find(name, args.warp) {
-            Some(k) => print_kernel(&k.kernel),
-            None => return Err(unknown(name, args.warp)),
+        Some(name) => match hotsort.iter().find(|k| k.name == *name) {
+            Some(k) => print_kernel(k),
+            None => match kernels::find(name, args.warp) {
+                Some(k) => print_kernel(&k.kernel),
+                None => return Err(unknown(name, args.warp)),
+            },
         },
-        None => list(args.warp),
+        None => list(args.warp) + &list_hotsort(&title, &hotsort),
     };
     out.write_all(text.as_bytes()).map_err(output_error)
 }
@@ -55,9 +105,25 @@ fn list(warp: u32) -> String {
     text
 }
 
+/// The HotSort kernels with their size: instructions, registers, shared memory.
+fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
+    let mut text = format!("\n{title}:\n");
+    for k in hotsort {
+        text += &format!(
+            "{:10}  {:>6} instructions, {:>3} register words per thread, {:>6} bytes shared\n",
+            k.name,
+            k.insts.len(),
+            k.regs.words_per_thread(),
+            k.shared_bytes
+        );
+    }
+    text
+}
+
 fn unknown(name: &str, warp: u32) -> Failure {
     let catalog = kernels::catalog(warp);
-    let names = catalog.iter().map(|k| k.name());
+    let hotsort_names = hotsort::KERNEL_NAMES.iter().copied();
+    let names = catalog.iter().map(|k| k.name()).chain(hotsort_names);
     let hint = match closest_name(name, names) {
         Some(close) => format!("; did you mean `{close}`?"),
         None => "; `simsort kernels` lists them".to_string(),
