@@ -9,10 +9,13 @@ use clap::{Parser, Subcommand};
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
 pub mod check;
+pub mod completions;
 pub mod kernels;
 pub mod machine;
+pub mod progress;
 pub mod replay;
 pub mod sort;
+pub mod sweep;
 pub mod trace;
 
 /// simsort: a cycle-level SIMT GPU simulator that runs GPU sorting kernels
@@ -40,6 +43,10 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Export or inspect a recorded trace.
     Trace(trace::TraceArgs),
+    /// Run a grid of sort experiments: every sort option takes a comma list.
+    Sweep(sweep::SweepArgs),
+    /// Print a shell completion script (bash, zsh, fish, ...).
+    Completions(completions::CompletionsArgs),
 }
 
 /// Why a command failed: the message for stderr and the exit status.
@@ -76,6 +83,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Some(Command::Kernels(args)) => kernels::run(&args, out),
         Some(Command::Replay(args)) => replay::run(&args, out),
         Some(Command::Trace(args)) => trace::run(&args, out),
+        Some(Command::Sweep(args)) => sweep::run(&args, out),
+        Some(Command::Completions(args)) => completions::run(&args, out),
         None => sort::run(&cli.sort, out),
     };
     result.and_then(|()| out.flush().map_err(output_error))

@@ -5,9 +5,10 @@ use std::io::Write;
 
 use clap::Args;
 use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
-use simsort::experiment::{Algo, Distribution, SortOptions, run_sort};
+use simsort::experiment::{Algo, Distribution, SortOptions, run_sort_with};
 
 use super::machine::MachineOverrides;
+use super::progress::SortBar;
 use super::{Failure, output_error};
 
 /// Shared-memory layout names for the command line.
@@ -88,7 +89,7 @@ pub struct SortArgs {
     /// Print the report as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// No progress output.
+    /// No progress bar and no closing line on stderr.
     #[arg(short, long)]
     pub quiet: bool,
     /// Machine config overrides.
@@ -97,7 +98,7 @@ pub struct SortArgs {
 }
 
 /// Parses `--key-bits`: 32 or 64.
-fn key_bits(s: &str) -> Result<u32, String> {
+pub(super) fn key_bits(s: &str) -> Result<u32, String> {
     match s {
         "32" => Ok(32),
         "64" => Ok(64),
@@ -127,7 +128,10 @@ impl SortArgs {
 
 /// Runs the sort and prints its report.
 pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let outcome = run_sort(&args.options()).map_err(|e| Failure {
+    let bar = SortBar::new(args.quiet);
+    let outcome = run_sort_with(&args.options(), &mut |p| bar.update(p));
+    bar.finish();
+    let outcome = outcome.map_err(|e| Failure {
         status: e.exit_status(),
         message: format!("error: {e}"),
     })?;

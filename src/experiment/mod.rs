@@ -4,6 +4,7 @@
 pub mod check;
 pub mod input;
 pub mod plan;
+pub mod plot;
 pub mod report;
 pub mod sort;
 pub mod sweep;

@@ -119,11 +119,25 @@ pub struct Outcome {
 /// The machine config the options describe: the preset, then `--warp`, then
 /// every override; validated, with every violation listed.
 pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> {
+    let (cfg, problems) = machine_config_unchecked(opts)?;
+    if problems.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(ExperimentError::Invalid(problems))
+    }
+}
+
+/// The machine config with every problem found in it (an unknown preset
+/// stops at once: nothing else can be checked without a machine).
+fn machine_config_unchecked(
+    opts: &SortOptions,
+) -> Result<(GpuConfig, Vec<String>), ExperimentError> {
     let mut problems = Vec::new();
     let mut cfg = GpuConfig::preset(&opts.gpu).ok_or_else(|| {
         ExperimentError::Invalid(vec![format!(
-            "unknown --gpu preset `{}` (known: h200, tiny)",
-            opts.gpu
+            "unknown --gpu preset `{}` (known: {})",
+            opts.gpu,
+            GpuConfig::PRESETS.join(", ")
         )])
     })?;
     cfg.warp_size = opts.warp;
@@ -135,11 +149,7 @@ pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> 
     if let Err(errors) = cfg.validate() {
         problems.extend(errors.iter().map(ToString::to_string));
     }
-    if problems.is_empty() {
-        Ok(cfg)
-    } else {
-        Err(ExperimentError::Invalid(problems))
-    }
+    Ok((cfg, problems))
 }
 
 /// The HotSort config the options describe on machine `gpu`: shared memory
@@ -218,21 +228,33 @@ pub struct Prepared {
 }
 
 /// Checks every option against the machine without running anything: the
-/// machine config, the HotSort config, the key count, and every kernel's
-/// block against one SM's threads, registers and shared memory. Reports
-/// every problem found at the first stage that has any.
+/// machine config, the HotSort config and the key count (every problem of
+/// these listed together), then every kernel's block against one SM's
+/// threads, registers and shared memory.
 pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
-    let gpu_cfg = machine_config(opts)?;
-    let hs_cfg = hotsort_config(opts, &gpu_cfg)?;
-    let keys = usize::try_from(opts.keys)
-        .ok()
-        .filter(|&k| k <= 1 << 31)
-        .ok_or_else(|| {
-            ExperimentError::Invalid(vec![format!(
-                "--keys {} is more than this sort addresses (at most 2^31)",
-                opts.keys
-            )])
-        })?;
+    let (gpu_cfg, mut problems) = machine_config_unchecked(opts)?;
+    let hs_cfg = match hotsort_config(opts, &gpu_cfg) {
+        Ok(cfg) => Some(cfg),
+        Err(ExperimentError::Invalid(more)) => {
+            for p in more {
+                if !problems.contains(&p) {
+                    problems.push(p);
+                }
+            }
+            None
+        }
+        Err(other) => return Err(other),
+    };
+    let keys = usize::try_from(opts.keys).ok().filter(|&k| k <= 1 << 31);
+    if keys.is_none() {
+        problems.push(format!(
+            "--keys {} is more than this sort addresses (at most 2^31)",
+            opts.keys
+        ));
+    }
+    let (Some(hs_cfg), Some(keys), true) = (hs_cfg, keys, problems.is_empty()) else {
+        return Err(ExperimentError::Invalid(problems));
+    };
     let hotsort = HotSort::new::<SimError>(&hs_cfg).map_err(|e| match e {
         SortError::Config(errors) => {
             ExperimentError::Invalid(errors.iter().map(ToString::to_string).collect())

@@ -1,0 +1,74 @@
+//! Progress bars on stderr: drawn only when stderr is a terminal and
+//! `--quiet` is off, so pipes, files and scripts see no progress output.
+
+use std::io::{self, IsTerminal};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use simsort::experiment::Progress;
+
+/// Whether progress is shown: stderr is a terminal and `--quiet` is off.
+pub fn shown(quiet: bool) -> bool {
+    !quiet && io::stderr().is_terminal()
+}
+
+/// A bar of `len` steps with an ETA, or a hidden one.
+fn bar(len: u64, quiet: bool, template: &str) -> ProgressBar {
+    if !shown(quiet) {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    let bar =
+        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style);
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// The bar of one sort: estimated work (warps times instructions per
+/// kernel) with the kernel that is running.
+pub struct SortBar {
+    bar: ProgressBar,
+}
+
+impl SortBar {
+    /// A bar for a sort; hidden when progress is not shown.
+    pub fn new(quiet: bool) -> SortBar {
+        SortBar {
+            bar: bar(
+                1,
+                quiet,
+                "{spinner} sorting [{bar:30}] {percent:>3}% eta {eta:>3} {msg}",
+            ),
+        }
+    }
+
+    /// Shows where the sort is.
+    pub fn update(&self, p: Progress) {
+        self.bar.set_length(p.work.max(1));
+        self.bar.set_position(p.work_done);
+        match p.kernel {
+            Some(kernel) => self.bar.set_message(format!(
+                "kernel {kernel} (launch {} of {})",
+                p.launches_done + 1,
+                p.launches
+            )),
+            None => self.bar.set_message("checking"),
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The bar of a sweep: configurations finished out of those that run.
+pub fn sweep_bar(configurations: u64, quiet: bool) -> ProgressBar {
+    bar(
+        configurations,
+        quiet,
+        "{spinner} sweep [{bar:30}] {pos}/{len} configurations, eta {eta:>3} {msg}",
+    )
+}
