@@ -14,6 +14,7 @@ pub mod kernels;
 pub mod machine;
 pub mod progress;
 pub mod replay;
+pub mod run;
 pub mod sort;
 pub mod sweep;
 pub mod trace;
@@ -41,6 +42,8 @@ pub enum Command {
     Kernels(kernels::KernelsArgs),
     /// Open the terminal UI on a recorded trace.
     Replay(replay::ReplayArgs),
+    /// Run one IR kernel from a file on the simulated GPU.
+    Run(run::RunArgs),
     /// Export or inspect a recorded trace.
     Trace(trace::TraceArgs),
     /// Run a grid of sort experiments: every sort option takes a comma list.
@@ -82,6 +85,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Some(Command::Check(args)) => check::run(&args, out),
         Some(Command::Kernels(args)) => kernels::run(&args, out),
         Some(Command::Replay(args)) => replay::run(&args, out),
+        Some(Command::Run(args)) => run::run(&args, out),
         Some(Command::Trace(args)) => trace::run(&args, out),
         Some(Command::Sweep(args)) => sweep::run(&args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
