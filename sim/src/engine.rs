@@ -145,10 +145,10 @@ fn resolve(sms: &mut [Sm], ctx: &mut Ctx<'_>, queue: &mut BinaryHeap<Reverse<(u6
             continue;
         }
         let sm = &mut sms[p.sm as usize];
-        if sm.land_load(p, done, ctx) {
-            if let Some(key) = sm.key() {
-                queue.push(Reverse((key, p.sm)));
-            }
+        if sm.land_load(p, done, ctx)
+            && let Some(key) = sm.key()
+        {
+            queue.push(Reverse((key, p.sm)));
         }
     }
     pending.clear();

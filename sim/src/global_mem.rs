@@ -155,7 +155,7 @@ impl MemTiming {
     pub fn new(cfg: &GpuConfig) -> MemTiming {
         let parts = u64::from(cfg.mem_partitions);
         let share = |bytes_per_cycle: u32| {
-            ((u64::from(cfg.sector_bytes) * parts << FRAC) / u64::from(bytes_per_cycle)).max(1)
+            (((u64::from(cfg.sector_bytes) * parts) << FRAC) / u64::from(bytes_per_cycle)).max(1)
         };
         MemTiming {
             l2: L2::new(cfg),

@@ -234,13 +234,13 @@ impl Gpu {
             return Err(LaunchProblem::Empty { grid, block });
         }
         for inst in &k.insts {
-            if let InstData::Shfl { width, .. } = inst.data {
-                if width > self.cfg.warp_size {
-                    return Err(LaunchProblem::ShflWidth {
-                        width,
-                        warp_size: self.cfg.warp_size,
-                    });
-                }
+            if let InstData::Shfl { width, .. } = inst.data
+                && width > self.cfg.warp_size
+            {
+                return Err(LaunchProblem::ShflWidth {
+                    width,
+                    warp_size: self.cfg.warp_size,
+                });
             }
         }
         self.occupancy(vk, block)

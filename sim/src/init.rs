@@ -78,16 +78,16 @@ pub(crate) fn slots_to_zero(kernel: &Kernel) -> Vec<u32> {
             let block = &cfg.blocks[b];
             for inst in &kernel.insts[block.start as usize..block.end as usize] {
                 kernels_ir::uses::for_each_use(inst, |r| {
-                    if let Some(i) = index(r) {
-                        if !defined.has(i) {
-                            needs.add(i);
-                        }
-                    }
-                });
-                if let InstData::Shfl { src, .. } = inst.data {
-                    if let Some(i) = index(src) {
+                    if let Some(i) = index(r)
+                        && !defined.has(i)
+                    {
                         needs.add(i);
                     }
+                });
+                if let InstData::Shfl { src, .. } = inst.data
+                    && let Some(i) = index(src)
+                {
+                    needs.add(i);
                 }
                 if inst.guard.is_none() {
                     kernels_ir::uses::for_each_def(inst, |r| {

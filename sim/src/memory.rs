@@ -73,11 +73,11 @@ impl GlobalMem {
                 misaligned |= a;
             }
         }
-        if misaligned % u64::from(bytes) == 0 {
-            if let Some((i, off)) = self.find(lo, hi - lo + u64::from(bytes)) {
-                debug_assert_eq!(self.allocs[i].0 + off as u64, lo);
-                return Ok(i);
-            }
+        if misaligned.is_multiple_of(u64::from(bytes))
+            && let Some((i, off)) = self.find(lo, hi - lo + u64::from(bytes))
+        {
+            debug_assert_eq!(self.allocs[i].0 + off as u64, lo);
+            return Ok(i);
         }
         for (l, &a) in addrs.iter().enumerate().skip(first) {
             if (exec >> l) & 1 == 0 {

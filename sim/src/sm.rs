@@ -136,7 +136,7 @@ impl Sm {
         self.ready.iter_mut().for_each(|r| *r = u64::MAX);
         let n = self.warps.len();
         self.free = vec![u64::MAX; n.div_ceil(64)];
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             *self.free.last_mut().expect("at least one warp slot") = (1 << (n % 64)) - 1;
         }
         self.sps.iter_mut().for_each(SubPartition::reset);

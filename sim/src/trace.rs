@@ -137,10 +137,10 @@ impl<'a> Tracer<'a> {
         if self.error.is_some() {
             return;
         }
-        if let Some(sink) = self.sink.as_deref_mut() {
-            if let Err(e) = sink.record(&event) {
-                self.error = Some(e);
-            }
+        if let Some(sink) = self.sink.as_deref_mut()
+            && let Err(e) = sink.record(&event)
+        {
+            self.error = Some(e);
         }
     }
 

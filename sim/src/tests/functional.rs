@@ -67,9 +67,9 @@ fn random_inst(b: &mut KernelBuilder, regs: &Regs, rng: &mut Rng, warp: u32, n: 
             _ => 31 + (rng.next() % 3) as i64,
         }
     };
-    if rng.next() % 4 == 0 {
+    if rng.next().is_multiple_of(4) {
         let p = pick(rng, &regs.p);
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             b.when(p)
         } else {
             b.unless(p)
@@ -105,7 +105,7 @@ fn random_inst(b: &mut KernelBuilder, regs: &Regs, rng: &mut Rng, warp: u32, n: 
     match rng.next() % 10 {
         0..=3 => {
             let op = r32[(rng.next() % r32.len() as u64) as usize];
-            let wide = rng.next() % 3 == 0;
+            let wide = rng.next().is_multiple_of(3);
             let class = if wide { &regs.d } else { &regs.r };
             let (dst, a) = (pick(rng, class), pick(rng, class));
             if wide && matches!(op, Opcode::Shl | Opcode::Shr | Opcode::Sra) {
@@ -123,13 +123,13 @@ fn random_inst(b: &mut KernelBuilder, regs: &Regs, rng: &mut Rng, warp: u32, n: 
         }
         4 => {
             let op = setps[(rng.next() % setps.len() as u64) as usize];
-            let class = if rng.next() % 3 == 0 {
+            let class = if rng.next().is_multiple_of(3) {
                 &regs.d
             } else {
                 &regs.r
             };
             let (p, a, c) = (pick(rng, &regs.p), pick(rng, class), pick(rng, class));
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 b.binary(op, p, a, c)
             } else {
                 b.binary(op, p, a, imm(rng))
@@ -147,7 +147,7 @@ fn random_inst(b: &mut KernelBuilder, regs: &Regs, rng: &mut Rng, warp: u32, n: 
         6 => {
             let (lo, hi) = (pick(rng, &regs.r), pick(rng, &regs.r));
             if lo != hi {
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     b.cmpx_u(lo, hi)
                 } else {
                     b.cmpx_s(lo, hi)
@@ -166,7 +166,7 @@ fn random_inst(b: &mut KernelBuilder, regs: &Regs, rng: &mut Rng, warp: u32, n: 
             let op = modes[(rng.next() % 4) as usize];
             let width = 1 << (rng.next() % (u64::from(warp.trailing_zeros()) + 1));
             let (dst, src) = (pick(rng, &regs.r), pick(rng, &regs.r));
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 b.shfl(
                     op,
                     dst,

@@ -278,7 +278,7 @@ fn unary_select_and_compare_exchange_match_the_per_thread_evaluator() {
 /// The lane a shuffle reads, by CUDA's rules, spelled out plainly.
 fn expect_source(mode: ShflMode, lane: u32, arg: u32, width: u32) -> u32 {
     let segment = lane / width;
-    let src = match mode {
+    match mode {
         ShflMode::Idx => segment * width + arg % width,
         ShflMode::Up => {
             if lane % width >= arg {
@@ -298,8 +298,7 @@ fn expect_source(mode: ShflMode, lane: u32, arg: u32, width: u32) -> u32 {
             let s = lane ^ arg;
             if s / width == segment { s } else { lane }
         }
-    };
-    src
+    }
 }
 
 #[test]
