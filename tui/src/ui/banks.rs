@@ -47,12 +47,19 @@ pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
         .max()
         .unwrap_or(0)
         .max(1);
-    let wide = inner.width as usize >= 17 + banks * 2;
+    // The long label (cycle, warp, kind) and two columns per bank when they
+    // fit; else the short label, and two columns per bank if those fit.
+    let width = inner.width as usize;
+    let wide = width >= 17 + banks * 2;
     let label_w: u16 = if wide { 17 } else { 7 };
     if inner.width <= label_w || inner.height < 2 {
         return;
     }
-    let cw = if wide { 2 } else { 1 };
+    let cw = if width >= label_w as usize + banks * 2 {
+        2
+    } else {
+        1
+    };
     let shown = (((inner.width - label_w) / cw) as usize).min(banks);
     // Bank numbers every 8 banks.
     for b in (0..shown).step_by(8) {
