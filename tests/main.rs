@@ -1,6 +1,7 @@
 //! simsort's integration tests: one binary, modules declared here.
 
 mod cli;
+mod cli_sweep;
 mod fuzz;
 mod hardware;
 mod roundtrip;

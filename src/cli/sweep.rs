@@ -12,7 +12,7 @@ use clap::Args;
 use simsort::experiment::plot::{Format, plot};
 use simsort::experiment::sweep::{self, RunResult, SweepRun, SweepSpec, axis_value};
 use simsort::experiment::sweep_out::{summary, to_csv, to_json};
-use simsort::experiment::{Algo, Distribution, SortOptions};
+use simsort::experiment::{Algo, Distribution, ExperimentError, SortOptions};
 
 use super::machine::MachineOverrides;
 use super::progress::sweep_bar;
@@ -190,10 +190,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
 
 /// Runs the sweep.
 pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let problems = args.output_problems();
-    if !problems.is_empty() {
-        return Err(invalid(&problems));
-    }
+    let mut problems = args.output_problems();
     let spec = args.spec();
     let axes = spec.axes();
     let varying: Vec<String> = axes
@@ -202,10 +199,17 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .map(|a| a.name.clone())
         .collect();
     let start = Instant::now();
-    let checked = sweep::check(&spec).map_err(|e| Failure {
-        status: e.exit_status(),
-        message: format!("error: {e}").replace("invalid configuration", "invalid sweep"),
-    })?;
+    let checked = match sweep::check(&spec) {
+        Ok(checked) => checked,
+        Err(ExperimentError::Invalid(more)) => {
+            problems.extend(more);
+            Vec::new()
+        }
+        Err(e) => return Err(Failure::run(format!("error: {e}"))),
+    };
+    if !problems.is_empty() {
+        return Err(invalid(&problems));
+    }
     let runnable = checked.iter().filter(|c| c.prepared.is_ok()).count();
     let bar = sweep_bar(runnable as u64, args.quiet);
     let on_done = |_: usize, opts: &SortOptions| {

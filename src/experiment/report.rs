@@ -119,7 +119,8 @@ impl Report {
         serde_json::to_string_pretty(self).expect("a report always serialises")
     }
 
-    /// The report as two tables that fit 80 columns: time and issue, then memory.
+    /// The report as three titled tables that fit 80 columns: time and
+    /// issue, memory, stall reasons.
     pub fn to_table(&self) -> String {
         let mut total = KernelStats::default();
         for row in &self.kernels {
@@ -132,6 +133,10 @@ impl Report {
             .chain(std::iter::once(("total", &total)))
             .collect();
         let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "time and issue (IPC: warp instructions per active SM cycle)"
+        );
         let _ = writeln!(
             out,
             "{:<10} {:>8} {:>15} {:>15} {:>6}",
@@ -154,6 +159,10 @@ impl Report {
             );
         }
         let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "memory (shared: wavefronts, bank conflicts; global: sectors per request)"
+        );
         let _ = writeln!(
             out,
             "{:<10} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
@@ -186,7 +195,8 @@ impl Report {
             );
         }
         let _ = writeln!(out);
-        let _ = write!(out, "{:<10}", "stalls %");
+        let _ = writeln!(out, "stall reasons (% of resident warp-cycles)");
+        let _ = write!(out, "{:<10}", "kernel");
         for (_, short) in STALL_COLUMNS {
             let _ = write!(out, " {short:>6}");
         }
@@ -237,6 +247,34 @@ const STALL_COLUMNS: &[(StallReason, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_fits_80_columns_with_huge_counts() {
+        let stats = KernelStats {
+            launches: 123_456,
+            cycles: sim::Cycle(987_654_321_012),
+            sm_cycles_active: 1,
+            inst_executed: 999_999_999_999,
+            smem_ld_wavefronts: 99_999_999_999,
+            smem_ld_bank_conflicts: 9_999_999,
+            smem_st_wavefronts: 99_999_999_999,
+            smem_st_bank_conflicts: 9_999_999,
+            gmem_ld_sectors: 4,
+            gmem_ld_requests: 1,
+            warp_cycles: 10,
+            ..KernelStats::default()
+        };
+        let report = Report::new(
+            serde_json::Map::new(),
+            1,
+            vec![KernelRow::new("transpose", stats)],
+        );
+        let table = report.to_table();
+        for line in table.lines() {
+            assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
+        }
+        assert!(table.contains("987,654,321,012"), "{table}");
+    }
 
     #[test]
     fn large_counts_are_grouped() {

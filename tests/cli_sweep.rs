@@ -1,0 +1,406 @@
+//! The sort, `simsort sweep` and `simsort completions` as a user runs them:
+//! the built binary, its outputs, its files and its exit status. Runs use
+//! the tiny machine and few keys so they take milliseconds.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::util::simsort_bin;
+
+fn simsort(args: &[&str]) -> Output {
+    Command::new(simsort_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run simsort")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_sweep-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Exit status 2, every `needles` in stderr, no panic, nothing on stdout.
+fn assert_input_error(args: &[&str], needles: &[&str]) {
+    let out = simsort(args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: `{needle}` not in:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+}
+
+const TINY: &[&str] = &["--gpu", "tiny", "--keys", "700"];
+
+fn tiny_sort(extra: &[&str]) -> Output {
+    let mut args = TINY.to_vec();
+    args.extend(["--warp", "8", "--slab-height", "4"]);
+    args.extend(extra);
+    simsort(&args)
+}
+
+#[test]
+fn the_sort_table_fits_80_columns_and_shows_no_progress_on_a_pipe() {
+    let out = tiny_sort(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    for title in ["time and issue", "memory (shared", "stall reasons"] {
+        assert!(table.contains(title), "{table}");
+    }
+    for line in table.lines() {
+        assert!(line.chars().count() <= 80, "too wide: {line}");
+    }
+    let err = text(&out.stderr);
+    assert!(err.starts_with("sorted 700 keys: verified"), "{err}");
+    assert!(!err.contains("eta") && !err.contains('\r'), "{err}");
+    let quiet = tiny_sort(&["-q"]);
+    assert!(quiet.stderr.is_empty(), "{}", text(&quiet.stderr));
+}
+
+#[test]
+fn the_sort_json_has_every_documented_key() {
+    let out = tiny_sort(&["--json", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let top: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(top, ["config", "kernels", "keys", "sorted", "total"]);
+    assert_eq!(report["keys"], 700);
+    assert_eq!(report["sorted"], true);
+    let config = &report["config"];
+    for key in [
+        "algo",
+        "warp",
+        "slab_height",
+        "block_slabs",
+        "keys",
+        "key_bits",
+        "dist",
+        "seed",
+        "gpu",
+        "overrides",
+        "smem_layout",
+        "merge",
+        "num_sms",
+        "warp_size",
+        "smem_banks",
+        "smem_bytes_per_block",
+    ] {
+        assert!(config.get(key).is_some(), "config.{key} missing");
+    }
+    assert_eq!(config["smem_layout"], "pad");
+    assert_eq!(config["warp_size"], 8);
+    for key in [
+        "sm__cycles_elapsed.max",
+        "smsp__inst_executed.sum",
+        "smsp__sass_inst_executed_op_shared_ld.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+    ] {
+        assert!(
+            report["total"]["metrics"].get(key).is_some(),
+            "metric {key}"
+        );
+    }
+    assert!(report["total"]["cycles"].as_u64().unwrap() > 0);
+    assert!(report["total"]["stalls"]["barrier"].is_u64());
+    let kernels = report["kernels"].as_array().unwrap();
+    assert_eq!(kernels[0]["name"], "fill_in");
+    for k in kernels {
+        let keys: Vec<&str> = k.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "block", "cycles", "grid", "launches", "metrics", "name", "stalls"
+            ]
+        );
+    }
+    let again = tiny_sort(&["--json", "-q"]);
+    assert_eq!(again.stdout, out.stdout, "the JSON is deterministic");
+}
+
+#[test]
+fn impossible_sorts_list_every_problem_and_exit_2() {
+    assert_input_error(
+        &["--warp", "3", "--sms", "0", "--slab-height", "500"],
+        &[
+            "invalid configuration",
+            "warp width 3 is not a power of two",
+            "`num_sms`: 0 is outside",
+            "slab height 500",
+        ],
+    );
+    // The tiny machine allows 64 registers per thread and 2 KiB of shared
+    // memory per block.
+    assert_input_error(
+        &["--gpu", "tiny", "--warp", "8", "--slab-height", "24"],
+        &["registers per thread exceed the limit of 64"],
+    );
+    assert_input_error(
+        &[
+            "--gpu",
+            "tiny",
+            "--warp",
+            "8",
+            "--slab-height",
+            "16",
+            "--block-slabs",
+            "8",
+        ],
+        &["bytes of shared memory", "more than the 2048 allowed"],
+    );
+    assert_input_error(
+        &["--gpu", "h100"],
+        &["unknown --gpu preset `h100`", "h200, tiny"],
+    );
+    assert_input_error(&["--keys", "lots"], &["invalid value 'lots'"]);
+    assert_input_error(&["--key-bits", "16"], &["not a key width"]);
+    assert_input_error(
+        &["--slab-hieght", "4"],
+        &["a similar argument exists: '--slab-height'"],
+    );
+    assert_input_error(
+        &["sweep", "--wrap", "8"],
+        &["a similar argument exists: '--warp'"],
+    );
+}
+
+#[test]
+fn a_sweep_writes_csv_json_and_svg() {
+    let dir = scratch("happy");
+    let csv = dir.join("results.csv");
+    let svg = dir.join("plot.svg");
+    let mut args = vec!["sweep"];
+    args.extend(TINY);
+    args.extend([
+        "--warp",
+        "4,8",
+        "--slab-height",
+        "2,4",
+        "--smem-layout",
+        "plain,xor",
+        "--jobs",
+        "2",
+        "--out",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let out = simsort(&args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("swept 8 configurations (8 ran, 0 skipped, 0 failed)"),
+        "{err}"
+    );
+    let summary = text(&out.stdout);
+    assert_eq!(summary.lines().count(), 1 + 8, "{summary}");
+    assert!(summary.starts_with("layout warp slab"), "{summary}");
+
+    let table = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for col in [
+        "warp",
+        "slab_height",
+        "smem_layout",
+        "keys",
+        "num_sms",
+        "sorted",
+        "name",
+        "launches",
+        "grid",
+        "block",
+        "cycles",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "stalls.barrier",
+    ] {
+        assert!(header.contains(&col), "column {col} missing: {header:?}");
+    }
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let name = header.iter().position(|c| *c == "name").unwrap();
+    assert_eq!(rows.iter().filter(|r| r[name] == "total").count(), 8);
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["axes"]["warp"], serde_json::json!(["4", "8"]));
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8);
+    assert_eq!(runs[0]["config"]["smem_layout"], "plain");
+    assert_eq!(runs[7]["config"]["warp"], 8);
+    assert!(
+        runs.iter()
+            .all(|r| r["sorted"] == true && r["total"]["cycles"].is_u64())
+    );
+    assert_eq!(json["skipped"], serde_json::json!([]));
+
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg"), "not an SVG");
+    assert!(picture.contains("slab height (keys per lane)"));
+}
+
+#[test]
+fn sweep_json_on_stdout_equals_the_file_and_does_not_depend_on_jobs() {
+    let dir = scratch("jobs");
+    let run = |jobs: &str, out: &str| {
+        let mut args = vec!["sweep", "--json", "-q", "--jobs", jobs, "--out", out];
+        args.extend(TINY);
+        args.extend([
+            "--warp",
+            "4,8",
+            "--slab-height",
+            "2,4",
+            "--dist",
+            "uniform,zipf",
+        ]);
+        let o = simsort(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+        o.stdout
+    };
+    let one = dir.join("one");
+    let two = dir.join("two.json");
+    let serial = run("1", one.to_str().unwrap());
+    let parallel = run("2", two.to_str().unwrap());
+    assert_eq!(serial, parallel);
+    assert_eq!(std::fs::read(dir.join("one.json")).unwrap(), serial);
+    assert_eq!(
+        std::fs::read(dir.join("one.csv")).unwrap(),
+        std::fs::read(dir.join("two.csv")).unwrap()
+    );
+}
+
+#[test]
+fn configurations_that_do_not_fit_are_skipped_and_named() {
+    let dir = scratch("skip");
+    let out_path = dir.join("r.csv");
+    let mut args = vec!["sweep", "-q", "--out", out_path.to_str().unwrap()];
+    args.extend(TINY);
+    args.extend([
+        "--warp",
+        "4,8",
+        "--slab-height",
+        "2,8",
+        "--block-slabs",
+        "8",
+        "--smem-layout",
+        "plain,pad",
+    ]);
+    let out = simsort(&args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            "skipped smem_layout=pad warp=8 slab_height=8: a block of 8 slabs needs 2304 bytes \
+          of shared memory with the pad layout, more than the 2048 allowed"
+        ]
+    );
+    assert!(text(&out.stdout).contains("skipped: does not fit the machine"));
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+    assert_eq!(json["runs"].as_array().unwrap().len(), 7);
+    let skipped = json["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0]["options"]["warp"], 8);
+    assert!(
+        skipped[0]["problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("2304 bytes")
+    );
+}
+
+#[test]
+fn bad_sweeps_list_every_problem_exit_2_and_write_nothing() {
+    let dir = scratch("bad");
+    let csv = dir.join("r.csv");
+    assert_input_error(
+        &[
+            "sweep",
+            "--gpu",
+            "tiny",
+            "--keys",
+            "100",
+            "--warp",
+            "3,8",
+            "--slab-height",
+            "2,500",
+            "--plot",
+            "x.pdf",
+            "--out",
+            "/nonexistent/dir/r.csv",
+        ],
+        &[
+            "invalid sweep",
+            "--plot x.pdf: the file name must end in .svg or .png",
+            "/nonexistent/dir/r.csv: the directory /nonexistent/dir does not exist",
+            "--warp 3: no configuration with it is valid",
+            "--slab-height 500: no configuration with it is valid",
+        ],
+    );
+    assert_input_error(
+        &[
+            "sweep",
+            "--gpu",
+            "tiny",
+            "--out",
+            csv.to_str().unwrap(),
+            "--sms",
+            "2,0",
+        ],
+        &[
+            "--num-sms 0: no configuration with it is valid",
+            "`num_sms`: 0 is outside",
+        ],
+    );
+    assert_input_error(&["sweep", "--warp", "8,x"], &["invalid value 'x'"]);
+    assert_input_error(
+        &["sweep", "--smem-layout", "plain,diag"],
+        &["invalid value 'diag'"],
+    );
+    assert_input_error(&["sweep", "--out", "r.txt"], &["neither .csv nor .json"]);
+    assert_input_error(&["sweep", "--jobs", "0"], &["--jobs 0"]);
+    assert!(
+        !csv.exists(),
+        "nothing is written when the sweep is rejected"
+    );
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for (shell, marker) in [
+        ("bash", "_simsort()"),
+        ("zsh", "#compdef simsort"),
+        ("fish", "complete -c simsort"),
+    ] {
+        let out = simsort(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        assert!(script.contains(marker), "{shell}");
+        for word in ["sweep", "slab-height", "smem-layout"] {
+            assert!(script.contains(word), "{shell}: {word}");
+        }
+    }
+    assert_input_error(&["completions", "tcsh"], &["invalid value 'tcsh'"]);
+}
