@@ -103,12 +103,35 @@ pub(crate) fn shfl_source(mode: ShflMode, lane: u32, arg: u32, width: u32, warp:
     if src < warp { src } else { lane }
 }
 
+/// Lane vectors an instruction works in, kept between instructions so no
+/// instruction pays for initialising them.
+#[derive(Clone, Debug)]
+pub(crate) struct Scratch {
+    out: [u64; MAX_LANES],
+    ta: [u64; MAX_LANES],
+    tb: [u64; MAX_LANES],
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            out: [0; MAX_LANES],
+            ta: [0; MAX_LANES],
+            tb: [0; MAX_LANES],
+        }
+    }
+}
+
 /// Executes an ALU instruction or shuffle in the lanes of `exec`.
-pub(crate) fn execute(kind: &Kind, rf: &mut RegFile, consts: &[u64], exec: u64) {
+pub(crate) fn execute(
+    kind: &Kind,
+    rf: &mut RegFile,
+    consts: &[u64],
+    exec: u64,
+    scratch: &mut Scratch,
+) {
     let w = rf.width;
-    let mut out = [0u64; MAX_LANES];
-    let mut ta = [0u64; MAX_LANES];
-    let mut tb = [0u64; MAX_LANES];
+    let Scratch { out, ta, tb } = scratch;
     match *kind {
         Kind::Unary {
             opcode,
@@ -118,7 +141,7 @@ pub(crate) fn execute(kind: &Kind, rf: &mut RegFile, consts: &[u64], exec: u64) 
             dst,
         } => {
             let (sm, dm) = (mask(src_width), mask(dst_width));
-            let v = rf.read(src, consts, &mut ta);
+            let v = rf.read(src, consts, ta);
             let o = &mut out[..w];
             match opcode {
                 Opcode::Not => o.iter_mut().zip(v).for_each(|(o, &v)| *o = !(v & sm) & dm),
@@ -137,8 +160,8 @@ pub(crate) fn execute(kind: &Kind, rf: &mut RegFile, consts: &[u64], exec: u64) 
             b,
             dst,
         } => {
-            let a = rf.read(a, consts, &mut ta);
-            let b = rf.read(b, consts, &mut tb);
+            let a = rf.read(a, consts, ta);
+            let b = rf.read(b, consts, tb);
             binary_lanes(opcode, width, a, b, &mut out[..w]);
             rf.write(dst, &out[..w], exec);
         }
@@ -151,8 +174,8 @@ pub(crate) fn execute(kind: &Kind, rf: &mut RegFile, consts: &[u64], exec: u64) 
         } => {
             let m = mask(width);
             let p = rf.preds()[pred as usize];
-            let a = rf.read(a, consts, &mut ta);
-            let b = rf.read(b, consts, &mut tb);
+            let a = rf.read(a, consts, ta);
+            let b = rf.read(b, consts, tb);
             for (l, o) in out[..w].iter_mut().enumerate() {
                 *o = if (p >> l) & 1 != 0 { a[l] } else { b[l] } & m;
             }
@@ -184,8 +207,8 @@ pub(crate) fn execute(kind: &Kind, rf: &mut RegFile, consts: &[u64], exec: u64) 
             lane,
             dst,
         } => {
-            let args = rf.read(lane, consts, &mut ta);
-            let vals = rf.read(src, consts, &mut tb);
+            let args = rf.read(lane, consts, ta);
+            let vals = rf.read(src, consts, tb);
             for (l, o) in out[..w].iter_mut().enumerate() {
                 let s = shfl_source(mode, l as u32, args[l] as u32, width, w as u32);
                 *o = vals[s as usize];

@@ -319,6 +319,7 @@ impl Gpu {
             pending: Vec::new(),
             pending_sectors: Vec::new(),
             seq: 0,
+            scratch: Default::default(),
         };
         let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
         let launch = ctx.tracer.begin(vk.kernel(), dims.0, dims.1);

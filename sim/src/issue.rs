@@ -60,7 +60,7 @@ impl Sm {
         let mut floor = pack(t + slots, StallReason::Selected);
         match inst.kind {
             Kind::Unary { .. } | Kind::Binary { .. } | Kind::Select { .. } | Kind::Cmpx { .. } => {
-                exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec);
+                exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);
                 let occ = cfg.occupancy_cycles(cfg.alu_lanes_per_cycle);
                 self.sps[sp].alu_free_at = t + occ * slots;
                 let ready = t + (slots - 1) * occ + u64::from(cfg.alu_latency_cycles);
@@ -68,7 +68,7 @@ impl Sm {
                 w.set_pc(pc + 1);
             }
             Kind::Shfl { .. } => {
-                exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec);
+                exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);
                 let start = t.max(self.smem_free_at);
                 self.smem_free_at = start + cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle);
                 self.sps[sp].mio.push(start);

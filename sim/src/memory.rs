@@ -140,16 +140,24 @@ const SPLIT: usize = 1 << (usize::BITS - 1);
 pub(crate) fn lane_access(op: &MemOp, rf: &mut RegFile, lane: usize, mem: &mut [u8]) {
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
-        let n = n as usize;
         let v = &mut rf.slot_mut(slot)[lane];
-        if op.store {
-            mem[off..off + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        // Fixed-size copies: a register is 4 or 8 bytes.
+        if n == 4 {
+            let bytes: &mut [u8; 4] = (&mut mem[off..off + 4]).try_into().expect("4 bytes");
+            if op.store {
+                *bytes = (*v as u32).to_le_bytes();
+            } else {
+                *v = u32::from_le_bytes(*bytes).into();
+            }
         } else {
-            let mut b = [0u8; 8];
-            b[..n].copy_from_slice(&mem[off..off + n]);
-            *v = u64::from_le_bytes(b);
+            let bytes: &mut [u8; 8] = (&mut mem[off..off + 8]).try_into().expect("8 bytes");
+            if op.store {
+                *bytes = v.to_le_bytes();
+            } else {
+                *v = u64::from_le_bytes(*bytes);
+            }
         }
-        off += n;
+        off += n as usize;
     }
 }
 

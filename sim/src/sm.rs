@@ -52,6 +52,8 @@ pub(crate) struct Ctx<'a> {
     pub pending: Vec<crate::engine::Pending>,
     pub pending_sectors: Vec<u64>,
     pub seq: u64,
+    /// Lane vectors for executing instructions.
+    pub scratch: crate::exec::Scratch,
 }
 
 /// A block resident on an SM.
