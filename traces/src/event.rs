@@ -213,6 +213,25 @@ impl Event {
         }
     }
 
+    /// The cycle the event happened in, to change it (e.g. to lay
+    /// launches that each count from 0 end to end).
+    pub fn cycle_mut(&mut self) -> &mut u64 {
+        match self {
+            Event::KernelLaunch { cycle, .. }
+            | Event::KernelEnd { cycle, .. }
+            | Event::BlockStart { cycle, .. }
+            | Event::BlockEnd { cycle, .. }
+            | Event::Issue { cycle, .. }
+            | Event::Stall { cycle, .. }
+            | Event::SharedAccess { cycle, .. }
+            | Event::GlobalRequest { cycle, .. }
+            | Event::BarrierArrive { cycle, .. }
+            | Event::BarrierRelease { cycle, .. }
+            | Event::RegWrite { cycle, .. }
+            | Event::Counters { cycle, .. } => cycle,
+        }
+    }
+
     /// The `(block, warp)` a per-warp event is about.
     pub fn warp(&self) -> Option<(u32, u32)> {
         match *self {

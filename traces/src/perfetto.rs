@@ -72,6 +72,7 @@ pub fn export_perfetto<R: Read + Seek, W: Write>(
         named_tracks: HashSet::new(),
         summary: ExportSummary::default(),
         last_cycle: 0,
+        offset: 0,
     };
     ex.out.event(
         &json!({"ph": "M", "name": "process_name", "pid": KERNELS_PID,
@@ -99,11 +100,19 @@ struct Exporter<W: Write> {
     named_tracks: HashSet<(u32, u64)>,
     summary: ExportSummary,
     last_cycle: u64,
+    /// Added to every cycle of the current launch.
+    offset: u64,
 }
 
 impl<W: Write> Exporter<W> {
-    fn event(&mut self, e: Event) -> Result<(), TraceError> {
+    fn event(&mut self, mut e: Event) -> Result<(), TraceError> {
         self.summary.events_in += 1;
+        if let Event::KernelLaunch { cycle, .. } = e
+            && cycle.saturating_add(self.offset) < self.last_cycle
+        {
+            self.offset = self.last_cycle - cycle;
+        }
+        *e.cycle_mut() = e.cycle().saturating_add(self.offset);
         self.last_cycle = self.last_cycle.max(e.cycle());
         match e {
             Event::KernelLaunch { cycle, kernel, .. } => {
@@ -532,5 +541,36 @@ mod tests {
         );
         let smem = find(&ev, "i", "shared load");
         assert_eq!(smem[0]["args"]["bank_conflicts"], 2);
+    }
+
+    #[test]
+    fn launches_that_each_count_from_zero_are_laid_end_to_end() {
+        let mut h = TraceHeader::new(TraceOptions::default());
+        h.kernels.push(KernelSource::from_text("a", "exit\n"));
+        let mut w = TraceWriter::new(Vec::new(), &h).unwrap();
+        for launch in 0..2 {
+            let (grid, block) = ([1; 3], [8, 1, 1]);
+            w.record(&Event::KernelLaunch {
+                cycle: 0,
+                launch,
+                kernel: 0,
+                grid,
+                block,
+            })
+            .unwrap();
+            w.record(&Event::KernelEnd { cycle: 100, launch }).unwrap();
+        }
+        let mut r = TraceReader::new(Cursor::new(w.finish().unwrap())).unwrap();
+        let mut out = Vec::new();
+        export_perfetto(&mut r, &mut out).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let starts: Vec<u64> = v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["cat"] == "kernel")
+            .map(|e| e["ts"].as_u64().unwrap())
+            .collect();
+        assert_eq!(starts, [0, 100]);
     }
 }

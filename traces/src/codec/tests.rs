@@ -1,0 +1,192 @@
+//! Encoding round trips and the decoder's behaviour on cut chunks.
+
+use super::*;
+
+/// One event of every kind, with awkward values.
+pub(crate) fn sample_events() -> Vec<Event> {
+    vec![
+        Event::KernelLaunch {
+            cycle: 5,
+            launch: 0,
+            kernel: 1,
+            grid: [4, 1, 1],
+            block: [64, 1, 1],
+        },
+        Event::BlockStart {
+            cycle: 5,
+            sm: 3,
+            block: 2,
+        },
+        Event::Issue {
+            cycle: 9,
+            sm: 3,
+            sched: 1,
+            block: 2,
+            warp: 1,
+            pc: 17,
+            active: u64::MAX,
+        },
+        Event::Issue {
+            cycle: 8,
+            sm: 3,
+            sched: 0,
+            block: 2,
+            warp: 0,
+            pc: 0,
+            active: 0xf0,
+        },
+        Event::Stall {
+            cycle: 10,
+            sm: 3,
+            block: 2,
+            warp: 1,
+            reason: StallReason::ShortScoreboard,
+        },
+        Event::SharedAccess {
+            cycle: 12,
+            sm: 3,
+            block: 2,
+            warp: 1,
+            pc: 20,
+            is_store: true,
+            wavefronts: 4,
+            conflicts: 3,
+            words_per_bank: vec![4, 0, 1, 255],
+        },
+        Event::GlobalRequest {
+            cycle: 13,
+            sm: 3,
+            block: 2,
+            warp: 0,
+            pc: 2,
+            is_store: false,
+            sectors: 32,
+        },
+        Event::BarrierArrive {
+            cycle: 14,
+            sm: 3,
+            block: 2,
+            warp: 0,
+        },
+        Event::BarrierRelease {
+            cycle: 15,
+            sm: 3,
+            block: 2,
+        },
+        Event::RegWrite {
+            cycle: u64::MAX,
+            block: 2,
+            warp: 1,
+            reg: RegRef {
+                class: RegClass::B64,
+                index: 7,
+            },
+            mask: 0b101,
+            values: vec![u64::MAX, 0, 3, 0],
+        },
+        Event::Counters {
+            cycle: 0,
+            sm: 131,
+            sample: CounterSample {
+                inst_issued: 100,
+                smem_wavefronts: 7,
+                smem_bank_conflicts: 3,
+                gmem_requests: 2,
+                gmem_sectors: 64,
+                stall_warp_cycles: vec![1, 2, 3],
+            },
+        },
+        Event::BlockEnd {
+            cycle: 20,
+            sm: 3,
+            block: 2,
+        },
+        Event::KernelEnd {
+            cycle: 21,
+            launch: 0,
+        },
+    ]
+}
+
+#[test]
+fn every_event_kind_round_trips() {
+    let mut enc = Encoder::default();
+    let mut buf = Vec::new();
+    for e in sample_events() {
+        validate(&e).unwrap();
+        enc.encode(&e, &mut buf);
+    }
+    let mut dec = Decoder::new(&buf);
+    let mut back = Vec::new();
+    while !dec.is_done() {
+        back.push(dec.next_event().unwrap());
+    }
+    assert_eq!(back, sample_events());
+}
+
+#[test]
+fn a_full_warp_issue_takes_a_few_bytes() {
+    let mut enc = Encoder::default();
+    let mut buf = Vec::new();
+    let e = Event::Issue {
+        cycle: 0,
+        sm: 1,
+        sched: 2,
+        block: 3,
+        warp: 4,
+        pc: 5,
+        active: !0,
+    };
+    enc.encode(&e, &mut buf);
+    assert_eq!(buf.len(), 8);
+}
+
+#[test]
+fn invalid_events_are_refused() {
+    let too_wide = Event::RegWrite {
+        cycle: 0,
+        block: 0,
+        warp: 0,
+        reg: RegRef {
+            class: RegClass::B32,
+            index: 0,
+        },
+        mask: 1,
+        values: vec![0; 65],
+    };
+    assert!(validate(&too_wide).is_err());
+    let bad_mask = Event::RegWrite {
+        cycle: 0,
+        block: 0,
+        warp: 0,
+        reg: RegRef {
+            class: RegClass::B32,
+            index: 0,
+        },
+        mask: 0b100,
+        values: vec![0; 2],
+    };
+    assert!(validate(&bad_mask).is_err());
+}
+
+#[test]
+fn every_truncation_inside_an_event_is_an_error_not_a_panic() {
+    let mut enc = Encoder::default();
+    let mut buf = Vec::new();
+    let mut boundaries = vec![0];
+    for e in sample_events() {
+        enc.encode(&e, &mut buf);
+        boundaries.push(buf.len());
+    }
+    for cut in 0..buf.len() {
+        let mut dec = Decoder::new(&buf[..cut]);
+        let mut failed = false;
+        while !dec.is_done() {
+            if dec.next_event().is_err() {
+                failed = true;
+                break;
+            }
+        }
+        assert_eq!(failed, !boundaries.contains(&cut), "cut at {cut}");
+    }
+}
