@@ -95,8 +95,6 @@ pub(crate) struct Pick {
     after_last: (u64, u16),
     /// The last warp issued, if eligible.
     last: Option<u16>,
-    /// How many warps were offered.
-    pub eligible: u32,
 }
 
 impl Default for Pick {
@@ -105,7 +103,6 @@ impl Default for Pick {
             oldest: (u64::MAX, 0),
             after_last: (u64::MAX, 0),
             last: None,
-            eligible: 0,
         }
     }
 }
@@ -114,7 +111,6 @@ impl Pick {
     /// Notes an eligible warp.
     #[inline]
     pub fn offer(&mut self, slot: u16, age: u64, last_age: u64) {
-        self.eligible += 1;
         if age < self.oldest.0 {
             self.oldest = (age, slot);
         }
@@ -192,7 +188,9 @@ impl Sm {
         let base = sp * self.per_sp;
         let mut pick = Pick::default();
         let last_age = self.sps[sp].last_age;
-        // The earliest any warp but the one picked can go next.
+        let mut eligible = std::mem::take(&mut self.eligible);
+        eligible.clear();
+        // The earliest any warp but the eligible ones can go next.
         let mut next = u64::MAX;
         for pos in 0..self.per_sp {
             let ready = self.ready[base + pos];
@@ -215,11 +213,10 @@ impl Sm {
                 continue;
             }
             pick.offer(slot, self.ages[base + pos], last_age);
+            eligible.push(pos as u16);
         }
-        if let Some(slot) = pick.choose(ctx.cfg.scheduler) {
-            if pick.eligible > 1 {
-                next = t + 1;
-            }
+        if let Some(chosen) = pick.choose(ctx.cfg.scheduler) {
+            let slot = chosen;
             self.sps[sp].last_age = self.ages[self.hot(slot)];
             // Whatever the issue wakes lowers `next_at` through `set_ready`.
             self.sps[sp].next_at = u64::MAX;
@@ -227,7 +224,30 @@ impl Sm {
             next = next
                 .min(self.sps[sp].next_at)
                 .min(self.ready[self.hot(slot)]);
+            // The others were not selected until the scheduler can issue
+            // again, and then wait for their pipe if the issue made it busy:
+            // charged now, exactly as passes at those cycles would.
+            let free = self.sps[sp].issue_free_at.max(t + 1);
+            for &pos in &eligible {
+                let slot = (pos as usize * nsp + sp) as u16;
+                if slot == chosen {
+                    continue;
+                }
+                let pc = self.pcs[slot as usize];
+                ctx.stats.charge(pc, StallReason::NotSelected, free - t);
+                ctx.tracer.stall(t, self, slot, StallReason::NotSelected);
+                let mut ready = free;
+                let pipe = ctx.prog.insts[pc as usize].pipe;
+                if let Some((until, reason)) = self.throttled(sp, pipe, free) {
+                    ctx.stats.charge(pc, reason, until - free);
+                    ctx.tracer.stall(free, self, slot, reason);
+                    ready = until;
+                }
+                self.ready[base + pos as usize] = ready;
+                next = next.min(ready);
+            }
         }
+        self.eligible = eligible;
         let s = &mut self.sps[sp];
         s.next_at = if next == u64::MAX {
             next

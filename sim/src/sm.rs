@@ -92,6 +92,8 @@ pub(crate) struct Sm {
     pub per_sp: usize,
     /// Free warp slots, one bit each.
     free: Vec<u64>,
+    /// Scratch: the eligible warps of one scheduling pass.
+    pub eligible: Vec<u16>,
     pub blocks: Vec<BlockSlot>,
     pub sps: Vec<SubPartition>,
     /// The next cycle the SM's shared-memory pipe (shared accesses and
@@ -117,6 +119,7 @@ impl Sm {
             ages: vec![0; per_sp * cfg.num_subpartitions as usize],
             per_sp,
             free: Vec::new(),
+            eligible: Vec::new(),
             blocks: Vec::new(),
             sps: (0..cfg.num_subpartitions)
                 .map(|_| SubPartition::new(cfg.mio_queue_depth, cfg.lsu_queue_depth))
