@@ -1,0 +1,213 @@
+//! The counter matrix: every HotSort kernel's counters on the `h200` preset,
+//! one insta snapshot per configuration (W x H x layout x exchange), so a
+//! changed counter points at its configuration. Configurations the sort
+//! refuses are listed, with the reason, in a snapshot of their own, so a
+//! change in validity shows too.
+//!
+//! Each configuration sorts the smallest fixed input that launches every
+//! kernel (see [`matrix_keys`]): uniform keys, seed 1.
+
+use std::fmt::Write as _;
+
+use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
+use rayon::prelude::*;
+use sim::KernelStats;
+use simsort::experiment::sort::{hotsort_config, machine_config};
+use simsort::experiment::{Distribution, ExperimentError, KernelRow, SortOptions, run_sort};
+
+/// Warp widths of the matrix.
+const WARPS: [u32; 4] = [8, 16, 32, 64];
+/// Slab heights of the matrix.
+const HEIGHTS: [u32; 4] = [4, 8, 16, 32];
+
+/// One configuration of the matrix.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    warp: u32,
+    height: u32,
+    layout: Layout,
+    merge: MergeExchange,
+}
+
+impl Case {
+    /// The snapshot name: `w32_h16_pad_shuffle`.
+    fn name(&self) -> String {
+        format!(
+            "w{}_h{}_{}_{}",
+            self.warp, self.height, self.layout, self.merge
+        )
+    }
+
+    /// The sort options on `h200` with machine-sized blocks; `keys` is set
+    /// later by [`matrix_keys`].
+    fn options(&self) -> SortOptions {
+        SortOptions {
+            warp: self.warp,
+            slab_height: self.height,
+            block_slabs: None,
+            keys: 0,
+            dist: Distribution::Uniform,
+            seed: 1,
+            gpu: "h200".to_string(),
+            smem_layout: self.layout,
+            merge: self.merge,
+            ..SortOptions::default()
+        }
+    }
+}
+
+/// Every configuration, in a fixed order.
+fn matrix() -> Vec<Case> {
+    let mut cases = Vec::new();
+    for warp in WARPS {
+        for height in HEIGHTS {
+            for layout in Layout::ALL {
+                for merge in MergeExchange::ALL {
+                    cases.push(Case {
+                        warp,
+                        height,
+                        layout,
+                        merge,
+                    });
+                }
+            }
+        }
+    }
+    cases
+}
+
+/// The smallest key count that launches every kernel of the sort.
+///
+/// With `P` slabs per block and `K = fm_rows()` slabs per `fm` thread, the
+/// host runs `hm` once a merged run of `R` slabs leaves sub-spans of `R/K`
+/// slabs larger than a block, i.e. once `R >= 2*K*P`; `R` only grows while it
+/// is smaller than the sorted blocks, so at least `2K + 1` blocks are needed.
+/// Half a slab more than `2K` full blocks gives exactly that, and the partial
+/// last block makes `fill_in` pad it and `fill_out` pad the merge area.
+fn matrix_keys(opts: &SortOptions) -> Result<u64, ExperimentError> {
+    let gpu = machine_config(opts)?;
+    let cfg = hotsort_config(opts, &gpu)?;
+    let block_keys = u64::from(cfg.block_keys());
+    let k = u64::from(cfg.fm_rows());
+    Ok(2 * k * block_keys + u64::from(cfg.slab_keys()) / 2 + 1)
+}
+
+/// A kernel's counters as sorted `key = value` lines: every integral
+/// Nsight metric (each `.sum` and `.max`), stall warp-cycles per reason,
+/// shuffles and barriers, and the launch shape. Shared with the example
+/// kernels' snapshots.
+pub fn counter_lines(stats: &KernelStats) -> Vec<String> {
+    let [gx, gy, gz] = stats.grid;
+    let [bx, by, bz] = stats.block;
+    let mut lines = vec![
+        format!("launches = {}", stats.launches),
+        format!("first_launch = grid {gx}x{gy}x{gz} block {bx}x{by}x{bz}"),
+        format!("sim.blocks = {}", stats.blocks),
+        format!("sim.shfl_inst = {}", stats.shfl_inst),
+        format!("sim.barriers = {}", stats.barriers),
+    ];
+    for (name, value) in stats.metrics() {
+        if name.ends_with(".sum") || name.ends_with(".max") {
+            assert!(
+                value.fract() == 0.0 && value >= 0.0,
+                "metric {name} = {value} is not a count"
+            );
+            lines.push(format!("{name} = {}", value as u64));
+        }
+    }
+    for (reason, cycles) in stats.stall_map() {
+        lines.push(format!("stall_warp_cycles.{reason} = {cycles}"));
+    }
+    lines.sort();
+    lines
+}
+
+/// What one configuration's snapshot holds: the input, then one section of
+/// sorted `key = value` lines per kernel, in launch order.
+fn snapshot_text(case: &Case, keys: u64, rows: &[KernelRow]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# h200, W={} H={} layout={} exchange={}, {keys} uniform keys (seed 1)",
+        case.warp, case.height, case.layout, case.merge
+    );
+    for row in rows {
+        let _ = writeln!(out, "\n[{}]", row.name);
+        for line in counter_lines(&row.stats) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    out
+}
+
+/// The outcome of one configuration.
+enum Run {
+    /// The snapshot text.
+    Counters(String),
+    /// The configuration is refused: every reason, one per line.
+    Invalid(String),
+}
+
+/// Runs one configuration; a fault or a wrong result is an error (the
+/// matrix must not hide one), a refused configuration is [`Run::Invalid`].
+fn run_case(case: &Case) -> Result<Run, String> {
+    let mut opts = case.options();
+    let keys = match matrix_keys(&opts) {
+        Ok(keys) => keys,
+        Err(ExperimentError::Invalid(reasons)) => return Ok(Run::Invalid(reasons.join("; "))),
+        Err(e) => return Err(e.to_string()),
+    };
+    opts.keys = keys;
+    match run_sort(&opts) {
+        Ok(outcome) => {
+            let rows = &outcome.report.kernels;
+            let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+            for kernel in kernels_ir::kernels::hotsort::KERNEL_NAMES {
+                if !names.contains(&kernel) {
+                    return Err(format!("{keys} keys did not launch `{kernel}` ({names:?})"));
+                }
+            }
+            Ok(Run::Counters(snapshot_text(case, keys, rows)))
+        }
+        Err(ExperimentError::Invalid(reasons)) => Ok(Run::Invalid(reasons.join("; "))),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[test]
+fn hotsort_counter_matrix() {
+    let cases = matrix();
+    // Runs in parallel; results come back in matrix order, so the
+    // assertions below are in a fixed order whatever the scheduling.
+    let runs: Vec<Result<Run, String>> = cases.par_iter().map(run_case).collect();
+    let mut invalid = String::new();
+    let mut failed = Vec::new();
+    for (case, run) in cases.iter().zip(runs) {
+        match run {
+            Ok(Run::Counters(text)) => {
+                let name = case.name();
+                let check = std::panic::catch_unwind(|| insta::assert_snapshot!(name, text));
+                if check.is_err() {
+                    failed.push(format!("{}: snapshot differs or is missing", case.name()));
+                }
+            }
+            Ok(Run::Invalid(reason)) => {
+                let _ = writeln!(invalid, "{} = {reason}", case.name());
+            }
+            Err(e) => failed.push(format!("{}: {e}", case.name())),
+        }
+    }
+    if invalid.is_empty() {
+        invalid.push_str("(every configuration of the matrix is valid)\n");
+    }
+    if std::panic::catch_unwind(|| insta::assert_snapshot!("invalid_configs", invalid)).is_err() {
+        failed.push("invalid_configs: snapshot differs or is missing".to_string());
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} configurations failed:\n{}",
+        failed.len(),
+        cases.len(),
+        failed.join("\n")
+    );
+}
