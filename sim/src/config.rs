@@ -165,8 +165,12 @@ gpu_config! {
     /// Cycles after a branch before the warp can issue again (`branch_resolving`), >= 1.
     branch_latency_cycles: u32,
     /// Cycles from the last warp's arrival at `bar.sync` until the block's
-    /// warps can issue again, >= 1.
+    /// first warp can issue again, >= 1.
     bar_latency_cycles: u32,
+    /// Cycles between the releases of successive warps of a block (in warp
+    /// order) when a barrier completes, >= 0: the barrier unit wakes one
+    /// warp at a time.
+    bar_release_cycles_per_warp: u32,
     /// Global-memory sectors the SM's LSU (L1TEX) accepts per cycle, >= 1.
     lsu_sectors_per_cycle: u32,
     /// Global-memory instructions one sub-partition may have queued and not
@@ -238,9 +242,15 @@ impl GpuConfig {
             // Measured: a dependent shared-load chain about 29 cycles a step.
             smem_latency_cycles: 29,
             mio_queue_depth: 8,
-            branch_latency_cycles: 4,
+            // With it a dependent chain in a loop costs 12 cycles per 3 ops,
+            // as measured (the branch hides behind the chain).
+            branch_latency_cycles: 2,
             // With the loop around it, `bar.sync` costs about 14 cycles for one warp.
             bar_latency_cycles: 4,
+            // Measured: `bar.sync` in a loop costs about 14 cycles with one
+            // warp and 76 with 32, about two more per added warp; the loop's
+            // own issue pressure explains half of that.
+            bar_release_cycles_per_warp: 2,
             // L1TEX: 128 bytes per cycle per SM.
             lsu_sectors_per_cycle: 4,
             lsu_queue_depth: 8,
@@ -286,6 +296,7 @@ impl GpuConfig {
             mio_queue_depth: 2,
             branch_latency_cycles: 2,
             bar_latency_cycles: 2,
+            bar_release_cycles_per_warp: 1,
             lsu_sectors_per_cycle: 2,
             lsu_queue_depth: 2,
             l2_latency_cycles: 10,

@@ -55,7 +55,8 @@
 //!   the memory partitions ([`global_mem`] says what is and is not modelled).
 //! - **Control**: a branch delays its warp `branch_latency_cycles`;
 //!   `bar.sync` releases the block's warps `bar_latency_cycles` after the last
-//!   live warp arrives (exited warps count as arrived).
+//!   live warp arrives (exited warps count as arrived), one warp every
+//!   `bar_release_cycles_per_warp` cycles.
 //!
 //! Blocks are placed on SMs under the occupancy limits (warps, blocks,
 //! registers allocated per warp in `reg_alloc_unit` units, shared memory).

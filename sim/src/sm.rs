@@ -257,9 +257,11 @@ impl Sm {
     }
 
     /// Every live warp of block slot `b` has arrived at the barrier, the
-    /// last at cycle `t`: releases them.
+    /// last at cycle `t`: releases them, one every
+    /// `bar_release_cycles_per_warp` cycles in warp order.
     pub fn release_barrier(&mut self, b: usize, t: u64, ctx: &mut Ctx<'_>) {
-        let release = t + u64::from(ctx.cfg.bar_latency_cycles);
+        let mut release = t + u64::from(ctx.cfg.bar_latency_cycles);
+        let stagger = u64::from(ctx.cfg.bar_release_cycles_per_warp);
         ctx.stats.barriers += 1;
         self.blocks[b].arrived = 0;
         ctx.tracer.barrier_release(t, self.id, self.blocks[b].id);
@@ -273,15 +275,17 @@ impl Sm {
             }
             w.state = State::Ready;
             let pc = w.pc();
+            let at = release;
+            release += stagger;
             ctx.stats
-                .charge(pc, StallReason::Barrier, release - w.barrier_since);
+                .charge(pc, StallReason::Barrier, at - w.barrier_since);
             if !w.normalize(ctx.prog.end) {
-                self.finish_warp(slot, release, ctx);
+                self.finish_warp(slot, at, ctx);
                 continue;
             }
             self.pcs[slot as usize] = w.pc();
-            let floor = crate::scoreboard::pack(release, StallReason::Selected);
-            self.wait_for_operands(slot, floor, release, ctx);
+            let floor = crate::scoreboard::pack(at, StallReason::Selected);
+            self.wait_for_operands(slot, floor, at, ctx);
         }
     }
 

@@ -120,11 +120,11 @@ fn a_global_load_misses_to_dram() {
 #[test]
 fn a_barrier_releases_after_the_last_arrival() {
     let s = run(16, |b| {
-        b.bar_sync(); // both warps at 0; released at 2
-        b.exit(); // both at 2
+        b.bar_sync(); // both warps at 0; warp 0 released at 2, warp 1 at 3
+        b.exit(); // at 2 and 3
     });
-    assert_eq!(s.cycles, Cycle(3));
-    assert_eq!(stall(&s, StallReason::Barrier), 2);
+    assert_eq!(s.cycles, Cycle(4));
+    assert_eq!(stall(&s, StallReason::Barrier), 1 + 2);
     assert_eq!(s.barriers, 1);
 }
 

@@ -1,0 +1,179 @@
+//! The `h200` preset against the dependent-chain latencies measured on an
+//! H200 (`hardware.md`), each a loop of 64 steps timed per step.
+
+use kernels_ir::{Dim3, KernelBuilder, Opcode, ParamType, ParamValue, Reg, Special};
+
+use super::util::{gpu, verified};
+use crate::GpuConfig;
+
+const STEPS: u32 = 64;
+
+/// Cycles per loop iteration of `body` (run `STEPS` times) for `threads`
+/// threads in one block, minus nothing: the loop's own cost is part of
+/// what the H200 figures measure.
+fn per_step(
+    threads: u32,
+    setup: impl FnOnce(&mut KernelBuilder, Reg),
+    body: impl Fn(&mut KernelBuilder, Reg),
+) -> f64 {
+    let mut b = KernelBuilder::new("chain");
+    let buf = b.param("buf", ParamType::U64);
+    let (i, p, v, base) = (b.reg32(), b.pred(), b.reg32(), b.reg64());
+    let top = b.label("top");
+    b.mov(base, buf);
+    setup(&mut b, v);
+    b.mov(i, 0);
+    b.bind(top);
+    body(&mut b, v);
+    b.add(i, i, 1);
+    b.setp_lt_u(p, i, i64::from(STEPS));
+    b.when(p).bra(top);
+    b.st_global_b32(base, 0, v);
+    b.exit();
+    let k = verified(b.build());
+    let mut g = gpu(GpuConfig::h200());
+    let a = g.alloc(1 << 20);
+    // A chain through global memory: word k holds the byte offset k*4+4096 (mod 1 MiB).
+    let words: Vec<u32> = (0..1 << 18)
+        .map(|k: u32| (k * 4 + 4096) % (1 << 20))
+        .collect();
+    g.write_u32s(a, &words).unwrap();
+    let s = g
+        .launch(&k, Dim3::x(1), Dim3::x(threads), &[ParamValue::U64(a)])
+        .unwrap();
+    s.cycles.0 as f64 / f64::from(STEPS)
+}
+
+/// Like [`per_step`] for a body that runs the loop counter `i` and sets the
+/// loop predicate `p` itself.
+fn per_step_interleaved(threads: u32, body: impl Fn(&mut KernelBuilder, Reg, Reg, Reg)) -> f64 {
+    let mut b = KernelBuilder::new("chain");
+    let buf = b.param("buf", ParamType::U64);
+    let (i, p, v, base) = (b.reg32(), b.pred(), b.reg32(), b.reg64());
+    let top = b.label("top");
+    b.mov(base, buf);
+    b.mov(v, Special::LaneId);
+    b.mov(i, 0);
+    b.bind(top);
+    body(&mut b, v, i, p);
+    b.when(p).bra(top);
+    b.st_global_b32(base, 0, v);
+    b.exit();
+    let k = verified(b.build());
+    let mut g = gpu(GpuConfig::h200());
+    let a = g.alloc(4);
+    let s = g
+        .launch(&k, Dim3::x(1), Dim3::x(threads), &[ParamValue::U64(a)])
+        .unwrap();
+    s.cycles.0 as f64 / f64::from(STEPS)
+}
+
+fn assert_near(what: &str, got: f64, lo: f64, hi: f64) {
+    assert!(
+        (lo..=hi).contains(&got),
+        "{what}: {got:.1} cycles per step, the H200 takes {lo}-{hi}"
+    );
+}
+
+#[test]
+fn integer_chain_costs_about_four_cycles_an_op() {
+    // The loop counter's work is interleaved with the chain, as a compiler
+    // schedules it (the warp issues in order).
+    let got = per_step_interleaved(32, |b, v, i, p| {
+        b.min_u(v, v, 1000);
+        b.add(i, i, 1);
+        b.max_u(v, v, 3);
+        b.setp_lt_u(p, i, i64::from(STEPS));
+        b.add(v, v, 1);
+    });
+    assert_near("min/max/add chain", got, 11.0, 14.0);
+}
+
+#[test]
+fn shuffle_plus_add_costs_about_thirty() {
+    let got = per_step_interleaved(32, |b, v, i, p| {
+        let t = b.reg32();
+        b.shfl(Opcode::ShflXor, t, v, 1, 32);
+        b.add(i, i, 1);
+        b.setp_lt_u(p, i, i64::from(STEPS));
+        b.add(v, v, t);
+    });
+    assert_near("shfl + add chain", got, 28.0, 33.0);
+}
+
+#[test]
+fn shared_pointer_chase_costs_about_twenty_nine() {
+    let got = per_step(
+        32,
+        |b, v| {
+            // Each lane chases its own word, which points at itself.
+            b.shared(4096, 4);
+            b.shl(v, Special::LaneId, 2);
+            b.st_shared_b32(Some(v), 0, v);
+        },
+        |b, v| {
+            b.ld_shared_b32(v, Some(v), 0);
+        },
+    );
+    assert_near("shared chase", got, 27.0, 33.0);
+}
+
+#[test]
+fn global_pointer_chase_through_dram() {
+    let got = per_step(
+        1,
+        |b, v| {
+            b.mov(v, 0);
+        },
+        |b, v| {
+            let (off, a) = (b.reg64(), b.reg64());
+            b.cvt_u64_u32(off, v);
+            b.add(a, kernels_ir::Reg::d(0), off);
+            b.ld_global_b32(v, a, 0);
+        },
+    );
+    // Every step touches a new line: a DRAM access each (the L2 starts empty).
+    assert_near("global chase", got, 620.0, 700.0);
+}
+
+#[test]
+fn global_chase_hitting_in_l2() {
+    let got = per_step(
+        1,
+        |b, v| {
+            b.mov(v, 0);
+        },
+        |b, v| {
+            let (off, a) = (b.reg64(), b.reg64());
+            b.cvt_u64_u32(off, v);
+            b.add(a, kernels_ir::Reg::d(0), off);
+            b.ld_global_b32(v, a, 0);
+            b.and(v, v, 0); // always word 0: a DRAM miss, then L2 hits
+        },
+    );
+    assert_near("L2 chase", got, 300.0, 370.0);
+}
+
+#[test]
+fn barriers_cost_about_fourteen_cycles_alone_and_more_with_many_warps() {
+    let one = per_step(
+        32,
+        |b, v| {
+            b.mov(v, 0);
+        },
+        |b, _| {
+            b.bar_sync();
+        },
+    );
+    assert_near("bar.sync, one warp", one, 11.0, 18.0);
+    let many = per_step(
+        1024,
+        |b, v| {
+            b.mov(v, 0);
+        },
+        |b, _| {
+            b.bar_sync();
+        },
+    );
+    assert_near("bar.sync, 32 warps", many, 60.0, 90.0);
+}
