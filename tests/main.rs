@@ -2,6 +2,7 @@
 
 mod cli;
 mod cli_sweep;
+mod cli_trace_sort;
 mod fuzz;
 mod hardware;
 mod properties;

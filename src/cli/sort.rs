@@ -5,7 +5,11 @@ use std::io::Write;
 
 use clap::Args;
 use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
+use simsort::experiment::sort::prepare;
+use simsort::experiment::trace::{TraceSpec, run_recorded};
 use simsort::experiment::{Algo, Distribution, SortOptions, run_sort_with};
+use std::path::PathBuf;
+use traces::{Focus, TraceLevel, TraceOptions};
 
 use super::machine::MachineOverrides;
 use super::progress::SortBar;
@@ -92,9 +96,26 @@ pub struct SortArgs {
     /// No progress bar and no closing line on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Record a replay trace of the run into FILE (`simsort replay FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Which block (and warp) the trace records in detail: `block=B[,warp=W]`.
+    #[arg(long, value_name = "SPEC", default_value = "block=0", value_parser = parse_focus)]
+    pub trace_focus: Focus,
+    /// How much the trace keeps beyond the focus: `counters-only` or `full`.
+    #[arg(long, value_name = "LEVEL", default_value = "counters-only", value_parser = parse_level)]
+    pub trace_level: TraceLevel,
     /// Machine config overrides.
     #[command(flatten)]
     pub machine: MachineOverrides,
+}
+
+fn parse_focus(s: &str) -> Result<Focus, String> {
+    s.parse::<Focus>().map_err(|e| e.to_string())
+}
+
+fn parse_level(s: &str) -> Result<TraceLevel, String> {
+    s.parse::<TraceLevel>().map_err(|e| e.to_string())
 }
 
 /// Parses `--key-bits`: 32 or 64.
@@ -129,7 +150,18 @@ impl SortArgs {
 /// Runs the sort and prints its report.
 pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let bar = SortBar::new(args.quiet);
-    let outcome = run_sort_with(&args.options(), &mut |p| bar.update(p));
+    let outcome = match &args.trace {
+        None => run_sort_with(&args.options(), &mut |p| bar.update(p)),
+        Some(path) => prepare(&args.options()).and_then(|prepared| {
+            let spec = TraceSpec {
+                path: path.clone(),
+                focus: args.trace_focus,
+                level: args.trace_level,
+                counter_interval_cycles: TraceOptions::default().counter_interval_cycles,
+            };
+            run_recorded(&prepared, &spec, &mut |p| bar.update(p))
+        }),
+    };
     bar.finish();
     let outcome = outcome.map_err(|e| Failure {
         status: e.exit_status(),

@@ -9,6 +9,7 @@ pub mod report;
 pub mod sort;
 pub mod sweep;
 pub mod sweep_out;
+pub mod trace;
 
 pub use check::{CheckError, check_sorted};
 pub use input::{Distribution, generate_u32};

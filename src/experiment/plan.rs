@@ -132,15 +132,17 @@ pub struct Progress {
 
 /// A device that forwards to the simulator and reports progress against a
 /// plan before each launch.
-pub(crate) struct ProgressDevice<'a> {
+pub(crate) struct ProgressDevice<'a, 's> {
     pub(crate) gpu: &'a mut Gpu,
     pub(crate) plan: &'a [PlannedLaunch],
     pub(crate) report: &'a mut dyn FnMut(Progress),
     pub(crate) done: usize,
     pub(crate) work_done: u64,
+    /// Where launches are recorded, when the run is traced.
+    pub(crate) sink: Option<&'a mut (dyn sim::TraceSink + 's)>,
 }
 
-impl ProgressDevice<'_> {
+impl ProgressDevice<'_, '_> {
     fn progress(&self) -> Progress {
         Progress {
             kernel: self.plan.get(self.done).map(|l| l.name),
@@ -158,7 +160,7 @@ impl ProgressDevice<'_> {
     }
 }
 
-impl Device for ProgressDevice<'_> {
+impl Device for ProgressDevice<'_, '_> {
     type Stats = sim::KernelStats;
     type Error = sim::SimError;
 
@@ -187,7 +189,10 @@ impl Device for ProgressDevice<'_> {
     ) -> Result<sim::KernelStats, sim::SimError> {
         let p = self.progress();
         (self.report)(p);
-        let stats = self.gpu.launch(kernel, grid, block, params)?;
+        let stats = match self.sink.as_deref_mut() {
+            Some(sink) => self.gpu.launch_traced(kernel, grid, block, params, sink)?,
+            None => self.gpu.launch(kernel, grid, block, params)?,
+        };
         self.work_done += self.plan.get(self.done).map_or(0, |l| l.work);
         self.done += 1;
         Ok(stats)

@@ -92,6 +92,9 @@ pub enum ExperimentError {
     /// The output is not the sorted input.
     #[error("the sort produced a wrong result: {0}")]
     Wrong(#[from] CheckError),
+    /// The trace could not be written.
+    #[error("cannot write the trace: {0}")]
+    Trace(String),
 }
 
 impl ExperimentError {
@@ -99,7 +102,7 @@ impl ExperimentError {
     pub fn exit_status(&self) -> u8 {
         match self {
             ExperimentError::Invalid(_) => 2,
-            ExperimentError::Sim(_) | ExperimentError::Wrong(_) => 1,
+            ExperimentError::Sim(_) | ExperimentError::Wrong(_) | ExperimentError::Trace(_) => 1,
         }
     }
 }
@@ -289,6 +292,15 @@ impl Prepared {
     /// Runs the prepared experiment, reporting progress before each kernel
     /// launch and once at the end.
     pub fn run(&self, progress: &mut dyn FnMut(Progress)) -> Result<Outcome, ExperimentError> {
+        self.run_traced(progress, None)
+    }
+
+    /// [`Prepared::run`], recording every launch into `sink` when given.
+    pub fn run_traced(
+        &self,
+        progress: &mut dyn FnMut(Progress),
+        sink: Option<&mut (dyn sim::TraceSink + '_)>,
+    ) -> Result<Outcome, ExperimentError> {
         let opts = &self.opts;
         let input = generate_u32(opts.dist, opts.keys as usize, opts.seed);
         let mut gpu = Gpu::new(self.gpu.clone(), RunOptions::default())?;
@@ -299,6 +311,7 @@ impl Prepared {
             report: progress,
             done: 0,
             work_done: 0,
+            sink: sink.map(|s| &mut *s),
         };
         let run = self.hotsort.sort(&mut dev, &input).map_err(|e| match e {
             SortError::Device(e) => ExperimentError::Sim(e),

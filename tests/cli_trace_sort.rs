@@ -1,0 +1,99 @@
+//! `simsort --trace FILE`: the sort records a trace that the trace tools
+//! read back, and bad trace options are input errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use crate::util::simsort_bin;
+
+fn simsort(args: &[&str]) -> Output {
+    Command::new(simsort_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run simsort")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_trace_sort-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+const SMALL: &[&str] = &[
+    "--gpu",
+    "tiny",
+    "--warp",
+    "8",
+    "--slab-height",
+    "4",
+    "--keys",
+    "3000",
+    "-q",
+];
+
+#[test]
+fn a_traced_sort_can_be_read_back_and_is_deterministic() {
+    let dir = scratch("roundtrip");
+    let (a, b) = (dir.join("a.trace"), dir.join("b.trace"));
+    for path in [&a, &b] {
+        let mut args = SMALL.to_vec();
+        args.extend([
+            "--trace",
+            path.to_str().unwrap(),
+            "--trace-focus",
+            "block=1,warp=0",
+        ]);
+        let out = simsort(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&a).unwrap(),
+        std::fs::read(&b).unwrap(),
+        "same run, same bytes"
+    );
+    let info = simsort(&["trace", "info", a.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(
+        info.status.success(),
+        "{}",
+        String::from_utf8_lossy(&info.stderr)
+    );
+    for needle in ["focus block=1", "bs grid", "transpose", "keys=3000"] {
+        assert!(text.contains(needle), "`{needle}` not in:\n{text}");
+    }
+}
+
+#[test]
+fn bad_trace_options_are_input_errors() {
+    let dir = scratch("bad");
+    let file = dir.join("t.trace");
+    let file = file.to_str().unwrap();
+    let missing_dir = dir.join("no/such/dir/t.trace");
+    for (extra, needle) in [
+        (
+            vec!["--trace", file, "--trace-focus", "blok=1"],
+            "trace-focus",
+        ),
+        (
+            vec!["--trace", file, "--trace-level", "everything"],
+            "trace-level",
+        ),
+        (vec!["--trace", missing_dir.to_str().unwrap()], "--trace"),
+    ] {
+        let mut args = SMALL.to_vec();
+        args.extend(extra.iter().copied());
+        let out = simsort(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(needle) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}
