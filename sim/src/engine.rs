@@ -171,6 +171,14 @@ impl Sm {
             if t >= horizon || self.retire_at.is_some() {
                 break;
             }
+            if ctx
+                .tracer
+                .next_sample_end(self.id)
+                .is_some_and(|end| t >= end)
+            {
+                let complete = self.charged_until(t);
+                ctx.tracer.flush_samples(self.id, complete);
+            }
             self.step(t, ctx)?;
         }
         Ok(())

@@ -321,12 +321,16 @@ impl Gpu {
             seq: 0,
             scratch: Default::default(),
         };
+        ctx.tracer.start_samples(self.sms.len());
         let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
         let launch = ctx.tracer.begin(vk.kernel(), dims.0, dims.1);
         let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);
         let end = crate::engine::run(&mut self.sms, &mut ctx, limit, lockstep)?;
         let end = end.max(ctx.last_store_done);
         let mut tracer = ctx.tracer;
+        for sm in 0..self.sms.len() as u32 {
+            tracer.flush_samples(sm, u64::MAX / 2);
+        }
         tracer.end(end, launch);
         if let Some(e) = tracer.error.take() {
             return Err(SimError::Trace(e.to_string()));

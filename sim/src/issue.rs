@@ -45,7 +45,8 @@ impl Sm {
         if let Some(p) = stats.per_pc.get_mut(pc as usize) {
             p.inst_executed += slots;
         }
-        stats.charge(pc, StallReason::Selected, slots);
+        ctx.charge(self.id, pc, StallReason::Selected, t, slots);
+        ctx.tracer.sample(self.id, t, |c| c.inst_issued += slots);
         self.sps[sp].issue_free_at = t + slots;
         ctx.tracer.issue(
             t,
@@ -237,6 +238,10 @@ impl Sm {
             p.smem_wavefronts += u64::from(wf.wavefronts);
             p.smem_bank_conflicts += u64::from(wf.conflicts);
         }
+        ctx.tracer.sample(self.id, t, |c| {
+            c.smem_wavefronts += u64::from(wf.wavefronts);
+            c.smem_bank_conflicts += u64::from(wf.conflicts);
+        });
         let busy = u64::from(wf.wavefronts.max(1));
         let start = t.max(self.smem_free_at);
         self.smem_free_at = start + busy;
@@ -282,6 +287,10 @@ impl Sm {
         let n = ctx.sectors.len() as u64;
         let s = &mut *ctx.stats;
         let requests = u64::from(n > 0);
+        ctx.tracer.sample(self.id, t, |c| {
+            c.gmem_requests += requests;
+            c.gmem_sectors += n;
+        });
         if op.store {
             s.gmem_st_requests += requests;
             s.gmem_st_sectors += n;

@@ -67,6 +67,7 @@
 
 mod coalescer;
 mod config;
+mod counters;
 mod decode;
 mod engine;
 mod error;

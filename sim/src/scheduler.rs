@@ -201,12 +201,12 @@ impl Sm {
             let slot = (pos * nsp + sp) as u16;
             let pc = self.pcs[slot as usize];
             if ready < t {
-                ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
+                ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
                 self.ready[base + pos] = t;
             }
             let pipe = ctx.prog.insts[pc as usize].pipe;
             if let Some((until, reason)) = self.throttled(sp, pipe, t) {
-                ctx.stats.charge(pc, reason, until - t);
+                ctx.charge(self.id, pc, reason, t, until - t);
                 self.ready[base + pos] = until;
                 next = next.min(until);
                 ctx.tracer.stall(t, self, slot, reason);
@@ -234,12 +234,12 @@ impl Sm {
                     continue;
                 }
                 let pc = self.pcs[slot as usize];
-                ctx.stats.charge(pc, StallReason::NotSelected, free - t);
+                ctx.charge(self.id, pc, StallReason::NotSelected, t, free - t);
                 ctx.tracer.stall(t, self, slot, StallReason::NotSelected);
                 let mut ready = free;
                 let pipe = ctx.prog.insts[pc as usize].pipe;
                 if let Some((until, reason)) = self.throttled(sp, pipe, free) {
-                    ctx.stats.charge(pc, reason, until - free);
+                    ctx.charge(self.id, pc, reason, free, until - free);
                     ctx.tracer.stall(free, self, slot, reason);
                     ready = until;
                 }

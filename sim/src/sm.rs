@@ -277,8 +277,8 @@ impl Sm {
             let pc = w.pc();
             let at = release;
             release += stagger;
-            ctx.stats
-                .charge(pc, StallReason::Barrier, at - w.barrier_since);
+            let since = w.barrier_since;
+            ctx.charge(self.id, pc, StallReason::Barrier, since, at - since);
             if !w.normalize(ctx.prog.end) {
                 self.finish_warp(slot, at, ctx);
                 continue;
@@ -309,7 +309,7 @@ impl Sm {
             return;
         }
         if ready > from {
-            ctx.stats.charge(pc, reason(l), ready - from);
+            ctx.charge(self.id, pc, reason(l), from, ready - from);
             ctx.tracer.stall(from, self, slot, reason(l));
         }
         self.set_ready(slot, ready.max(from));
@@ -326,6 +326,22 @@ impl Sm {
         let bit = word.trailing_zeros() as usize;
         *word &= !(1 << bit);
         i * 64 + bit
+    }
+
+    /// The first cycle some resident warp has not been charged for yet
+    /// (at most `t`): counter samples before it are complete.
+    pub fn charged_until(&self, t: u64) -> u64 {
+        let mut done = t;
+        for (slot, w) in self.warps.iter().enumerate() {
+            let c = match (w.state, w.blocked) {
+                (State::Free, _) => continue,
+                (State::Barrier, _) => w.barrier_since,
+                (State::Ready, Some((_, from))) => from,
+                (State::Ready, None) => self.ready[self.hot(slot as u16)],
+            };
+            done = done.min(c);
+        }
+        done
     }
 
     /// Up to `n` resident warps and their pcs, barrier waiters first.
@@ -385,6 +401,14 @@ fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, 
 }
 
 impl Ctx<'_> {
+    /// Charges `n` warp-cycles of `reason` from cycle `from` on to the
+    /// instruction at `pc` of a warp of SM `sm`.
+    #[inline]
+    pub fn charge(&mut self, sm: u32, pc: u32, reason: StallReason, from: u64, n: u64) {
+        self.stats.charge(pc, reason, n);
+        self.tracer.sample_stall(sm, reason, from, n);
+    }
+
     fn prog_shared_bytes(&self) -> usize {
         self.kernel.kernel().shared_bytes as usize
     }

@@ -9,7 +9,9 @@
 use std::io::Write;
 
 use kernels_ir::Kernel;
-use traces::{Event, KernelSource, StallReason, TraceError, TraceWriter};
+use traces::{CounterSample, Event, KernelSource, StallReason, TraceError, TraceWriter};
+
+use crate::counters::SmSamples;
 
 use crate::shared_mem::Wavefronts;
 use crate::sm::Sm;
@@ -25,6 +27,11 @@ pub trait TraceSink {
     fn wants_registers(&self, block: u32, warp: u32) -> bool;
     /// Records one event.
     fn record(&mut self, event: &Event) -> Result<(), TraceError>;
+    /// Cycles between per-SM counter samples ([`Event::Counters`]); `None`
+    /// for no samples.
+    fn counter_interval(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A sink that keeps every event in memory (for tests and small tools).
@@ -34,9 +41,12 @@ pub struct VecSink {
     pub events: Vec<Event>,
     /// The kernels launched, by name, in the order first seen.
     pub kernels: Vec<String>,
-    launches: u32,
+    /// Launches begun so far.
+    pub launches: u32,
     /// Register writes are kept for this `(block, warp)` only.
     pub focus: Option<(u32, u32)>,
+    /// Cycles between counter samples, if any are wanted.
+    pub counter_interval: Option<u64>,
 }
 
 impl TraceSink for VecSink {
@@ -63,6 +73,10 @@ impl TraceSink for VecSink {
     fn record(&mut self, event: &Event) -> Result<(), TraceError> {
         self.events.push(event.clone());
         Ok(())
+    }
+
+    fn counter_interval(&self) -> Option<u64> {
+        self.counter_interval
     }
 }
 
@@ -117,6 +131,11 @@ impl<W: Write> TraceSink for Recorder<W> {
     fn record(&mut self, event: &Event) -> Result<(), TraceError> {
         self.writer.record(event)
     }
+
+    fn counter_interval(&self) -> Option<u64> {
+        let n = self.writer.options().counter_interval_cycles;
+        (n > 0).then_some(n)
+    }
 }
 
 /// The simulator's side of tracing during one launch.
@@ -124,13 +143,63 @@ pub(crate) struct Tracer<'a> {
     sink: Option<&'a mut dyn TraceSink>,
     /// The first error the sink reported; later events are dropped.
     pub error: Option<TraceError>,
+    /// Cycles per counter sample (0: none) and each SM's open samples.
+    pub interval: u64,
+    samples: Vec<SmSamples>,
 }
 
 impl<'a> Tracer<'a> {
     pub fn new(sink: Option<&'a mut (dyn TraceSink + '_)>) -> Tracer<'a> {
         // Shortens the trait object's lifetime to the borrow's.
         let sink = sink.map(|s| -> &'a mut dyn TraceSink { s });
-        Tracer { sink, error: None }
+        let interval = sink
+            .as_ref()
+            .and_then(|s| s.counter_interval())
+            .unwrap_or(0);
+        Tracer {
+            sink,
+            error: None,
+            interval,
+            samples: Vec::new(),
+        }
+    }
+
+    /// Prepares counter samples for `sms` SMs.
+    pub fn start_samples(&mut self, sms: usize) {
+        if self.interval > 0 {
+            self.samples = vec![SmSamples::default(); sms];
+        }
+    }
+
+    /// Adds `n` warp-cycles of `reason` from `from` on to SM `sm`'s samples.
+    #[inline]
+    pub fn sample_stall(&mut self, sm: u32, reason: StallReason, from: u64, n: u64) {
+        if self.interval > 0 {
+            self.samples[sm as usize].stall(self.interval, reason, from, n);
+        }
+    }
+
+    /// Adds to SM `sm`'s sample at cycle `t` whatever `f` adds.
+    #[inline]
+    pub fn sample(&mut self, sm: u32, t: u64, f: impl FnOnce(&mut CounterSample)) {
+        if self.interval > 0 {
+            self.samples[sm as usize].count(self.interval, t, f);
+        }
+    }
+
+    /// Emits SM `sm`'s samples that end at or before `complete`.
+    pub fn flush_samples(&mut self, sm: u32, complete: u64) {
+        if self.interval == 0 {
+            return;
+        }
+        for (cycle, sample) in self.samples[sm as usize].take_complete(self.interval, complete) {
+            self.emit(Event::Counters { cycle, sm, sample });
+        }
+    }
+
+    /// The first cycle after the next sample boundary of SM `sm`, if sampling.
+    pub fn next_sample_end(&self, sm: u32) -> Option<u64> {
+        (self.interval > 0).then(|| (self.samples[sm as usize].emitted + 1) * self.interval)
     }
 
     fn emit(&mut self, event: Event) {

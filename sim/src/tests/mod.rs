@@ -9,4 +9,5 @@ mod functional;
 mod ops;
 mod stalls;
 mod timing;
+mod tracing;
 mod util;
