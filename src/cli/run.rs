@@ -186,13 +186,16 @@ fn kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
     }
 }
 
+/// A buffer allocated for a parameter: its name, address and size in bytes.
+type Buffer = (String, u64, u64);
+
 /// The launch parameters, allocating and filling the buffers on `gpu`.
-/// Returns the parameter values and the buffers by name (address, bytes).
+/// Returns the parameter values and the buffers.
 fn parameters(
     args: &RunArgs,
     vk: &VerifiedKernel,
     gpu: &mut Gpu,
-) -> Result<(Vec<ParamValue>, Vec<(String, u64, u64)>), Failure> {
+) -> Result<(Vec<ParamValue>, Vec<Buffer>), Failure> {
     let k = vk.kernel();
     let mut given: Vec<(String, Result<Vec<u8>, u64>)> = Vec::new();
     for spec in &args.buffers {
