@@ -1,6 +1,7 @@
 //! Properties of the whole sort on the simulated GPU: for random key counts,
 //! distributions and valid configurations its output is the sorted input;
-//! and the same inputs give byte-identical JSON reports and traces.
+//! and the same inputs give byte-identical JSON reports and traces, in one
+//! process and across processes (`simsort --json --trace`).
 
 use kernels_ir::kernels::hotsort::{HotSortConfig, Layout, MergeExchange};
 use proptest::prelude::*;
@@ -98,41 +99,59 @@ fn simsort_stdout(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
+/// Sort options of the cross-process runs: an odd slab height, the XOR
+/// layout with the shared-memory exchange, Zipf keys, 4 SMs.
+const CLI_SORT: &[&str] = &[
+    "--keys",
+    "3000",
+    "--warp",
+    "16",
+    "--slab-height",
+    "5",
+    "--smem-layout",
+    "xor",
+    "--merge",
+    "shared",
+    "--dist",
+    "zipf",
+    "--sms",
+    "4",
+    "-q",
+    "--json",
+];
+
+/// The JSON report and the full-level trace of `simsort` with [`CLI_SORT`]
+/// and `--seed seed`, the trace written to `trace`.
+fn cli_report_and_trace(seed: &str, trace: &std::path::Path) -> (Vec<u8>, Vec<u8>) {
+    let mut args = CLI_SORT.to_vec();
+    let path = trace.to_str().expect("a UTF-8 scratch path");
+    args.extend(["--seed", seed, "--trace", path, "--trace-level", "full"]);
+    let report = simsort_stdout(&args);
+    let trace = std::fs::read(trace).unwrap_or_else(|e| panic!("{path}: {e}"));
+    (report, trace)
+}
+
 #[test]
-fn the_same_options_give_byte_identical_json_reports_across_processes() {
-    let args = [
-        "--keys",
-        "3000",
-        "--warp",
-        "16",
-        "--slab-height",
-        "5",
-        "--smem-layout",
-        "xor",
-        "--merge",
-        "shared",
-        "--dist",
-        "zipf",
-        "--seed",
-        "9",
-        "--sms",
-        "4",
-        "--json",
-    ];
-    let first = simsort_stdout(&args);
-    let second = simsort_stdout(&args);
+fn the_same_options_give_byte_identical_reports_and_traces_across_processes() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("properties-cli");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let (report, trace) = cli_report_and_trace("9", &dir.join("a.trace"));
+    let (report2, trace2) = cli_report_and_trace("9", &dir.join("b.trace"));
     assert!(
-        first == second,
+        report == report2,
         "two runs printed different reports:\n{}\n----\n{}",
-        String::from_utf8_lossy(&first),
-        String::from_utf8_lossy(&second)
+        String::from_utf8_lossy(&report),
+        String::from_utf8_lossy(&report2)
     );
-    let report: serde_json::Value = serde_json::from_slice(&first).expect("the report is JSON");
-    assert_eq!(report["keys"], 3000);
-    // The comparison can fail: another seed gives another report.
-    let mut other = args;
-    other[13] = "10";
-    assert_ne!(first, simsort_stdout(&other), "the seed changes the report");
+    assert!(trace.len() > 10_000, "a trace of {} bytes", trace.len());
+    assert!(trace == trace2, "two runs recorded different traces");
+    let json: serde_json::Value = serde_json::from_slice(&report).expect("the report is JSON");
+    assert_eq!(json["keys"], 3000);
+    // The comparisons can fail: another seed gives another report and trace.
+    let (report3, trace3) = cli_report_and_trace("10", &dir.join("c.trace"));
+    assert!(report != report3, "the seed should change the report");
+    assert!(trace != trace3, "the seed should change the trace");
 }
 
 #[test]

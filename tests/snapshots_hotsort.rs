@@ -174,6 +174,48 @@ fn run_case(case: &Case) -> Result<Run, String> {
     }
 }
 
+/// Asserts snapshot `name` (an expression giving `&str`) of `text` and
+/// turns a failure into `Some(line)` for a final report, so one run shows
+/// every changed snapshot rather than only the first (insta prints each
+/// diff as it goes). A macro, so insta names the snapshot after the calling
+/// module as usual.
+macro_rules! check_snapshot {
+    ($name:expr, $text:expr) => {{
+        let (name, text): (&str, &str) = ($name, $text);
+        std::panic::catch_unwind(|| insta::assert_snapshot!(name, text))
+            .is_err()
+            .then(|| format!("{name}: snapshot differs or is missing"))
+    }};
+}
+pub(crate) use check_snapshot;
+
+/// Committed counter snapshots that no configuration produced (one that
+/// became invalid, or left the matrix): insta never reads them, so they
+/// would go stale silently.
+fn orphan_snapshots(counted: &[String]) -> Vec<String> {
+    let dir = crate::util::tests_dir().join("snapshots");
+    let prefix = "integration__snapshots_hotsort__";
+    let mut orphans = Vec::new();
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let file = entry.expect("directory entry").file_name();
+        let file = file.to_string_lossy();
+        let Some(name) = file
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(".snap"))
+        else {
+            continue;
+        };
+        if name != "invalid_configs" && !counted.iter().any(|c| c == name) {
+            orphans.push(format!(
+                "{file}: no configuration produces this snapshot; delete it"
+            ));
+        }
+    }
+    orphans.sort();
+    orphans
+}
+
 #[test]
 fn hotsort_counter_matrix() {
     let cases = matrix();
@@ -182,14 +224,13 @@ fn hotsort_counter_matrix() {
     let runs: Vec<Result<Run, String>> = cases.par_iter().map(run_case).collect();
     let mut invalid = String::new();
     let mut failed = Vec::new();
+    let mut counted = Vec::new();
     for (case, run) in cases.iter().zip(runs) {
         match run {
             Ok(Run::Counters(text)) => {
                 let name = case.name();
-                let check = std::panic::catch_unwind(|| insta::assert_snapshot!(name, text));
-                if check.is_err() {
-                    failed.push(format!("{}: snapshot differs or is missing", case.name()));
-                }
+                counted.push(name.clone());
+                failed.extend(check_snapshot!(&name, &text));
             }
             Ok(Run::Invalid(reason)) => {
                 let _ = writeln!(invalid, "{} = {reason}", case.name());
@@ -197,15 +238,14 @@ fn hotsort_counter_matrix() {
             Err(e) => failed.push(format!("{}: {e}", case.name())),
         }
     }
+    failed.extend(orphan_snapshots(&counted));
     if invalid.is_empty() {
         invalid.push_str("(every configuration of the matrix is valid)\n");
     }
-    if std::panic::catch_unwind(|| insta::assert_snapshot!("invalid_configs", invalid)).is_err() {
-        failed.push("invalid_configs: snapshot differs or is missing".to_string());
-    }
+    failed.extend(check_snapshot!("invalid_configs", &invalid));
     assert!(
         failed.is_empty(),
-        "{} of {} configurations failed:\n{}",
+        "{} problems in the matrix of {} configurations:\n{}",
         failed.len(),
         cases.len(),
         failed.join("\n")

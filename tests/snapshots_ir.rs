@@ -9,7 +9,7 @@ use sim::{Gpu, GpuConfig, RunOptions};
 use simsort::experiment::SortOptions;
 use simsort::experiment::sort::{hotsort_config, machine_config};
 
-use crate::snapshots_hotsort::counter_lines;
+use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 
 /// The HotSort configuration `simsort kernels` builds for these options on
 /// the `h200` preset (machine-sized blocks).
@@ -62,14 +62,16 @@ fn hotsort_ir_text() {
             &["bs", "bc", "transpose"],
         ),
     ];
+    let mut failed = Vec::new();
     for (warp, height, layout, merge, names) in shapes {
         let cfg = h200_config(warp, height, layout, merge);
         for name in names {
             let text = print_kernel(&hotsort_kernel(&cfg, name));
             let snapshot = format!("ir_{name}_w{warp}_h{height}_{layout}_{merge}");
-            insta::assert_snapshot!(snapshot, text);
+            failed.extend(check_snapshot!(&snapshot, &text));
         }
     }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
 /// Threads per block and blocks of the example launches.
@@ -93,6 +95,7 @@ fn pattern(len: usize) -> Vec<u32> {
 fn example_kernel_counters() {
     let cfg = GpuConfig::h200();
     let warp = cfg.warp_size;
+    let mut failed = Vec::new();
     for named in kernels_ir::kernels::catalog(warp) {
         let name = named.name().to_string();
         let kernel = verify_kernel(named.kernel)
@@ -120,6 +123,7 @@ fn example_kernel_counters() {
             text.push_str(&line);
             text.push('\n');
         }
-        insta::assert_snapshot!(format!("example_{name}"), text);
+        failed.extend(check_snapshot!(&format!("example_{name}"), &text));
     }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
