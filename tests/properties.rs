@@ -48,7 +48,7 @@ fn sort_options() -> impl Strategy<Value = SortOptions> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 32,
+        cases: 64,
         // A failing case is a whole simulated sort: shrink for a minute at most.
         max_shrink_time: 60_000,
         ..ProptestConfig::default()
