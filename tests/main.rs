@@ -1,6 +1,7 @@
 //! simsort's integration tests: one binary, modules declared here.
 
 mod cli;
+mod cli_run;
 mod cli_sweep;
 mod cli_trace_sort;
 mod fuzz;

@@ -1,0 +1,155 @@
+//! `simsort run`: kernels that fault on the simulated GPU stop with one
+//! message naming kernel, block, warp, instruction and cycle, and exit 1;
+//! bad input exits 2; a good kernel prints its report.
+
+use std::process::{Command, Output};
+
+use crate::util::{simsort_bin, tests_dir};
+
+fn run(file: &str, args: &[&str]) -> Output {
+    let path = tests_dir().join("kernels/faulty").join(file);
+    Command::new(simsort_bin())
+        .arg("run")
+        .arg(path)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run simsort")
+}
+
+fn assert_fault(file: &str, args: &[&str], needles: &[&str]) {
+    let out = run(file, args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{file}: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "one message: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{file}: `{needle}` not in {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn out_of_bounds_global_store_names_where_it_faulted() {
+    let args = ["--grid", "1", "--block", "32", "--buffer", "out=128"];
+    let needles = [
+        "`oob_store`",
+        "out of bounds",
+        "block 0",
+        "warp 0",
+        "pc 4",
+        "st.global.b32",
+        "cycle",
+    ];
+    assert_fault("oob_store.kir", &args, &needles);
+}
+
+#[test]
+fn out_of_bounds_shared_load_faults() {
+    let needles = [
+        "`oob_shared`",
+        "shared",
+        "out of bounds",
+        "warp 0",
+        "ld.shared.b32",
+        "cycle",
+    ];
+    assert_fault(
+        "oob_shared.kir",
+        &["--grid", "1", "--block", "32"],
+        &needles,
+    );
+}
+
+#[test]
+fn misaligned_load_faults() {
+    let args = ["--grid", "1", "--block", "32", "--buffer", "buf=128"];
+    assert_fault(
+        "misaligned.kir",
+        &args,
+        &["`misaligned`", "misaligned", "pc 1", "cycle"],
+    );
+}
+
+#[test]
+fn a_kernel_that_never_ends_stops_at_the_cycle_limit() {
+    let args = ["--grid", "1", "--block", "32", "--max-cycles", "5000"];
+    assert_fault(
+        "spin.kir",
+        &args,
+        &["`spin`", "cycle limit of 5000", "block 0 warp 0"],
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_one_message() {
+    for (file, args, needle) in [
+        (
+            "oob_store.kir",
+            vec!["--grid", "1", "--block", "32"],
+            "parameter `out`",
+        ),
+        (
+            "oob_store.kir",
+            vec!["--grid", "0", "--block", "32", "--buffer", "out=128"],
+            "grid",
+        ),
+        (
+            "spin.kir",
+            vec!["--grid", "1", "--block", "32", "--gpu", "h100"],
+            "h100",
+        ),
+        (
+            "no_such.kir",
+            vec!["--grid", "1", "--block", "32"],
+            "no_such.kir",
+        ),
+    ] {
+        let out = run(file, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file} {args:?}: {err}");
+        assert!(
+            err.contains(needle) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_good_kernel_prints_its_report_as_json() {
+    let path = tests_dir().join("kernels/faulty/oob_store.kir");
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("[d1+128]", "[d1+0]");
+    let mut child = Command::new(simsort_bin())
+        .args([
+            "run", "-", "--grid", "1", "--block", "32", "--buffer", "out=128", "--json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    assert_eq!(json["name"], "oob_store");
+    assert_eq!(
+        json["metrics"]["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"],
+        1.0
+    );
+    assert_eq!(
+        json["metrics"]["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"],
+        4.0
+    );
+}
