@@ -91,6 +91,9 @@ pub(crate) enum Kind {
         src: Src,
         lane: Src,
         dst: Dst,
+        /// With a constant lane operand, the constant lane vector holding
+        /// each lane's source lane (worked out once at decode).
+        perm: Option<u32>,
     },
     /// `bra`.
     Bra { target: u32, rpc: u32 },
@@ -217,7 +220,9 @@ struct Decoder<'a> {
     b32: u32,
     nregs: u32,
     consts: Vec<u64>,
-    const_values: Vec<u64>,
+    /// The value of each constant lane vector (`None`: a shuffle's source
+    /// lanes, never shared with a plain constant).
+    const_values: Vec<Option<u64>>,
     specials: Vec<SpecialSlot>,
 }
 
@@ -239,16 +244,29 @@ impl Decoder<'_> {
     }
 
     fn constant(&mut self, value: u64) -> Src {
-        let i = match self.const_values.iter().position(|&v| v == value) {
+        let i = match self.const_values.iter().position(|&v| v == Some(value)) {
             Some(i) => i,
             None => {
-                self.const_values.push(value);
+                self.const_values.push(Some(value));
                 let w = self.shape.warp_size as usize;
                 self.consts.extend(std::iter::repeat_n(value, w));
                 self.const_values.len() - 1
             }
         };
         Src::Const(i as u32)
+    }
+
+    /// A constant lane vector of the source lanes of a shuffle whose lane
+    /// operand is constant `c`.
+    fn shfl_perm(&mut self, mode: ShflMode, width: u32, c: u32) -> u32 {
+        let w = self.shape.warp_size;
+        let arg = self.consts[(c * w) as usize] as u32;
+        self.const_values.push(None);
+        for lane in 0..w {
+            let src = crate::exec::shfl_source(mode, lane, arg, width, w);
+            self.consts.push(src.into());
+        }
+        (self.const_values.len() - 1) as u32
     }
 
     fn special(&mut self, s: Special) -> Src {
@@ -414,6 +432,10 @@ impl Decoder<'_> {
                 let mode = opcode.shfl_mode().expect("shuffle opcode");
                 let src = self.operand(Operand::Reg(src));
                 let lane = self.operand(lane);
+                let perm = match lane {
+                    Src::Const(c) => Some(self.shfl_perm(mode, width, c)),
+                    _ => None,
+                };
                 (
                     Kind::Shfl {
                         mode,
@@ -421,6 +443,7 @@ impl Decoder<'_> {
                         src,
                         lane,
                         dst: self.dst(dst),
+                        perm,
                     },
                     Pipe::Shfl,
                 )

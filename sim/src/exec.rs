@@ -103,6 +103,27 @@ pub(crate) fn shfl_source(mode: ShflMode, lane: u32, arg: u32, width: u32, warp:
     if src < warp { src } else { lane }
 }
 
+/// `lo, hi = min, max` by `key` in the lanes of `exec` (a swap where
+/// `key(lo) > key(hi)`, as the reference's `keep = lo <= hi`).
+#[inline(always)]
+fn cmpx_lanes<K: Ord>(lo: &mut [u64], hi: &mut [u64], exec: u64, key: impl Fn(u64) -> K) {
+    if exec == crate::regfile::lane_mask(lo.len()) {
+        for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+            let (a, b) = (*x, *y);
+            let swap = key(a) > key(b);
+            *x = if swap { b } else { a };
+            *y = if swap { a } else { b };
+        }
+    } else {
+        for (l, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+            let (a, b) = (*x, *y);
+            let swap = (exec >> l) & 1 != 0 && key(a) > key(b);
+            *x = if swap { b } else { a };
+            *y = if swap { a } else { b };
+        }
+    }
+}
+
 /// Lane vectors an instruction works in, kept between instructions so no
 /// instruction pays for initialising them.
 #[derive(Clone, Debug)]
@@ -187,18 +208,15 @@ pub(crate) fn execute(
             lo,
             hi,
         } => {
-            let (los, his) = (rf.slot(lo), rf.slot(hi));
-            for l in 0..w {
-                let (x, y) = (los[l], his[l]);
-                let keep = if signed {
-                    sext(x, width) <= sext(y, width)
-                } else {
-                    x <= y
-                };
-                (out[l], ta[l]) = if keep { (x, y) } else { (y, x) };
+            if lo == hi {
+                return; // min and max of a value with itself: no change
             }
-            crate::regfile::write_lanes(rf.slot_mut(lo), &out[..w], exec);
-            crate::regfile::write_lanes(rf.slot_mut(hi), &ta[..w], exec);
+            let (los, his) = rf.slot_pair_mut(lo, hi);
+            if signed {
+                cmpx_lanes(los, his, exec, |x| sext(x, width));
+            } else {
+                cmpx_lanes(los, his, exec, |x| x);
+            }
         }
         Kind::Shfl {
             mode,
@@ -206,12 +224,23 @@ pub(crate) fn execute(
             src,
             lane,
             dst,
+            perm,
         } => {
-            let args = rf.read(lane, consts, ta);
             let vals = rf.read(src, consts, tb);
-            for (l, o) in out[..w].iter_mut().enumerate() {
-                let s = shfl_source(mode, l as u32, args[l] as u32, width, w as u32);
-                *o = vals[s as usize];
+            match perm {
+                Some(p) => {
+                    let perm = &consts[p as usize * w..(p as usize + 1) * w];
+                    for (o, &s) in out[..w].iter_mut().zip(perm) {
+                        *o = vals[s as usize];
+                    }
+                }
+                None => {
+                    let args = rf.read(lane, consts, ta);
+                    for (l, o) in out[..w].iter_mut().enumerate() {
+                        let s = shfl_source(mode, l as u32, args[l] as u32, width, w as u32);
+                        *o = vals[s as usize];
+                    }
+                }
             }
             rf.write(dst, &out[..w], exec);
         }

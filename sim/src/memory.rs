@@ -114,6 +114,12 @@ impl GlobalMem {
             return Ok(());
         }
         let found = self.check(addrs, exec, op.bytes)?;
+        if found & SPLIT == 0 {
+            let (start, data) = &mut self.allocs[found];
+            let start = *start;
+            lanes_access(op, rf, addrs, exec, data, |a| (a - start) as usize);
+            return Ok(());
+        }
         for (l, &a) in addrs.iter().enumerate() {
             if (exec >> l) & 1 == 0 {
                 continue;
@@ -133,6 +139,48 @@ impl GlobalMem {
 
 /// Marks an allocation index whose access spans several allocations.
 const SPLIT: usize = 1 << (usize::BITS - 1);
+
+/// Moves the data of the lanes of `exec` between their registers and
+/// `mem`, lane `l`'s at `at(addrs[l])` (every access checked, inside `mem`),
+/// register by register. The same as [`lane_access`] lane by lane: accesses
+/// are aligned to their width, so two lanes' bytes are the same or disjoint
+/// and a store's highest lane still wins.
+#[inline]
+pub(crate) fn lanes_access(
+    op: &MemOp,
+    rf: &mut RegFile,
+    addrs: &[u64],
+    exec: u64,
+    mem: &mut [u8],
+    at: impl Fn(u64) -> usize,
+) {
+    let mut off = 0;
+    for &(slot, n) in &op.regs[..op.nregs as usize] {
+        let vals = rf.slot_mut(slot);
+        for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
+            if (exec >> l) & 1 == 0 {
+                continue;
+            }
+            let p = at(a) + off;
+            if n == 4 {
+                let bytes: &mut [u8; 4] = (&mut mem[p..p + 4]).try_into().expect("4 bytes");
+                if op.store {
+                    *bytes = (*v as u32).to_le_bytes();
+                } else {
+                    *v = u32::from_le_bytes(*bytes).into();
+                }
+            } else {
+                let bytes: &mut [u8; 8] = (&mut mem[p..p + 8]).try_into().expect("8 bytes");
+                if op.store {
+                    *bytes = v.to_le_bytes();
+                } else {
+                    *v = u64::from_le_bytes(*bytes);
+                }
+            }
+        }
+        off += n as usize;
+    }
+}
 
 /// Moves one lane's data between its registers and `mem` (little endian,
 /// the first register at the lowest address).

@@ -83,6 +83,22 @@ impl RegFile {
         &mut self.data[s..s + self.width]
     }
 
+    /// The lanes of two different slots, mutably.
+    #[inline]
+    pub fn slot_pair_mut(&mut self, a: u32, b: u32) -> (&mut [u64], &mut [u64]) {
+        assert_ne!(a, b, "two different slots");
+        let base = self.npreds + self.nsb;
+        let w = self.width;
+        let (sa, sb) = (base + a as usize * w, base + b as usize * w);
+        if sa < sb {
+            let (x, y) = self.data.split_at_mut(sb);
+            (&mut x[sa..sa + w], &mut y[..w])
+        } else {
+            let (x, y) = self.data.split_at_mut(sa);
+            (&mut y[..w], &mut x[sb..sb + w])
+        }
+    }
+
     /// The lane values of `src`; predicates are expanded into `tmp`.
     #[inline]
     pub fn read<'a>(

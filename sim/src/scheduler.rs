@@ -136,8 +136,7 @@ impl Sm {
     /// Where the warp in `slot` sits in the sub-partition-major hot arrays.
     #[inline]
     pub(crate) fn hot(&self, slot: u16) -> usize {
-        let nsp = self.sps.len();
-        (slot as usize % nsp) * self.per_sp + slot as usize / nsp
+        self.hot_of[slot as usize].0 as usize
     }
 
     /// Sets when the warp in `slot` may issue next (`u64::MAX`: not until
@@ -147,8 +146,7 @@ impl Sm {
         let h = self.hot(slot);
         self.ready[h] = ready;
         if ready != u64::MAX {
-            let nsp = self.sps.len();
-            let sp = &mut self.sps[slot as usize % nsp];
+            let sp = &mut self.sps[self.hot_of[slot as usize].1 as usize];
             sp.next_at = sp.next_at.min(ready.max(sp.issue_free_at));
         }
     }

@@ -17,7 +17,7 @@ use kernels_ir::Space;
 
 use crate::decode::MemOp;
 use crate::error::FaultKind;
-use crate::memory::lane_access;
+use crate::memory::lanes_access;
 use crate::regfile::RegFile;
 
 /// The cost of one warp-wide shared access.
@@ -62,7 +62,9 @@ impl Banks {
         let bw = u64::from(self.width);
         let nb = u64::from(self.banks);
         // Fast path (up to 64 banks): no bank asked for two different words.
-        if nb <= 64 {
+        // Both are powers of two: shifts and masks instead of divisions.
+        if nb <= 64 && bw.is_power_of_two() && nb.is_power_of_two() {
+            let (shift, bank_mask) = (bw.trailing_zeros(), nb - 1);
             let mut seen = 0u64;
             let mut word_of = [0u64; 64];
             let mut clash = false;
@@ -70,8 +72,8 @@ impl Banks {
                 if (mask >> l) & 1 == 0 {
                     continue;
                 }
-                for word in a / bw..=(a + u64::from(bytes) - 1) / bw {
-                    let b = (word % nb) as usize;
+                for word in a >> shift..=(a + u64::from(bytes) - 1) >> shift {
+                    let b = (word & bank_mask) as usize;
                     if seen >> b & 1 == 0 {
                         seen |= 1 << b;
                         word_of[b] = word;
@@ -163,11 +165,7 @@ pub(crate) fn access(
             return Err((l as u32, kind));
         }
     }
-    for (l, &a) in addrs.iter().enumerate() {
-        if (exec >> l) & 1 != 0 {
-            lane_access(op, rf, l, &mut smem[a as usize..(a + bytes) as usize]);
-        }
-    }
+    lanes_access(op, rf, addrs, exec, smem, |a| a as usize);
     Ok(())
 }
 

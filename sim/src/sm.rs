@@ -90,6 +90,9 @@ pub(crate) struct Sm {
     /// `s`'s warps at `s * per_sp ..`, slot `pos * num_subpartitions + s` at
     /// `s * per_sp + pos`.
     pub per_sp: usize,
+    /// Per warp slot, its index in the hot arrays and its sub-partition
+    /// (worked out once: the scheduler's inner loop has no divisions).
+    pub hot_of: Vec<(u32, u32)>,
     /// Free warp slots, one bit each.
     free: Vec<u64>,
     /// Scratch: the eligible warps of one scheduling pass.
@@ -118,6 +121,15 @@ impl Sm {
             pcs: vec![0; cfg.max_warps_per_sm as usize],
             ages: vec![0; per_sp * cfg.num_subpartitions as usize],
             per_sp,
+            hot_of: (0..cfg.max_warps_per_sm as usize)
+                .map(|slot| {
+                    let nsp = cfg.num_subpartitions as usize;
+                    (
+                        ((slot % nsp) * per_sp + slot / nsp) as u32,
+                        (slot % nsp) as u32,
+                    )
+                })
+                .collect(),
             free: Vec::new(),
             eligible: Vec::new(),
             blocks: Vec::new(),
