@@ -212,10 +212,14 @@ pub(crate) fn execute(
                 return; // min and max of a value with itself: no change
             }
             let (los, his) = rf.slot_pair_mut(lo, hi);
-            if signed {
-                cmpx_lanes(los, his, exec, |x| sext(x, width));
-            } else {
-                cmpx_lanes(los, his, exec, |x| x);
+            // Registers hold zero-extended values, so a 32-bit comparison
+            // of the low halves is the comparison at the register's width
+            // (and far cheaper in vector code than a 64-bit one).
+            match (signed, width) {
+                (false, 32) => cmpx_lanes(los, his, exec, |x| x as u32),
+                (true, 32) => cmpx_lanes(los, his, exec, |x| x as u32 as i32),
+                (false, _) => cmpx_lanes(los, his, exec, |x| x),
+                (true, _) => cmpx_lanes(los, his, exec, |x| sext(x, width)),
             }
         }
         Kind::Shfl {

@@ -190,28 +190,39 @@ impl Sm {
         eligible.clear();
         // The earliest any warp but the eligible ones can go next.
         let mut next = u64::MAX;
-        for pos in 0..self.per_sp {
-            let ready = self.ready[base + pos];
-            if ready > t {
-                next = next.min(ready);
-                continue;
+        // Per chunk of 64 warps: a branch-light pass finds the warps whose
+        // time has come, then only those are looked at, in order.
+        for chunk in (0..self.per_sp).step_by(64) {
+            let end = (chunk + 64).min(self.per_sp);
+            let mut due = 0u64;
+            for (i, &ready) in self.ready[base + chunk..base + end].iter().enumerate() {
+                if ready > t {
+                    next = next.min(ready);
+                } else {
+                    due |= 1 << i;
+                }
             }
-            let slot = (pos * nsp + sp) as u16;
-            let pc = self.pcs[slot as usize];
-            if ready < t {
-                ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
-                self.ready[base + pos] = t;
+            while due != 0 {
+                let pos = chunk + due.trailing_zeros() as usize;
+                due &= due - 1;
+                let ready = self.ready[base + pos];
+                let slot = (pos * nsp + sp) as u16;
+                let pc = self.pcs[slot as usize];
+                if ready < t {
+                    ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
+                    self.ready[base + pos] = t;
+                }
+                let pipe = ctx.prog.insts[pc as usize].pipe;
+                if let Some((until, reason)) = self.throttled(sp, pipe, t) {
+                    ctx.charge(self.id, pc, reason, t, until - t);
+                    self.ready[base + pos] = until;
+                    next = next.min(until);
+                    ctx.tracer.stall(t, self, slot, reason);
+                    continue;
+                }
+                pick.offer(slot, self.ages[base + pos], last_age);
+                eligible.push(pos as u16);
             }
-            let pipe = ctx.prog.insts[pc as usize].pipe;
-            if let Some((until, reason)) = self.throttled(sp, pipe, t) {
-                ctx.charge(self.id, pc, reason, t, until - t);
-                self.ready[base + pos] = until;
-                next = next.min(until);
-                ctx.tracer.stall(t, self, slot, reason);
-                continue;
-            }
-            pick.offer(slot, self.ages[base + pos], last_age);
-            eligible.push(pos as u16);
         }
         if let Some(chosen) = pick.choose(ctx.cfg.scheduler) {
             let slot = chosen;
