@@ -8,13 +8,15 @@
 /// touched by the lanes of `exec`, in increasing order.
 pub(crate) fn sectors(addrs: &[u64], exec: u64, bytes: u32, sector_bytes: u32, out: &mut Vec<u64>) {
     out.clear();
-    let sb = u64::from(sector_bytes);
+    // The sector size is a power of two (`GpuConfig::validate`): a shift.
+    debug_assert!(sector_bytes.is_power_of_two());
+    let shift = sector_bytes.trailing_zeros();
     let mut sorted = true;
     for (l, &a) in addrs.iter().enumerate() {
         if (exec >> l) & 1 == 0 {
             continue;
         }
-        for s in a / sb..=(a + u64::from(bytes) - 1) / sb {
+        for s in a >> shift..=(a + u64::from(bytes) - 1) >> shift {
             match out.last() {
                 Some(&last) if last == s => {}
                 Some(&last) => {

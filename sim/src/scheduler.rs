@@ -117,7 +117,9 @@ impl Pick {
         if age == last_age {
             self.last = Some(slot);
         }
-        if (last_age == u64::MAX || age > last_age) && age < self.after_last.0 {
+        // Younger than the last one issued (any age when none was):
+        // `last_age + 1` wraps to 0 for `u64::MAX`.
+        if age >= last_age.wrapping_add(1) && age < self.after_last.0 {
             self.after_last = (age, slot);
         }
     }

@@ -143,12 +143,14 @@ pub(crate) fn access(
     exec: u64,
 ) -> Result<(), (u32, FaultKind)> {
     let bytes = u64::from(op.bytes);
+    // Access widths are powers of two (4, 8, 16): alignment is a mask test.
+    debug_assert!(bytes.is_power_of_two());
     let size = smem.len() as u64;
     for (l, &a) in addrs.iter().enumerate() {
         if (exec >> l) & 1 == 0 {
             continue;
         }
-        if a % bytes != 0 {
+        if a & (bytes - 1) != 0 {
             let kind = FaultKind::Misaligned {
                 space: Space::Shared,
                 addr: a,
