@@ -194,8 +194,9 @@ impl Sm {
         let mut next = u64::MAX;
         // Per chunk of 64 warps: a branch-light pass finds the warps whose
         // time has come, then only those are looked at, in order.
-        for chunk in (0..self.per_sp).step_by(64) {
-            let end = (chunk + 64).min(self.per_sp);
+        let len = self.scan_len[sp];
+        for chunk in (0..len).step_by(64) {
+            let end = (chunk + 64).min(len);
             let mut due = 0u64;
             for (i, &ready) in self.ready[base + chunk..base + end].iter().enumerate() {
                 if ready > t {
@@ -271,7 +272,7 @@ impl Sm {
     /// Recomputes when sub-partition `sp` next has something to do.
     pub(crate) fn update_next(&mut self, sp: usize, t: u64) {
         let base = sp * self.per_sp;
-        let next = self.ready[base..base + self.per_sp]
+        let next = self.ready[base..base + self.scan_len[sp]]
             .iter()
             .copied()
             .min()

@@ -93,6 +93,10 @@ pub(crate) struct Sm {
     /// Per warp slot, its index in the hot arrays and its sub-partition
     /// (worked out once: the scheduler's inner loop has no divisions).
     pub hot_of: Vec<(u32, u32)>,
+    /// Per sub-partition, one past the highest position that has held a
+    /// warp this launch: beyond it every `ready` is `u64::MAX`, so a
+    /// scheduling pass need not look there.
+    pub scan_len: Vec<usize>,
     /// Free warp slots, one bit each.
     free: Vec<u64>,
     /// Scratch: the eligible warps of one scheduling pass.
@@ -130,6 +134,7 @@ impl Sm {
                     )
                 })
                 .collect(),
+            scan_len: vec![0; cfg.num_subpartitions as usize],
             free: Vec::new(),
             eligible: Vec::new(),
             blocks: Vec::new(),
@@ -157,6 +162,7 @@ impl Sm {
             *self.free.last_mut().expect("at least one warp slot") = (1 << (n % 64)) - 1;
         }
         self.sps.iter_mut().for_each(SubPartition::reset);
+        self.scan_len.iter_mut().for_each(|n| *n = 0);
         self.smem_free_at = 0;
         self.lsu_free_at = 0;
         self.resident_warps = 0;
@@ -207,7 +213,9 @@ impl Sm {
             init_warp(warp, ctx, b as u16, index, lanes, ctaid);
             warp.age = self.age_counter;
             warp.start = t;
-            let h = self.hot(slot as u16);
+            let (h, sp) = self.hot_of[slot];
+            let (h, sp) = (h as usize, sp as usize);
+            self.scan_len[sp] = self.scan_len[sp].max(h - sp * self.per_sp + 1);
             self.ages[h] = self.age_counter;
             self.pcs[slot] = 0;
             self.set_ready(slot as u16, t);
