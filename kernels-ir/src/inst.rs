@@ -183,7 +183,10 @@ impl RegList {
         );
         let mut all = [regs[0]; 4];
         all[..regs.len()].copy_from_slice(regs);
-        RegList { regs: all, len: regs.len() as u8 }
+        RegList {
+            regs: all,
+            len: regs.len() as u8,
+        }
     }
 
     /// The registers, in order (lowest address first).

@@ -98,7 +98,10 @@ pub trait Device {
     /// Reads `n` 32-bit words at `addr`.
     fn read_u32s(&self, addr: u64, n: usize) -> Result<Vec<u32>, Self::Error> {
         let bytes = self.read_bytes(addr, n as u64 * 4)?;
-        Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect())
     }
 
     /// Writes 64-bit words at `addr` (little endian).
@@ -110,6 +113,9 @@ pub trait Device {
     /// Reads `n` 64-bit words at `addr`.
     fn read_u64s(&self, addr: u64, n: usize) -> Result<Vec<u64>, Self::Error> {
         let bytes = self.read_bytes(addr, n as u64 * 8)?;
-        Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect())
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect())
     }
 }

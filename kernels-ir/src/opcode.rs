@@ -250,7 +250,10 @@ impl Opcode {
 
     /// Whether the operation accepts predicate operands (logic on predicates).
     pub const fn allows_predicates(self) -> bool {
-        matches!(self, Opcode::Mov | Opcode::Not | Opcode::And | Opcode::Or | Opcode::Xor)
+        matches!(
+            self,
+            Opcode::Mov | Opcode::Not | Opcode::And | Opcode::Or | Opcode::Xor
+        )
     }
 }
 
