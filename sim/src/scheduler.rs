@@ -89,45 +89,52 @@ impl SubPartition {
 /// picks one by policy and age.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Pick {
+    policy: SchedulerPolicy,
     /// The oldest eligible warp: (age, slot).
     oldest: (u64, u16),
-    /// The oldest eligible warp younger than the last one issued.
+    /// The oldest eligible warp younger than the last one issued (`Lrr`).
     after_last: (u64, u16),
-    /// The last warp issued, if eligible.
+    /// The last warp issued, if eligible (`Gto`).
     last: Option<u16>,
 }
 
-impl Default for Pick {
-    fn default() -> Pick {
+impl Pick {
+    /// An empty pick for `policy`.
+    pub fn new(policy: SchedulerPolicy) -> Pick {
         Pick {
+            policy,
             oldest: (u64::MAX, 0),
             after_last: (u64::MAX, 0),
             last: None,
         }
     }
-}
 
-impl Pick {
     /// Notes an eligible warp.
     #[inline]
     pub fn offer(&mut self, slot: u16, age: u64, last_age: u64) {
         if age < self.oldest.0 {
             self.oldest = (age, slot);
         }
-        if age == last_age {
-            self.last = Some(slot);
-        }
-        // Younger than the last one issued (any age when none was):
-        // `last_age + 1` wraps to 0 for `u64::MAX`.
-        if age >= last_age.wrapping_add(1) && age < self.after_last.0 {
-            self.after_last = (age, slot);
+        match self.policy {
+            SchedulerPolicy::Gto => {
+                if age == last_age {
+                    self.last = Some(slot);
+                }
+            }
+            SchedulerPolicy::Lrr => {
+                // Younger than the last one issued (any age when none was):
+                // `last_age + 1` wraps to 0 for `u64::MAX`.
+                if age >= last_age.wrapping_add(1) && age < self.after_last.0 {
+                    self.after_last = (age, slot);
+                }
+            }
         }
     }
 
     /// The warp to issue.
-    pub fn choose(&self, policy: SchedulerPolicy) -> Option<u16> {
+    pub fn choose(&self) -> Option<u16> {
         let found = |(age, slot): (u64, u16)| (age != u64::MAX).then_some(slot);
-        match policy {
+        match self.policy {
             SchedulerPolicy::Gto => self.last.or(found(self.oldest)),
             SchedulerPolicy::Lrr => found(self.after_last).or(found(self.oldest)),
         }
@@ -186,7 +193,7 @@ impl Sm {
         }
         let nsp = self.sps.len();
         let base = sp * self.per_sp;
-        let mut pick = Pick::default();
+        let mut pick = Pick::new(ctx.cfg.scheduler);
         let last_age = self.sps[sp].last_age;
         let mut eligible = std::mem::take(&mut self.eligible);
         eligible.clear();
@@ -227,7 +234,7 @@ impl Sm {
                 eligible.push(pos as u16);
             }
         }
-        if let Some(chosen) = pick.choose(ctx.cfg.scheduler) {
+        if let Some(chosen) = pick.choose() {
             let slot = chosen;
             self.sps[sp].last_age = self.ages[self.hot(slot)];
             // Whatever the issue wakes lowers `next_at` through `set_ready`.
@@ -304,20 +311,32 @@ mod tests {
 
     #[test]
     fn gto_stays_greedy_and_lrr_moves_on() {
-        let mut p = Pick::default();
-        for (slot, age) in [(4, 10), (1, 11), (6, 12)] {
-            p.offer(slot, age, 11);
-        }
-        assert_eq!(p.choose(SchedulerPolicy::Gto), Some(1));
-        assert_eq!(p.choose(SchedulerPolicy::Lrr), Some(6));
-        let mut p = Pick::default();
-        p.offer(1, 11, 12);
-        p.offer(4, 10, 12);
+        let offer = |policy, warps: &[(u16, u64)], last_age| {
+            let mut p = Pick::new(policy);
+            for &(slot, age) in warps {
+                p.offer(slot, age, last_age);
+            }
+            p.choose()
+        };
+        let warps = [(4, 10), (1, 11), (6, 12)];
+        assert_eq!(offer(SchedulerPolicy::Gto, &warps, 11), Some(1));
+        assert_eq!(offer(SchedulerPolicy::Lrr, &warps, 11), Some(6));
+        let warps = [(1, 11), (4, 10)];
         assert_eq!(
-            p.choose(SchedulerPolicy::Gto),
+            offer(SchedulerPolicy::Gto, &warps, 12),
             Some(4),
             "last not eligible: oldest"
         );
-        assert_eq!(p.choose(SchedulerPolicy::Lrr), Some(4), "wraps around");
+        assert_eq!(
+            offer(SchedulerPolicy::Lrr, &warps, 12),
+            Some(4),
+            "wraps around"
+        );
+        assert_eq!(
+            offer(SchedulerPolicy::Lrr, &warps, u64::MAX),
+            Some(4),
+            "none issued yet"
+        );
+        assert_eq!(offer(SchedulerPolicy::Gto, &[], 3), None);
     }
 }

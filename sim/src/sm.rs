@@ -396,21 +396,41 @@ fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, 
     w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width, &prog.zero_slots);
     w.blocked = None;
     let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
+    let first = u64::from(index) * width as u64;
     for s in &prog.specials {
         let lanes = w.rf.slot_mut(s.slot);
-        for (lane, v) in lanes.iter_mut().enumerate() {
-            let t = u64::from(index) * width as u64 + lane as u64;
-            *v = match s.special {
-                Special::LaneId => lane as u64,
-                Special::WarpId => index.into(),
-                Special::TidX => t % bx,
-                Special::TidY => (t / bx) % by,
-                Special::TidZ => t / (bx * by),
-                Special::CtaidX => ctaid[0].into(),
-                Special::CtaidY => ctaid[1].into(),
-                Special::CtaidZ => ctaid[2].into(),
-                other => unreachable!("{other:?} is decoded as a constant"),
-            } & 0xFFFF_FFFF;
+        let uniform = |v: u64| v & 0xFFFF_FFFF;
+        match s.special {
+            Special::LaneId => lanes
+                .iter_mut()
+                .enumerate()
+                .for_each(|(lane, v)| *v = uniform(lane as u64)),
+            Special::WarpId => lanes.fill(uniform(index.into())),
+            Special::CtaidX => lanes.fill(uniform(ctaid[0].into())),
+            Special::CtaidY => lanes.fill(uniform(ctaid[1].into())),
+            Special::CtaidZ => lanes.fill(uniform(ctaid[2].into())),
+            Special::TidX | Special::TidY | Special::TidZ => {
+                // Thread t = first + lane of the block is (t % bx,
+                // t / bx % by, t / (bx * by)): divide once, then count up.
+                let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+                for v in lanes.iter_mut() {
+                    *v = uniform(match s.special {
+                        Special::TidX => x,
+                        Special::TidY => y,
+                        _ => z,
+                    });
+                    x += 1;
+                    if x == bx {
+                        x = 0;
+                        y += 1;
+                        if y == by {
+                            y = 0;
+                            z += 1;
+                        }
+                    }
+                }
+            }
+            other => unreachable!("{other:?} is decoded as a constant"),
         }
     }
     let runs = w.normalize(prog.end);
