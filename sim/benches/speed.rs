@@ -95,19 +95,26 @@ fn run(
 }
 
 fn main() {
+    // `cargo bench -p sim --bench speed -- compute` runs only the kernels
+    // whose names contain an argument (cargo's own `--bench` is ignored).
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let mut gpu = Gpu::new(GpuConfig::h200(), RunOptions::default()).expect("h200");
 
     let k = verify_kernel(compute_kernel()).expect("verifies");
     let (grid, block) = (132 * 8, 256);
     let buf = gpu.alloc(u64::from(grid * block) * 64);
-    run(
+    wanted("compute").then(|| run(
         "compute",
         &mut gpu,
         &k,
         grid,
         block,
         &[ParamValue::U64(buf)],
-    );
+    ));
 
     let k = verify_kernel(kernels_ir::kernels::examples::vcopy()).expect("verifies");
     let n: u32 = 1 << 23;
@@ -117,7 +124,7 @@ fn main() {
         ParamValue::U64(dst),
         ParamValue::U32(n),
     ];
-    run("memory", &mut gpu, &k, n / 256, 256, &params);
+    wanted("memory").then(|| run("memory", &mut gpu, &k, n / 256, 256, &params));
 
     let k = verify_kernel(kernels_ir::kernels::examples::reduce(32)).expect("verifies");
     let params = [
@@ -125,5 +132,5 @@ fn main() {
         ParamValue::U64(dst),
         ParamValue::U32(n),
     ];
-    run("reduce", &mut gpu, &k, n / 1024, 1024, &params);
+    wanted("reduce").then(|| run("reduce", &mut gpu, &k, n / 1024, 1024, &params));
 }
