@@ -131,7 +131,11 @@ pub(crate) fn run(
 /// order and wakes the warps that waited for their loads.
 fn resolve(sms: &mut [Sm], ctx: &mut Ctx<'_>, queue: &mut BinaryHeap<Reverse<(u64, u32)>>) {
     let mut pending = std::mem::take(&mut ctx.pending);
-    pending.sort_unstable_by_key(|p| (p.t, p.sm, p.seq));
+    // Requests are pushed in `seq` order, as ascending runs of `t` (one
+    // per stretch an SM ran): a stable sort by (cycle, SM) keeps `seq`
+    // order within each and merges the runs instead of sorting afresh.
+    debug_assert!(pending.windows(2).all(|w| w[0].seq < w[1].seq));
+    pending.sort_by_key(|p| (p.t, p.sm));
     let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
     for p in &pending {
         let mut done = p.start + 1;

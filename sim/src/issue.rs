@@ -130,7 +130,8 @@ impl Sm {
             self.finish_warp(slot, t + slots, ctx);
             return Ok(());
         }
-        self.pcs[slot as usize] = w.pc();
+        let next = w.pc();
+        self.set_pc(slot, next, prog);
         self.wait_for_operands(slot, floor, t + slots, ctx);
         Ok(())
     }

@@ -28,11 +28,11 @@ impl Queue {
         }
     }
 
-    /// The cycle a slot frees if the queue is full at `now`.
+    /// The start cycle of the oldest of the last `depth` instructions: the
+    /// queue is full before it.
     #[inline]
-    pub fn full_until(&self, now: u64) -> Option<u64> {
-        let oldest = self.starts[self.head];
-        (oldest > now).then_some(oldest)
+    pub fn oldest(&self) -> u64 {
+        self.starts[self.head]
     }
 
     /// Records an instruction that starts at `start`.
@@ -85,11 +85,31 @@ impl SubPartition {
     }
 }
 
+/// The throttle classes an instruction's pipe falls in: its index in a
+/// pass's `busy` array (shuffles and shared accesses share the MIO queue).
+#[inline]
+pub(crate) fn throttle_class(pipe: Pipe) -> u8 {
+    match pipe {
+        Pipe::Alu => 0,
+        Pipe::Shfl | Pipe::Smem => 1,
+        Pipe::Lsu => 2,
+        Pipe::Ctrl => 3,
+    }
+}
+
+/// The stall reason of a warp whose throttle class is busy.
+const THROTTLE: [StallReason; 4] = [
+    StallReason::MathPipeThrottle,
+    StallReason::MioThrottle,
+    StallReason::LgThrottle,
+    StallReason::Selected, // never: control instructions are not throttled
+];
+
 /// Collects the eligible warps of one scheduling pass (in any order) and
-/// picks one by policy and age.
+/// picks one by policy and age. `GTO` is the policy (greedy-then-oldest,
+/// else loose round robin), a constant so a pass has no policy branches.
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct Pick {
-    policy: SchedulerPolicy,
+pub(crate) struct Pick<const GTO: bool> {
     /// The oldest eligible warp: (age, slot).
     oldest: (u64, u16),
     /// The oldest eligible warp younger than the last one issued (`Lrr`).
@@ -98,11 +118,10 @@ pub(crate) struct Pick {
     last: Option<u16>,
 }
 
-impl Pick {
-    /// An empty pick for `policy`.
-    pub fn new(policy: SchedulerPolicy) -> Pick {
+impl<const GTO: bool> Pick<GTO> {
+    /// An empty pick.
+    pub fn new() -> Pick<GTO> {
         Pick {
-            policy,
             oldest: (u64::MAX, 0),
             after_last: (u64::MAX, 0),
             last: None,
@@ -115,28 +134,24 @@ impl Pick {
         if age < self.oldest.0 {
             self.oldest = (age, slot);
         }
-        match self.policy {
-            SchedulerPolicy::Gto => {
-                if age == last_age {
-                    self.last = Some(slot);
-                }
+        if GTO {
+            if age == last_age {
+                self.last = Some(slot);
             }
-            SchedulerPolicy::Lrr => {
-                // Younger than the last one issued (any age when none was):
-                // `last_age + 1` wraps to 0 for `u64::MAX`.
-                if age >= last_age.wrapping_add(1) && age < self.after_last.0 {
-                    self.after_last = (age, slot);
-                }
-            }
+        } else if age >= last_age.wrapping_add(1) && age < self.after_last.0 {
+            // Younger than the last one issued (any age when none was):
+            // `last_age + 1` wraps to 0 for `u64::MAX`.
+            self.after_last = (age, slot);
         }
     }
 
     /// The warp to issue.
     pub fn choose(&self) -> Option<u16> {
         let found = |(age, slot): (u64, u16)| (age != u64::MAX).then_some(slot);
-        match self.policy {
-            SchedulerPolicy::Gto => self.last.or(found(self.oldest)),
-            SchedulerPolicy::Lrr => found(self.after_last).or(found(self.oldest)),
+        if GTO {
+            self.last.or(found(self.oldest))
+        } else {
+            found(self.after_last).or(found(self.oldest))
         }
     }
 }
@@ -160,27 +175,18 @@ impl Sm {
         }
     }
 
-    /// The pipe-busy reason and end for an instruction of `pipe` in
-    /// sub-partition `sp` at `t`, if it cannot issue now.
-    fn throttled(&self, sp: usize, pipe: Pipe, t: u64) -> Option<(u64, StallReason)> {
+    /// Per throttle class, until when sub-partition `sp`'s pipe refuses
+    /// instructions: busy at `t` exactly when the entry is above `t`.
+    #[inline]
+    fn busy(&self, sp: usize) -> [u64; 4] {
         let s = &self.sps[sp];
-        match pipe {
-            Pipe::Alu => {
-                (s.alu_free_at > t).then_some((s.alu_free_at, StallReason::MathPipeThrottle))
-            }
-            Pipe::Shfl | Pipe::Smem => s.mio.full_until(t).map(|u| (u, StallReason::MioThrottle)),
-            Pipe::Lsu => s.lsu.full_until(t).map(|u| (u, StallReason::LgThrottle)),
-            Pipe::Ctrl => None,
-        }
+        [s.alu_free_at, s.mio.oldest(), s.lsu.oldest(), 0]
     }
 
     /// One scheduling pass of sub-partition `sp` at cycle `t`: the warps
     /// whose time has come are charged for any cycles they waited unpicked
     /// (`not_selected`) or find their pipe busy (its throttle reason, until
     /// it frees); the policy picks one of the rest by age.
-    ///
-    /// The sub-partition's ready cycles and ages are two contiguous arrays,
-    /// so a pass over 16 warps is a short scan that mostly compares numbers.
     pub(crate) fn schedule(
         &mut self,
         sp: usize,
@@ -191,12 +197,30 @@ impl Sm {
             self.update_next(sp, t);
             return Ok(());
         }
+        match ctx.cfg.scheduler {
+            SchedulerPolicy::Gto => self.pass::<true>(sp, t, ctx),
+            SchedulerPolicy::Lrr => self.pass::<false>(sp, t, ctx),
+        }
+    }
+
+    /// [`Self::schedule`] for one policy.
+    ///
+    /// The sub-partition's ready cycles, pcs, throttle classes and ages are
+    /// contiguous arrays, so a pass over 16 warps is a short scan that
+    /// mostly compares numbers.
+    fn pass<const GTO: bool>(
+        &mut self,
+        sp: usize,
+        t: u64,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), SimError> {
         let nsp = self.sps.len();
         let base = sp * self.per_sp;
-        let mut pick = Pick::new(ctx.cfg.scheduler);
+        let mut pick = Pick::<GTO>::new();
         let last_age = self.sps[sp].last_age;
         let mut eligible = std::mem::take(&mut self.eligible);
         eligible.clear();
+        let busy = self.busy(sp);
         // The earliest any warp but the eligible ones can go next.
         let mut next = u64::MAX;
         // Per chunk of 64 warps: a branch-light pass finds the warps whose
@@ -213,58 +237,71 @@ impl Sm {
                 }
             }
             while due != 0 {
-                let pos = chunk + due.trailing_zeros() as usize;
+                let h = base + chunk + due.trailing_zeros() as usize;
                 due &= due - 1;
-                let ready = self.ready[base + pos];
-                let slot = (pos * nsp + sp) as u16;
-                let pc = self.pcs[slot as usize];
+                let ready = self.ready[h];
+                let pc = self.pcs[h];
                 if ready < t {
                     ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
-                    self.ready[base + pos] = t;
+                    self.ready[h] = t;
                 }
-                let pipe = ctx.prog.insts[pc as usize].pipe;
-                if let Some((until, reason)) = self.throttled(sp, pipe, t) {
+                let class = self.pipes[h] as usize;
+                let until = busy[class];
+                if until > t {
+                    let reason = THROTTLE[class];
                     ctx.charge(self.id, pc, reason, t, until - t);
-                    self.ready[base + pos] = until;
+                    self.ready[h] = until;
                     next = next.min(until);
-                    ctx.tracer.stall(t, self, slot, reason);
+                    if ctx.tracer.on() {
+                        let slot = ((h - base) * nsp + sp) as u16;
+                        ctx.tracer.stall(t, self, slot, reason);
+                    }
                     continue;
                 }
-                pick.offer(slot, self.ages[base + pos], last_age);
-                eligible.push(pos as u16);
+                let slot = ((h - base) * nsp + sp) as u16;
+                pick.offer(slot, self.ages[h], last_age);
+                eligible.push(slot);
             }
         }
         if let Some(chosen) = pick.choose() {
-            let slot = chosen;
-            self.sps[sp].last_age = self.ages[self.hot(slot)];
+            let h = self.hot(chosen);
+            self.sps[sp].last_age = self.ages[h];
             // Whatever the issue wakes lowers `next_at` through `set_ready`.
             self.sps[sp].next_at = u64::MAX;
-            self.issue(sp, slot, t, ctx)?;
-            next = next
-                .min(self.sps[sp].next_at)
-                .min(self.ready[self.hot(slot)]);
+            self.issue(sp, chosen, t, ctx)?;
+            next = next.min(self.sps[sp].next_at).min(self.ready[h]);
             // The others were not selected until the scheduler can issue
             // again, and then wait for their pipe if the issue made it busy:
             // charged now, exactly as passes at those cycles would.
             let free = self.sps[sp].issue_free_at.max(t + 1);
-            for &pos in &eligible {
-                let slot = (pos as usize * nsp + sp) as u16;
+            let busy = self.busy(sp);
+            let mut others = 0;
+            for &slot in &eligible {
                 if slot == chosen {
                     continue;
                 }
-                let pc = self.pcs[slot as usize];
-                ctx.charge(self.id, pc, StallReason::NotSelected, t, free - t);
-                ctx.tracer.stall(t, self, slot, StallReason::NotSelected);
-                let mut ready = free;
-                let pipe = ctx.prog.insts[pc as usize].pipe;
-                if let Some((until, reason)) = self.throttled(sp, pipe, free) {
-                    ctx.charge(self.id, pc, reason, free, until - free);
-                    ctx.tracer.stall(free, self, slot, reason);
-                    ready = until;
-                }
-                self.ready[base + pos as usize] = ready;
+                others += 1;
+                let h = self.hot(slot);
+                let pc = self.pcs[h];
+                ctx.charge_pc(pc, StallReason::NotSelected, free - t);
+                let class = self.pipes[h] as usize;
+                let until = busy[class];
+                let ready = if until > free {
+                    ctx.charge(self.id, pc, THROTTLE[class], free, until - free);
+                    until
+                } else {
+                    free
+                };
+                self.ready[h] = ready;
                 next = next.min(ready);
+                if ctx.tracer.on() {
+                    ctx.tracer.stall(t, self, slot, StallReason::NotSelected);
+                    if until > free {
+                        ctx.tracer.stall(free, self, slot, THROTTLE[class]);
+                    }
+                }
             }
+            ctx.charge_all(self.id, StallReason::NotSelected, t, free - t, others);
         }
         self.eligible = eligible;
         let s = &mut self.sps[sp];
@@ -300,23 +337,26 @@ mod tests {
     #[test]
     fn queue_is_full_until_its_oldest_entry_starts() {
         let mut q = Queue::new(2);
-        assert_eq!(q.full_until(0), None);
+        assert_eq!(q.oldest(), 0, "free at once");
         q.push(5);
         q.push(7);
-        assert_eq!(q.full_until(3), Some(5));
-        assert_eq!(q.full_until(5), None);
+        assert_eq!(q.oldest(), 5, "full before 5");
         q.push(9);
-        assert_eq!(q.full_until(6), Some(7));
+        assert_eq!(q.oldest(), 7);
     }
 
     #[test]
     fn gto_stays_greedy_and_lrr_moves_on() {
-        let offer = |policy, warps: &[(u16, u64)], last_age| {
-            let mut p = Pick::new(policy);
+        fn pick<const GTO: bool>(warps: &[(u16, u64)], last_age: u64) -> Option<u16> {
+            let mut p = Pick::<GTO>::new();
             for &(slot, age) in warps {
                 p.offer(slot, age, last_age);
             }
             p.choose()
+        }
+        let offer = |policy, warps: &[(u16, u64)], last_age| match policy {
+            SchedulerPolicy::Gto => pick::<true>(warps, last_age),
+            SchedulerPolicy::Lrr => pick::<false>(warps, last_age),
         };
         let warps = [(4, 10), (1, 11), (6, 12)];
         assert_eq!(offer(SchedulerPolicy::Gto, &warps, 11), Some(1));

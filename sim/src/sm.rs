@@ -82,8 +82,11 @@ pub(crate) struct Sm {
     /// (`u64::MAX` unless the slot holds a running warp not at a barrier),
     /// sub-partition-major (see `per_sp`)...
     pub ready: Vec<u64>,
-    /// ...and its current pc.
+    /// ...its current pc...
     pub pcs: Vec<u32>,
+    /// ...and the throttle class of the instruction there
+    /// ([`crate::scheduler::throttle_class`]).
+    pub pipes: Vec<u8>,
     /// The warps' ages (launch order on this SM), laid out like `ready`.
     pub ages: Vec<u64>,
     /// Warp slots per sub-partition: `ready` and `ages` hold sub-partition
@@ -122,7 +125,8 @@ impl Sm {
             id,
             warps: (0..cfg.max_warps_per_sm).map(|_| Warp::default()).collect(),
             ready: vec![u64::MAX; per_sp * cfg.num_subpartitions as usize],
-            pcs: vec![0; cfg.max_warps_per_sm as usize],
+            pcs: vec![0; per_sp * cfg.num_subpartitions as usize],
+            pipes: vec![0; per_sp * cfg.num_subpartitions as usize],
             ages: vec![0; per_sp * cfg.num_subpartitions as usize],
             per_sp,
             hot_of: (0..cfg.max_warps_per_sm as usize)
@@ -217,7 +221,7 @@ impl Sm {
             let (h, sp) = (h as usize, sp as usize);
             self.scan_len[sp] = self.scan_len[sp].max(h - sp * self.per_sp + 1);
             self.ages[h] = self.age_counter;
-            self.pcs[slot] = 0;
+            self.set_pc(slot as u16, 0, ctx.prog);
             self.set_ready(slot as u16, t);
         }
         if self.resident_warps == 0 {
@@ -303,7 +307,8 @@ impl Sm {
                 self.finish_warp(slot, at, ctx);
                 continue;
             }
-            self.pcs[slot as usize] = w.pc();
+            let pc = w.pc();
+            self.set_pc(slot, pc, ctx.prog);
             let floor = crate::scoreboard::pack(at, StallReason::Selected);
             self.wait_for_operands(slot, floor, at, ctx);
         }
@@ -315,7 +320,7 @@ impl Sm {
     /// reason of the latest.
     pub fn wait_for_operands(&mut self, slot: u16, floor: u64, from: u64, ctx: &mut Ctx<'_>) {
         use crate::scoreboard::{cycle, latest, reason};
-        let pc = self.pcs[slot as usize];
+        let pc = self.pcs[self.hot(slot)];
         let l = latest(
             self.warps[slot as usize].rf.sb(),
             ctx.prog.insts[pc as usize].deps(),
@@ -330,9 +335,19 @@ impl Sm {
         }
         if ready > from {
             ctx.charge(self.id, pc, reason(l), from, ready - from);
-            ctx.tracer.stall(from, self, slot, reason(l));
+            if ctx.tracer.on() {
+                ctx.tracer.stall(from, self, slot, reason(l));
+            }
         }
         self.set_ready(slot, ready.max(from));
+    }
+
+    /// Moves the warp in `slot` to `pc` in the scheduler's view.
+    #[inline]
+    pub fn set_pc(&mut self, slot: u16, pc: u32, prog: &Program) {
+        let h = self.hot(slot);
+        self.pcs[h] = pc;
+        self.pipes[h] = crate::scheduler::throttle_class(prog.insts[pc as usize].pipe);
     }
 
     /// The lowest free warp slot (occupancy guarantees one).
@@ -447,6 +462,28 @@ impl Ctx<'_> {
     pub fn charge(&mut self, sm: u32, pc: u32, reason: StallReason, from: u64, n: u64) {
         self.stats.charge(pc, reason, n);
         self.tracer.sample_stall(sm, reason, from, n);
+    }
+
+    /// The per-instruction half of [`Self::charge`]: `n` warp-cycles of
+    /// `reason` to the instruction at `pc` (the kernel's totals and the
+    /// samples are charged for several warps at once by [`Self::charge_all`]).
+    #[inline]
+    pub fn charge_pc(&mut self, pc: u32, reason: StallReason, n: u64) {
+        if let Some(p) = self.stats.per_pc.get_mut(pc as usize) {
+            p.stalls[reason.index()] += n;
+        }
+    }
+
+    /// The other half: `warps` warps of SM `sm` each waited `n` cycles
+    /// from `from` on for `reason`.
+    #[inline]
+    pub fn charge_all(&mut self, sm: u32, reason: StallReason, from: u64, n: u64, warps: u64) {
+        self.stats.stalls[reason.index()] += n * warps;
+        if self.tracer.sampling() {
+            for _ in 0..warps {
+                self.tracer.sample_stall(sm, reason, from, n);
+            }
+        }
     }
 
     fn prog_shared_bytes(&self) -> usize {

@@ -164,6 +164,18 @@ impl<'a> Tracer<'a> {
         }
     }
 
+    /// Whether a sink is attached: the hot paths skip their hooks without.
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.sink.is_some()
+    }
+
+    /// Whether per-SM counter samples are kept.
+    #[inline]
+    pub fn sampling(&self) -> bool {
+        self.interval > 0
+    }
+
     /// Prepares counter samples for `sms` SMs.
     pub fn start_samples(&mut self, sms: usize) {
         if self.interval > 0 {
