@@ -11,6 +11,42 @@ pub(crate) fn sectors(addrs: &[u64], exec: u64, bytes: u32, sector_bytes: u32, o
     // The sector size is a power of two (`GpuConfig::validate`): a shift.
     debug_assert!(sector_bytes.is_power_of_two());
     let shift = sector_bytes.trailing_zeros();
+    if bytes > sector_bytes || exec == 0 {
+        return general(addrs, exec, bytes, shift, out);
+    }
+    // Accesses are aligned to their width (checked before), so one no
+    // wider than a sector touches exactly one: a lane's sector is a shift,
+    // and neighbouring lanes mostly share it or follow it.
+    let mut buf = [0u64; crate::regfile::MAX_LANES];
+    let mut n = 0;
+    let mut sorted = true;
+    let mut last = u64::MAX;
+    let mut push = |s: u64| {
+        if s != last {
+            sorted &= n == 0 || last < s;
+            buf[n] = s;
+            n += 1;
+            last = s;
+        }
+    };
+    if exec == crate::regfile::lane_mask(addrs.len()) {
+        addrs.iter().for_each(|&a| push(a >> shift));
+    } else {
+        let mut m = exec;
+        while m != 0 {
+            push(addrs[m.trailing_zeros() as usize] >> shift);
+            m &= m - 1;
+        }
+    }
+    out.extend_from_slice(&buf[..n]);
+    if !sorted {
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// [`sectors`] for accesses that may straddle sectors.
+fn general(addrs: &[u64], exec: u64, bytes: u32, shift: u32, out: &mut Vec<u64>) {
     let mut sorted = true;
     for (l, &a) in addrs.iter().enumerate() {
         if (exec >> l) & 1 == 0 {
@@ -65,5 +101,10 @@ mod tests {
         assert_eq!(out, [0]);
         sectors(&addrs, 0, 4, 32, &mut out);
         assert!(out.is_empty());
+        // Wider than a sector: each 16-byte access spans two 8-byte sectors.
+        sectors(&[16, 0, 48], 0b101, 16, 8, &mut out);
+        assert_eq!(out, [2, 3, 6, 7]);
+        sectors(&[16, 0, 48], 0b111, 16, 8, &mut out);
+        assert_eq!(out, [0, 1, 2, 3, 6, 7]);
     }
 }
