@@ -201,7 +201,7 @@ impl Sm {
             w.rf.sb_mut()[r as usize] = packed;
         }
         let block = self.blocks[w.block as usize].id;
-        if ctx.tracer.registers(block, w.index) {
+        if ctx.tracer.on() && ctx.tracer.registers(block, w.index) {
             self.trace_load(p.slot, p.pc, done, ctx);
         }
         let w = &mut self.warps[p.slot as usize];

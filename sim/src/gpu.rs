@@ -337,6 +337,7 @@ impl Gpu {
         }
         stats.cycles = Cycle(end);
         stats.sm_cycles_elapsed = end * u64::from(self.cfg.num_sms);
+        stats.count_issues();
         Ok(stats)
     }
 }

@@ -37,26 +37,17 @@ impl Sm {
         let inst = &prog.insts[pc as usize];
         let exec = w.guarded(top.mask, inst.guard);
         let slots = u64::from(inst.issue_slots);
-        let stats = &mut *ctx.stats;
-        stats.inst_executed += slots;
-        stats.issue_active += slots;
         // Active threads, predicated off or not (Nsight's `thread_inst_executed`).
-        stats.thread_inst_executed += u64::from(top.mask.count_ones()) * slots;
-        if let Some(p) = stats.per_pc.get_mut(pc as usize) {
-            p.inst_executed += slots;
-        }
+        ctx.stats.thread_inst_executed += u64::from(top.mask.count_ones()) * slots;
+        // The issue counts follow from this charge (`KernelStats::count_issues`).
         ctx.charge(self.id, pc, StallReason::Selected, t, slots);
         ctx.tracer.sample(self.id, t, |c| c.inst_issued += slots);
         self.sps[sp].issue_free_at = t + slots;
-        ctx.tracer.issue(
-            t,
-            self.id,
-            sp as u32,
-            self.blocks[w.block as usize].id,
-            w.index,
-            pc,
-            exec,
-        );
+        if ctx.tracer.on() {
+            let block = self.blocks[w.block as usize].id;
+            ctx.tracer
+                .issue(t, self.id, sp as u32, block, w.index, pc, exec);
+        }
         // The earliest the warp's next instruction may issue, and why.
         let mut floor = pack(t + slots, StallReason::Selected);
         match inst.kind {
@@ -124,7 +115,9 @@ impl Sm {
                 return Ok(());
             }
         }
-        self.trace_writes(slot, pc, exec, ctx);
+        if ctx.tracer.on() {
+            self.trace_writes(slot, pc, exec, ctx);
+        }
         let w = &mut self.warps[slot as usize];
         if !w.normalize(prog.end) {
             self.finish_warp(slot, t + slots, ctx);

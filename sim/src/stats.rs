@@ -134,6 +134,18 @@ impl KernelStats {
         }
     }
 
+    /// Fills in the issue counts from the `selected` charges: a warp is
+    /// `selected` exactly for the issue slots of its instructions, so the
+    /// hot path counts each issue once, as a charge.
+    pub(crate) fn count_issues(&mut self) {
+        let selected = StallReason::Selected.index();
+        self.inst_executed = self.stalls[selected];
+        self.issue_active = self.stalls[selected];
+        for p in &mut self.per_pc {
+            p.inst_executed = p.stalls[selected];
+        }
+    }
+
     /// Warp-cycles charged to `reason`.
     pub fn stall(&self, reason: StallReason) -> u64 {
         self.stalls[reason.index()]
