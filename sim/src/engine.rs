@@ -131,18 +131,24 @@ pub(crate) fn run(
 /// order and wakes the warps that waited for their loads.
 fn resolve(sms: &mut [Sm], ctx: &mut Ctx<'_>, queue: &mut BinaryHeap<Reverse<(u64, u32)>>) {
     let mut pending = std::mem::take(&mut ctx.pending);
-    // Requests are pushed in `seq` order, as ascending runs of `t` (one
-    // per stretch an SM ran): a stable sort by (cycle, SM) keeps `seq`
-    // order within each and merges the runs instead of sorting afresh.
-    debug_assert!(pending.windows(2).all(|w| w[0].seq < w[1].seq));
-    pending.sort_by_key(|p| (p.t, p.sm));
+    let mut order = std::mem::take(&mut ctx.order);
+    let mask = if sort_pending(&pending, &mut order) {
+        INDEX_MASK
+    } else {
+        u64::MAX
+    };
     let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
-    for p in &pending {
+    for &k in &order {
+        let p = &pending[(k & mask) as usize];
         let mut done = p.start + 1;
-        for i in 0..p.n {
-            let sector = ctx.pending_sectors[(p.first + i) as usize];
-            let depart = p.start + u64::from(i) / per_cycle;
+        // The LSU sends `per_cycle` sectors a cycle.
+        let (mut depart, mut sent) = (p.start, 0);
+        for &sector in &ctx.pending_sectors[p.first as usize..(p.first + p.n) as usize] {
             done = done.max(ctx.timing.sector(depart, sector, p.store, ctx.stats));
+            sent += 1;
+            if sent == per_cycle {
+                (depart, sent) = (depart + 1, 0);
+            }
         }
         if p.store {
             ctx.last_store_done = ctx.last_store_done.max(done);
@@ -157,7 +163,45 @@ fn resolve(sms: &mut [Sm], ctx: &mut Ctx<'_>, queue: &mut BinaryHeap<Reverse<(u6
     }
     pending.clear();
     ctx.pending = pending;
+    ctx.order = order;
     ctx.pending_sectors.clear();
+}
+
+/// Bits of an order key that hold the request's index.
+const INDEX_BITS: u32 = 24;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+/// Bits that hold the SM, above the index; the cycle is above both.
+const SM_BITS: u32 = 16;
+
+/// Fills `order` with the requests in cycle-by-cycle order (by issue
+/// cycle, then SM, then `seq`), each as a key whose low `INDEX_BITS` are
+/// its index; returns `false` when the keys are plain indices instead.
+///
+/// Requests are pushed in `seq` order, so the index breaks ties as `seq`
+/// would. Sorting packed keys moves 8 bytes a request instead of the whole
+/// request; a batch too large or too long for the packing (never seen in
+/// practice) falls back to sorting the requests' keys directly.
+fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) -> bool {
+    debug_assert!(pending.windows(2).all(|w| w[0].seq < w[1].seq));
+    order.clear();
+    let first = pending.iter().map(|p| p.t).min().unwrap_or(0);
+    let span = pending.iter().map(|p| p.t - first).max().unwrap_or(0);
+    let packs = pending.len() as u64 <= INDEX_MASK
+        && pending.iter().all(|p| p.sm < 1 << SM_BITS)
+        && span < 1 << (64 - INDEX_BITS - SM_BITS);
+    if packs {
+        order.extend(pending.iter().enumerate().map(|(i, p)| {
+            ((p.t - first) << (INDEX_BITS + SM_BITS)) | (u64::from(p.sm) << INDEX_BITS) | i as u64
+        }));
+        order.sort_unstable();
+    } else {
+        order.extend(0..pending.len() as u64);
+        order.sort_by_key(|&i| {
+            let p = &pending[i as usize];
+            (p.t, p.sm, p.seq)
+        });
+    }
+    packs
 }
 
 impl Sm {
@@ -226,4 +270,73 @@ pub(crate) fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(t: u64, sm: u32, seq: u64) -> Pending {
+        Pending {
+            t,
+            sm,
+            seq,
+            start: t,
+            first: 0,
+            n: 0,
+            store: false,
+            slot: 0,
+            age: 0,
+            pc: 0,
+        }
+    }
+
+    /// The (t, sm, seq) of `pending` in the order `sort_pending` gives.
+    fn sorted(pending: &[Pending]) -> Vec<(u64, u32, u64)> {
+        let mut order = Vec::new();
+        let mask = if sort_pending(pending, &mut order) {
+            INDEX_MASK
+        } else {
+            u64::MAX
+        };
+        order
+            .iter()
+            .map(|&k| {
+                let p = &pending[(k & mask) as usize];
+                (p.t, p.sm, p.seq)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn requests_resolve_by_cycle_then_sm_then_issue_order() {
+        // Two SMs' runs, pushed one after the other, ties within a cycle.
+        let pending = [
+            request(12, 1, 0),
+            request(12, 1, 1),
+            request(15, 1, 2),
+            request(10, 0, 3),
+            request(12, 0, 4),
+            request(15, 0, 5),
+        ];
+        let want = [
+            (10, 0, 3),
+            (12, 0, 4),
+            (12, 1, 0),
+            (12, 1, 1),
+            (15, 0, 5),
+            (15, 1, 2),
+        ];
+        assert_eq!(sorted(&pending), want);
+        // Cycles too far apart to pack: the same order, unpacked.
+        let far: Vec<Pending> = pending
+            .iter()
+            .map(|p| request(p.t << 40, p.sm, p.seq))
+            .collect();
+        let order: Vec<_> = sorted(&far)
+            .iter()
+            .map(|&(t, sm, seq)| (t >> 40, sm, seq))
+            .collect();
+        assert_eq!(order, want);
+    }
 }

@@ -318,6 +318,7 @@ impl Gpu {
             last_exit: 0,
             pending: Vec::new(),
             pending_sectors: Vec::new(),
+            order: Vec::new(),
             seq: 0,
             scratch: Default::default(),
         };

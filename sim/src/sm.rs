@@ -51,6 +51,8 @@ pub(crate) struct Ctx<'a> {
     /// and the issue counter that orders them ([`crate::engine`]).
     pub pending: Vec<crate::engine::Pending>,
     pub pending_sectors: Vec<u64>,
+    /// Scratch: the order to resolve `pending` in.
+    pub order: Vec<u64>,
     pub seq: u64,
     /// Lane vectors for executing instructions.
     pub scratch: crate::exec::Scratch,
