@@ -122,6 +122,11 @@ fn main() {
     let k = verify_kernel(kernels_ir::kernels::examples::vcopy()).expect("verifies");
     let n: u32 = 1 << 23;
     let (src, dst) = (gpu.alloc(u64::from(n) * 4), gpu.alloc(u64::from(n) * 4));
+    // The host fills the input before a launch, as a real run does (the
+    // first touch of its pages is not the simulator's work); the output's
+    // pages are first touched by the kernel, and counted.
+    let input: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    gpu.write_u32s(src, &input).expect("input fits");
     let params = [
         ParamValue::U64(src),
         ParamValue::U64(dst),
