@@ -106,6 +106,7 @@ mod gpu;
 mod ids;
 mod init;
 mod issue;
+mod lanes;
 mod memory;
 mod options;
 mod regfile;

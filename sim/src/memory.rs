@@ -140,6 +140,27 @@ impl GlobalMem {
 /// Marks an allocation index whose access spans several allocations.
 const SPLIT: usize = 1 << (usize::BITS - 1);
 
+/// Each lane's address of `op` into `addrs` (`warp_size` lanes): global
+/// `base + offset` modulo 2^64 from a 64-bit base, shared modulo 2^32 from
+/// a 32-bit base or none.
+pub(crate) fn addresses(op: &MemOp, rf: &RegFile, addrs: &mut [u64]) {
+    let offset = op.offset as u64;
+    match (op.space, op.base) {
+        (Space::Global, Some(b)) => {
+            for (a, &v) in addrs.iter_mut().zip(rf.r64(b)) {
+                *a = v.wrapping_add(offset);
+            }
+        }
+        (Space::Shared, Some(b)) => {
+            for (a, &v) in addrs.iter_mut().zip(rf.r32(b)) {
+                *a = v.wrapping_add(offset as u32).into();
+            }
+        }
+        (Space::Global, None) => addrs.fill(offset),
+        (Space::Shared, None) => addrs.fill(offset & 0xFFFF_FFFF),
+    }
+}
+
 /// Moves the data of the lanes of `exec` between their registers and
 /// `mem`, lane `l`'s at `at(addrs[l])` (every access checked, inside `mem`),
 /// register by register. The same as [`lane_access`] lane by lane: accesses
@@ -156,25 +177,30 @@ pub(crate) fn lanes_access(
 ) {
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
-        let vals = rf.slot_mut(slot);
-        for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
-            if (exec >> l) & 1 == 0 {
-                continue;
-            }
-            let p = at(a) + off;
-            if n == 4 {
-                let bytes: &mut [u8; 4] = (&mut mem[p..p + 4]).try_into().expect("4 bytes");
-                if op.store {
-                    *bytes = (*v as u32).to_le_bytes();
-                } else {
-                    *v = u32::from_le_bytes(*bytes).into();
+        if n == 4 {
+            let vals = rf.r32_mut(slot);
+            for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
+                if (exec >> l) & 1 != 0 {
+                    let p = at(a) + off;
+                    let bytes: &mut [u8; 4] = (&mut mem[p..p + 4]).try_into().expect("4 bytes");
+                    if op.store {
+                        *bytes = v.to_le_bytes();
+                    } else {
+                        *v = u32::from_le_bytes(*bytes);
+                    }
                 }
-            } else {
-                let bytes: &mut [u8; 8] = (&mut mem[p..p + 8]).try_into().expect("8 bytes");
-                if op.store {
-                    *bytes = v.to_le_bytes();
-                } else {
-                    *v = u64::from_le_bytes(*bytes);
+            }
+        } else {
+            let vals = rf.r64_mut(slot);
+            for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
+                if (exec >> l) & 1 != 0 {
+                    let p = at(a) + off;
+                    let bytes: &mut [u8; 8] = (&mut mem[p..p + 8]).try_into().expect("8 bytes");
+                    if op.store {
+                        *bytes = v.to_le_bytes();
+                    } else {
+                        *v = u64::from_le_bytes(*bytes);
+                    }
                 }
             }
         }
@@ -188,16 +214,17 @@ pub(crate) fn lanes_access(
 pub(crate) fn lane_access(op: &MemOp, rf: &mut RegFile, lane: usize, mem: &mut [u8]) {
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
-        let v = &mut rf.slot_mut(slot)[lane];
         // Fixed-size copies: a register is 4 or 8 bytes.
         if n == 4 {
+            let v = &mut rf.r32_mut(slot)[lane];
             let bytes: &mut [u8; 4] = (&mut mem[off..off + 4]).try_into().expect("4 bytes");
             if op.store {
-                *bytes = (*v as u32).to_le_bytes();
+                *bytes = v.to_le_bytes();
             } else {
-                *v = u32::from_le_bytes(*bytes).into();
+                *v = u32::from_le_bytes(*bytes);
             }
         } else {
+            let v = &mut rf.r64_mut(slot)[lane];
             let bytes: &mut [u8; 8] = (&mut mem[off..off + 8]).try_into().expect("8 bytes");
             if op.store {
                 *bytes = v.to_le_bytes();
