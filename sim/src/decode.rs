@@ -15,7 +15,7 @@ use kernels_ir::{
     VerifiedKernel,
 };
 
-use crate::exec::{BinOp, CmpxOp, Consts, ShflLanes, UnOp};
+use crate::exec::{Alu, AluOp, BinOp, CmpxOp, Consts, Perm, ShflLanes, UnOp};
 use crate::regfile::{Slots, ZeroSlots};
 
 /// Where an operand's lane values come from.
@@ -47,28 +47,22 @@ pub(crate) enum Pipe {
     Ctrl,
 }
 
-/// What an instruction does, with resolved operands. Destinations are
-/// slots of the area of the operation's width, or predicate registers.
+/// What an instruction does, with resolved operands. ALU operations and
+/// shuffles carry their specialised loop ([`Alu`]).
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Kind {
     /// `mov`, `not`, `cvt.*`: `dst = op(src)`.
-    Unary { op: UnOp, src: Src, dst: u32 },
+    Unary(Alu),
     /// Arithmetic, logic, shifts, min/max, `setp`.
-    Binary { op: BinOp, a: Src, b: Src, dst: u32 },
-    /// `selp dst, a, b, pred` on 64-bit (`wide`) or 32-bit values.
-    Select {
-        wide: bool,
-        a: Src,
-        b: Src,
-        pred: u32,
-        dst: u32,
-    },
+    Binary(Alu),
+    /// `selp dst, a, b, pred`.
+    Select(Alu),
     /// `cmpx lo, hi`.
-    Cmpx { op: CmpxOp, lo: u32, hi: u32 },
+    Cmpx(Alu),
     /// A load or store.
     Mem(MemOp),
-    /// A shuffle of 32-bit slot `src` into 32-bit slot `dst`.
-    Shfl { src: u32, dst: u32, lanes: ShflLanes },
+    /// A shuffle.
+    Shfl(Alu),
     /// `bra`.
     Bra { target: u32, rpc: u32 },
     /// `exit`.
@@ -218,23 +212,16 @@ impl Decoder<'_> {
         }
     }
 
-    /// The source lanes of a shuffle whose lane operand is constant `arg`,
-    /// as an offset into the permutation table.
+    /// The entry of the source lanes of a shuffle whose lane operand is
+    /// constant `arg` (shuffles with the same source lanes share one).
     fn shfl_perm(&mut self, mode: ShflMode, width: u32, arg: u32) -> u32 {
-        let w = self.shape.warp_size;
+        let perm = Perm::new(mode, width, arg, self.shape.warp_size);
         let perms = &mut self.consts.perms;
-        let lanes: Vec<u8> = (0..w)
-            .map(|lane| crate::exec::shfl_source(mode, lane, arg, width, w) as u8)
-            .collect();
-        // Shuffles with the same source lanes share one entry.
-        if let Some(at) = perms
-            .chunks(w as usize)
-            .position(|p| p == lanes.as_slice())
-        {
-            return at as u32 * w;
-        }
-        perms.extend_from_slice(&lanes);
-        (perms.len() - lanes.len()) as u32
+        let i = perms.iter().position(|p| *p == perm).unwrap_or_else(|| {
+            perms.push(perm);
+            perms.len() - 1
+        });
+        i as u32
     }
 
     fn special(&mut self, s: Special) -> Src {
@@ -271,6 +258,11 @@ impl Decoder<'_> {
         }
     }
 
+    /// An ALU instruction with its loop chosen.
+    fn alu(&self, op: AluOp, a: Src, b: Src, dst: u32, aux: u32) -> Alu {
+        Alu::new(op, a, b, dst, aux, &self.consts)
+    }
+
     /// The width of an operand in a comparison (0: takes the other's).
     fn width_of(&self, op: Operand) -> u32 {
         match op {
@@ -288,14 +280,8 @@ impl Decoder<'_> {
             InstData::Unary { opcode, dst, src } => {
                 let op = UnOp::new(opcode, dst.class().bits());
                 let src = self.operand(src);
-                (
-                    Kind::Unary {
-                        op,
-                        src,
-                        dst: dst.index(),
-                    },
-                    Pipe::Alu,
-                )
+                let alu = self.alu(AluOp::Unary(op), src, Src::Imm(0), dst.index(), 0);
+                (Kind::Unary(alu), Pipe::Alu)
             }
             InstData::Binary { opcode, dst, args } => {
                 let width = if opcode.comparison().is_some() {
@@ -307,30 +293,18 @@ impl Decoder<'_> {
                     dst.class().bits()
                 };
                 let (a, b) = (self.operand(args[0]), self.operand(args[1]));
-                (
-                    Kind::Binary {
-                        op: BinOp::new(opcode, width),
-                        a,
-                        b,
-                        dst: dst.index(),
-                    },
-                    Pipe::Alu,
-                )
+                let op = AluOp::Binary(BinOp::new(opcode, width));
+                (Kind::Binary(self.alu(op, a, b, dst.index(), 0)), Pipe::Alu)
             }
             InstData::Select {
                 dst, args, pred, ..
             } => {
                 let (a, b) = (self.operand(args[0]), self.operand(args[1]));
-                (
-                    Kind::Select {
-                        wide: dst.class() == RegClass::B64,
-                        a,
-                        b,
-                        pred: pred.index(),
-                        dst: dst.index(),
-                    },
-                    Pipe::Alu,
-                )
+                let op = AluOp::Select {
+                    wide: dst.class() == RegClass::B64,
+                };
+                let alu = self.alu(op, a, b, dst.index(), pred.index());
+                (Kind::Select(alu), Pipe::Alu)
             }
             InstData::Cmpx {
                 opcode,
@@ -342,12 +316,9 @@ impl Decoder<'_> {
                     (false, _) => CmpxOp::U64,
                     (true, _) => CmpxOp::S64,
                 };
-                let kind = Kind::Cmpx {
-                    op,
-                    lo: self.slot(lo),
-                    hi: self.slot(hi),
-                };
-                (kind, Pipe::Alu)
+                let none = Src::Imm(0);
+                let alu = self.alu(AluOp::Cmpx(op), none, none, self.slot(lo), self.slot(hi));
+                (Kind::Cmpx(alu), Pipe::Alu)
             }
             InstData::Load {
                 opcode,
@@ -387,19 +358,16 @@ impl Decoder<'_> {
                 width,
             } => {
                 let mode = opcode.shfl_mode().expect("shuffle opcode");
-                let lanes = match self.operand(lane) {
-                    Src::Imm(arg) => ShflLanes::Perm(self.shfl_perm(mode, width, arg as u32)),
-                    Src::Reg(lane) => ShflLanes::Dynamic { mode, width, lane },
-                    Src::Pred(_) => unreachable!("a predicate as a shuffle's lane"),
+                let (src, lane) = (Src::Reg(self.slot(src)), self.operand(lane));
+                let (how, perm) = match lane {
+                    Src::Imm(arg) => {
+                        let p = self.shfl_perm(mode, width, arg as u32);
+                        (ShflLanes::Perm(p), p)
+                    }
+                    _ => (ShflLanes::Dynamic { mode, width }, 0),
                 };
-                (
-                    Kind::Shfl {
-                        src: self.slot(src),
-                        dst: self.slot(dst),
-                        lanes,
-                    },
-                    Pipe::Shfl,
-                )
+                let alu = self.alu(AluOp::Shfl(how), src, lane, self.slot(dst), perm);
+                (Kind::Shfl(alu), Pipe::Shfl)
             }
             InstData::Branch { .. } => {
                 let kind = Kind::Bra {
@@ -535,72 +503,56 @@ mod tests {
         };
         assert_eq!(p.nslots, want, "r0 r1, then %laneid; d0 d1");
         assert_eq!(p.nsb, 5, "r0 r1 d0 d1 p0");
-        assert!(matches!(
-            p.insts[0].kind,
-            Kind::Binary {
-                op: BinOp::Add32,
-                a: Src::Reg(1),
-                b: Src::Imm(7),
-                dst: 0,
+        let alu = |pc: usize| match p.insts[pc].kind {
+            Kind::Unary(a) | Kind::Binary(a) | Kind::Select(a) | Kind::Cmpx(a) | Kind::Shfl(a) => {
+                (a.op, a.a, a.b, a.dst, a.aux)
             }
-        ));
-        assert!(matches!(
-            p.insts[1].kind,
-            Kind::Binary {
-                op: BinOp::Setp32(crate::exec::Cmp::LtU),
-                a: Src::Reg(2),
-                b: Src::Imm(3),
-                dst: 0,
-            }
-        ));
-        assert!(matches!(
-            p.insts[2].kind,
-            Kind::Unary {
-                op: UnOp::Zext,
-                src: Src::Imm(8),
-                dst: 0,
-            }
-        ));
+            other => unreachable!("{other:?}"),
+        };
+        let none = Src::Imm(0);
+        let add = AluOp::Binary(BinOp::Add32);
+        assert_eq!(alu(0), (add, Src::Reg(1), Src::Imm(7), 0, 0));
+        let lt = AluOp::Binary(BinOp::Setp32(crate::exec::Cmp::LtU));
+        assert_eq!(
+            alu(1),
+            (lt, Src::Reg(2), Src::Imm(3), 0, 0),
+            "%laneid after r0 r1"
+        );
+        let zext = AluOp::Unary(UnOp::Zext);
+        assert_eq!(
+            alu(2),
+            (zext, Src::Imm(8), none, 0, 0),
+            "%ntid.x is uniform"
+        );
         assert_eq!(p.insts[2].guard, Some((0, false)));
         assert_eq!(p.insts[2].deps(), &[2, 4], "d0 (write) and p0 (guard)");
+        assert_eq!(alu(3), (AluOp::Cmpx(CmpxOp::U32), none, none, 0, 1));
         assert_eq!(p.insts[3].issue_slots, 2);
         assert_eq!(p.insts[3].writes(), &[0, 1]);
-        assert!(matches!(
-            p.insts[4].kind,
-            Kind::Binary {
-                op: BinOp::Shl64,
-                a: Src::Reg(0),
-                b: Src::Reg(1),
-                dst: 1,
-            }
-        ));
+        let shl = AluOp::Binary(BinOp::Shl64);
+        assert_eq!(
+            alu(4),
+            (shl, Src::Reg(0), Src::Reg(1), 1, 0),
+            "a 32-bit count"
+        );
         assert_eq!(p.insts[4].writes(), &[3], "d1 is register 2 + 1");
-        assert!(matches!(
-            p.insts[5].kind,
-            Kind::Shfl {
-                src: 1,
-                dst: 0,
-                lanes: ShflLanes::Perm(0),
-            }
-        ));
-        assert_eq!(p.consts.perms, [1, 0, 3, 2]);
-        assert!(matches!(
-            p.insts[6].kind,
-            Kind::Shfl {
-                lanes: ShflLanes::Dynamic {
-                    mode: ShflMode::Down,
-                    width: 4,
-                    lane: 0,
-                },
-                ..
-            }
-        ));
-        assert!(matches!(
-            p.insts[7].kind,
-            Kind::Shfl {
-                lanes: ShflLanes::Perm(0),
-                ..
-            }
-        ));
+        let xor = AluOp::Shfl(ShflLanes::Perm(0));
+        assert_eq!(alu(5), (xor, Src::Reg(1), Src::Imm(1), 0, 0));
+        assert_eq!(
+            p.consts.perms.len(),
+            1,
+            "shuffles 5 and 7 share their lanes"
+        );
+        assert_eq!(p.consts.perms[0].lanes[..4], [1, 0, 3, 2]);
+        let down = AluOp::Shfl(ShflLanes::Dynamic {
+            mode: ShflMode::Down,
+            width: 4,
+        });
+        assert_eq!(alu(6), (down, Src::Reg(1), Src::Reg(0), 0, 0));
+        assert_eq!(
+            alu(7),
+            (xor, Src::Reg(0), Src::Imm(1), 1, 0),
+            "the same lanes as 5"
+        );
     }
 }

@@ -137,7 +137,10 @@ mod tests {
         b.add(r3, r3, r2); // reads r2 (not on every path)
         b.shfl(kernels_ir::Opcode::ShflXor, r3, r0, 1, 4); // a shuffle source: always zeroed
         let zero = slots_to_zero(&b.build());
-        assert_eq!((zero.b32.as_slice(), zero.b64.as_slice()), (&[0, 1, 2][..], &[][..]));
+        assert_eq!(
+            (zero.b32.as_slice(), zero.b64.as_slice()),
+            (&[0, 1, 2][..], &[][..])
+        );
     }
 
     #[test]
@@ -154,6 +157,9 @@ mod tests {
         b.when(p).bra(top);
         b.exit();
         let zero = slots_to_zero(&b.build());
-        assert_eq!((zero.b32.as_slice(), zero.b64.as_slice()), (&[1][..], &[][..]));
+        assert_eq!(
+            (zero.b32.as_slice(), zero.b64.as_slice()),
+            (&[1][..], &[][..])
+        );
     }
 }

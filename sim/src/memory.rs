@@ -10,7 +10,7 @@ use kernels_ir::Space;
 
 use crate::decode::MemOp;
 use crate::error::FaultKind;
-use crate::regfile::RegFile;
+use crate::regfile::{RegFile, lane_mask};
 
 /// Where the first allocation starts: address 0 stays invalid.
 const BASE: u64 = 0x1000_0000;
@@ -113,6 +113,13 @@ impl GlobalMem {
         if exec == 0 {
             return Ok(());
         }
+        if let Some(len) = block(addrs, exec, op.bytes)
+            && addrs[0].is_multiple_of(u64::from(op.bytes))
+            && let Some((i, off)) = self.find(addrs[0], len as u64)
+        {
+            block_access(op, rf, &mut self.allocs[i].1[off..off + len]);
+            return Ok(());
+        }
         let found = self.check(addrs, exec, op.bytes)?;
         if found & SPLIT == 0 {
             let (start, data) = &mut self.allocs[found];
@@ -158,6 +165,57 @@ pub(crate) fn addresses(op: &MemOp, rf: &RegFile, addrs: &mut [u64]) {
         }
         (Space::Global, None) => addrs.fill(offset),
         (Space::Shared, None) => addrs.fill(offset & 0xFFFF_FFFF),
+    }
+}
+
+/// The bytes a warp access of `bytes` per lane covers when it is one
+/// block: every lane active, lane `l` at `addrs[0] + l * bytes` (a
+/// coalesced access, the usual case).
+#[inline]
+pub(crate) fn block(addrs: &[u64], exec: u64, bytes: u32) -> Option<usize> {
+    let first = *addrs.first()?;
+    if exec != lane_mask(addrs.len()) {
+        return None;
+    }
+    let mut at = first;
+    let mut apart = 0;
+    for &a in addrs {
+        apart |= a ^ at;
+        at = at.wrapping_add(bytes.into());
+    }
+    (apart == 0).then_some(addrs.len() * bytes as usize)
+}
+
+/// Moves the data of a block access (see [`block`]) between the registers
+/// and `mem`, the block's bytes: lane `l`'s at `l * op.bytes`.
+#[inline]
+pub(crate) fn block_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8]) {
+    let stride = op.bytes as usize;
+    let mut off = 0;
+    for &(slot, n) in &op.regs[..op.nregs as usize] {
+        let lanes = mem.chunks_exact_mut(stride);
+        if n == 4 {
+            let vals = rf.r32_mut(slot);
+            for (v, m) in vals.iter_mut().zip(lanes) {
+                let bytes: &mut [u8; 4] = (&mut m[off..off + 4]).try_into().expect("4 bytes");
+                if op.store {
+                    *bytes = v.to_le_bytes();
+                } else {
+                    *v = u32::from_le_bytes(*bytes);
+                }
+            }
+        } else {
+            let vals = rf.r64_mut(slot);
+            for (v, m) in vals.iter_mut().zip(lanes) {
+                let bytes: &mut [u8; 8] = (&mut m[off..off + 8]).try_into().expect("8 bytes");
+                if op.store {
+                    *bytes = v.to_le_bytes();
+                } else {
+                    *v = u64::from_le_bytes(*bytes);
+                }
+            }
+        }
+        off += n as usize;
     }
 }
 
@@ -257,6 +315,92 @@ mod tests {
         assert_eq!(m.read(a + 4, 4), Some(&[5, 6, 7, 8][..]));
         assert!(m.read(a + 4, 5).is_none());
         assert!(m.write(a - 1, &[0]).is_none());
+    }
+
+    /// A register file of 8 lanes: 32-bit slots 0..4 and 64-bit slots 0..2
+    /// holding distinct values.
+    fn regfile() -> RegFile {
+        let slots = crate::regfile::Slots {
+            b32: 4,
+            b64: 2,
+            specials: 0,
+        };
+        let mut rf = RegFile::default();
+        rf.reset(slots, 0, 0, 8, &Default::default());
+        for s in 0..4 {
+            for (l, v) in rf.r32_mut(s).iter_mut().enumerate() {
+                *v = 0x0101_0101 * (s + 1) + l as u32;
+            }
+        }
+        for s in 0..2 {
+            for (l, v) in rf.r64_mut(s).iter_mut().enumerate() {
+                *v = 0x1111_2222_3333_4444 * u64::from(s + 1) + l as u64;
+            }
+        }
+        rf
+    }
+
+    fn op(store: bool, bytes: u32, regs: &[(u32, u32)]) -> MemOp {
+        let mut op = MemOp {
+            space: Space::Global,
+            bytes,
+            store,
+            base: None,
+            offset: 0,
+            regs: [(0, 0); 4],
+            nregs: regs.len() as u8,
+        };
+        op.regs[..regs.len()].copy_from_slice(regs);
+        op
+    }
+
+    #[test]
+    fn blocks_are_full_warps_at_consecutive_addresses() {
+        let addrs: Vec<u64> = (0..8).map(|l| 0x100 + 8 * l).collect();
+        assert_eq!(block(&addrs, 0xFF, 8), Some(64));
+        assert_eq!(block(&addrs, 0x7F, 8), None, "a lane off");
+        assert_eq!(block(&addrs, 0xFF, 4), None, "gaps between lanes");
+        let mut swapped = addrs.clone();
+        swapped.swap(2, 3);
+        assert_eq!(block(&swapped, 0xFF, 8), None);
+        let wraps: Vec<u64> = (0..8)
+            .map(|l| (u64::MAX - 15).wrapping_add(4 * l))
+            .collect();
+        assert_eq!(
+            block(&wraps, 0xFF, 4),
+            Some(32),
+            "found in no allocation later"
+        );
+        assert_eq!(block(&[], 0, 4), None);
+    }
+
+    #[test]
+    fn block_copies_move_what_lane_by_lane_copies_move() {
+        let layouts: [(u32, &[(u32, u32)]); 5] = [
+            (4, &[(2, 4)]),
+            (8, &[(1, 8)]),
+            (8, &[(3, 4), (0, 4)]),
+            (16, &[(1, 4), (0, 4), (3, 4), (2, 4)]),
+            (16, &[(1, 8), (0, 8)]),
+        ];
+        for (bytes, regs) in layouts {
+            let addrs: Vec<u64> = (0..8).map(|l| l * u64::from(bytes)).collect();
+            let mem: Vec<u8> = (0..8 * bytes as usize).map(|i| (i * 7) as u8).collect();
+            for store in [false, true] {
+                let op = op(store, bytes, regs);
+                let (mut rf1, mut mem1) = (regfile(), mem.clone());
+                block_access(&op, &mut rf1, &mut mem1);
+                let (mut rf2, mut mem2) = (regfile(), mem.clone());
+                lanes_access(&op, &mut rf2, &addrs, 0xFF, &mut mem2, |a| a as usize);
+                assert_eq!(mem1, mem2, "{bytes} bytes {regs:?} store {store}");
+                for s in 0..4 {
+                    assert_eq!(rf1.r32(s), rf2.r32(s));
+                }
+                for s in 0..2 {
+                    assert_eq!(rf1.r64(s), rf2.r64(s));
+                }
+            }
+        }
     }
 
     #[test]

@@ -71,7 +71,14 @@ impl RegFile {
     /// Prepares for a new warp of `width` lanes: predicates false, the
     /// scoreboard clear, and the slots `zero` zeroed. Other slots keep what
     /// the slot's last warp left: the kernel writes them before reading.
-    pub fn reset(&mut self, slots: Slots, npreds: usize, nsb: usize, width: usize, zero: &ZeroSlots) {
+    pub fn reset(
+        &mut self,
+        slots: Slots,
+        npreds: usize,
+        nsb: usize,
+        width: usize,
+        zero: &ZeroSlots,
+    ) {
         let fresh = (self.width, self.npreds, self.nsb, self.slots) != (width, npreds, nsb, slots);
         self.width = width;
         self.npreds = npreds;
@@ -119,28 +126,28 @@ impl RegFile {
     }
 
     /// The lanes of 32-bit slot `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn r32(&self, slot: u32) -> &[u32] {
         let s = slot as usize * self.width;
         &self.r32[s..s + self.width]
     }
 
     /// The lanes of 32-bit slot `slot`, mutably.
-    #[inline]
+    #[inline(always)]
     pub fn r32_mut(&mut self, slot: u32) -> &mut [u32] {
         let s = slot as usize * self.width;
         &mut self.r32[s..s + self.width]
     }
 
     /// The lanes of 64-bit slot `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn r64(&self, slot: u32) -> &[u64] {
         let s = self.npreds + self.nsb + slot as usize * self.width;
         &self.data[s..s + self.width]
     }
 
     /// The lanes of 64-bit slot `slot`, mutably.
-    #[inline]
+    #[inline(always)]
     pub fn r64_mut(&mut self, slot: u32) -> &mut [u64] {
         let s = self.npreds + self.nsb + slot as usize * self.width;
         &mut self.data[s..s + self.width]
@@ -190,8 +197,8 @@ pub(crate) trait Lane:
     fn slot(rf: &RegFile, slot: u32) -> &[Self];
     /// The same, mutably.
     fn slot_mut(rf: &mut RegFile, slot: u32) -> &mut [Self];
-    /// Two different slots of this width's area, mutably.
-    fn slot_pair_mut(rf: &mut RegFile, a: u32, b: u32) -> (&mut [Self], &mut [Self]);
+    /// All slots of this width's area, mutably.
+    fn area_mut(rf: &mut RegFile) -> &mut [Self];
     /// An immediate (any 64-bit pattern) taken modulo 2^width.
     fn imm(v: u64) -> Self;
     /// All bits of `b` (true) or none.
@@ -210,9 +217,8 @@ impl Lane for u32 {
     }
 
     #[inline(always)]
-    fn slot_pair_mut(rf: &mut RegFile, a: u32, b: u32) -> (&mut [u32], &mut [u32]) {
-        let w = rf.width;
-        pair_mut(&mut rf.r32, a as usize * w, b as usize * w, w)
+    fn area_mut(rf: &mut RegFile) -> &mut [u32] {
+        &mut rf.r32
     }
 
     #[inline(always)]
@@ -238,14 +244,9 @@ impl Lane for u64 {
     }
 
     #[inline(always)]
-    fn slot_pair_mut(rf: &mut RegFile, a: u32, b: u32) -> (&mut [u64], &mut [u64]) {
-        let (w, base) = (rf.width, rf.npreds + rf.nsb);
-        pair_mut(
-            &mut rf.data,
-            base + a as usize * w,
-            base + b as usize * w,
-            w,
-        )
+    fn area_mut(rf: &mut RegFile) -> &mut [u64] {
+        let base = rf.npreds + rf.nsb;
+        &mut rf.data[base..]
     }
 
     #[inline(always)]
@@ -259,17 +260,62 @@ impl Lane for u64 {
     }
 }
 
-/// `data[a..a+w]` and `data[b..b+w]`, mutably (two different starts, `w`
-/// apart at least).
+/// Slot `dst` of `T`'s area mutably, the slots before it and the slots
+/// after it.
 #[inline(always)]
-fn pair_mut<T>(data: &mut [T], a: usize, b: usize, w: usize) -> (&mut [T], &mut [T]) {
-    assert_ne!(a, b, "two different slots");
-    if a < b {
-        let (x, y) = data.split_at_mut(b);
-        (&mut x[a..a + w], &mut y[..w])
+fn around<T: Lane>(rf: &mut RegFile, dst: u32) -> (&[T], &mut [T], &[T]) {
+    let w = rf.width;
+    let (lo, rest) = T::area_mut(rf).split_at_mut(dst as usize * w);
+    let (d, hi) = rest.split_at_mut(w);
+    (lo, d, hi)
+}
+
+/// Slot `s` (not `dst`) from the slots around `dst`.
+#[inline(always)]
+fn beside<'a, T>(lo: &'a [T], hi: &'a [T], dst: u32, s: u32, w: usize) -> &'a [T] {
+    debug_assert_ne!(s, dst, "a source apart from the destination");
+    if s < dst {
+        &lo[s as usize * w..][..w]
     } else {
-        let (x, y) = data.split_at_mut(a);
-        (&mut y[..w], &mut x[b..b + w])
+        &hi[(s - dst - 1) as usize * w..][..w]
+    }
+}
+
+/// Slot `dst` of `T`'s area mutably and slot `a` (a different one).
+#[inline(always)]
+pub(crate) fn split1<T: Lane>(rf: &mut RegFile, dst: u32, a: u32) -> (&mut [T], &[T]) {
+    let w = rf.width;
+    let (lo, d, hi) = around::<T>(rf, dst);
+    (d, beside(lo, hi, dst, a, w))
+}
+
+/// Slot `dst` of `T`'s area mutably and slots `a` and `b` (both different
+/// from `dst`, perhaps the same).
+#[inline(always)]
+pub(crate) fn split2<T: Lane>(
+    rf: &mut RegFile,
+    dst: u32,
+    a: u32,
+    b: u32,
+) -> (&mut [T], &[T], &[T]) {
+    let w = rf.width;
+    let (lo, d, hi) = around::<T>(rf, dst);
+    (d, beside(lo, hi, dst, a, w), beside(lo, hi, dst, b, w))
+}
+
+/// Two different slots of `T`'s area, mutably.
+#[inline(always)]
+pub(crate) fn pair_mut<T: Lane>(rf: &mut RegFile, a: u32, b: u32) -> (&mut [T], &mut [T]) {
+    assert_ne!(a, b, "two different slots");
+    let w = rf.width;
+    let (sa, sb) = (a as usize * w, b as usize * w);
+    let area = T::area_mut(rf);
+    if sa < sb {
+        let (x, y) = area.split_at_mut(sb);
+        (&mut x[sa..sa + w], &mut y[..w])
+    } else {
+        let (x, y) = area.split_at_mut(sa);
+        (&mut y[..w], &mut x[sb..sb + w])
     }
 }
 
@@ -302,7 +348,11 @@ mod tests {
     fn areas_hold_native_widths_apart_from_predicates_and_scoreboard() {
         let mut rf = regfile(4);
         assert_eq!(rf.r32.len(), 3 * 4, "two r registers and one special");
-        assert_eq!(rf.data.len(), 1 + 4 + 2 * 4, "preds, scoreboard, two d registers");
+        assert_eq!(
+            rf.data.len(),
+            1 + 4 + 2 * 4,
+            "preds, scoreboard, two d registers"
+        );
         rf.r32_mut(2).copy_from_slice(&[u32::MAX; 4]);
         rf.r64_mut(1).copy_from_slice(&[u64::MAX; 4]);
         rf.preds_mut()[0] = 0b1010;
@@ -346,15 +396,31 @@ mod tests {
     }
 
     #[test]
-    fn slot_pairs_are_disjoint_in_either_order() {
+    fn a_destination_splits_from_sources_on_either_side() {
         let mut rf = regfile(2);
-        let (a, b) = u64::slot_pair_mut(&mut rf, 1, 0);
-        a.fill(1);
-        b.fill(2);
-        let (a, b) = u32::slot_pair_mut(&mut rf, 0, 2);
-        a.fill(3);
-        b.fill(4);
-        assert_eq!((rf.r64(0), rf.r64(1)), (&[2, 2][..], &[1, 1][..]));
-        assert_eq!((rf.r32(0), rf.r32(2)), (&[3, 3][..], &[4, 4][..]));
+        for s in 0..3 {
+            rf.r32_mut(s).fill(s + 10);
+        }
+        rf.r64_mut(0).fill(20);
+        rf.r64_mut(1).fill(21);
+        let (d, a, b) = split2::<u32>(&mut rf, 1, 2, 0);
+        assert_eq!((a, b), (&[12, 12][..], &[10, 10][..]));
+        d.fill(5);
+        let (d, a) = split1::<u64>(&mut rf, 0, 1);
+        assert_eq!(a, &[21, 21]);
+        d.fill(6);
+        let (d, a) = split1::<u64>(&mut rf, 1, 0);
+        assert_eq!(a, &[6, 6]);
+        d.fill(7);
+        assert_eq!(
+            (rf.r32(0), rf.r32(1), rf.r32(2)),
+            (&[10, 10][..], &[5, 5][..], &[12, 12][..])
+        );
+        assert_eq!((rf.r64(0), rf.r64(1)), (&[6, 6][..], &[7, 7][..]));
+        assert_eq!(
+            rf.preds(),
+            &[0],
+            "the 64-bit area starts after the scoreboard"
+        );
     }
 }

@@ -17,7 +17,7 @@ use kernels_ir::Space;
 
 use crate::decode::MemOp;
 use crate::error::FaultKind;
-use crate::memory::lanes_access;
+use crate::memory::{block, block_access, lanes_access};
 use crate::regfile::RegFile;
 
 /// The cost of one warp-wide shared access.
@@ -146,6 +146,14 @@ pub(crate) fn access(
     // Access widths are powers of two (4, 8, 16): alignment is a mask test.
     debug_assert!(bytes.is_power_of_two());
     let size = smem.len() as u64;
+    if let Some(len) = block(addrs, exec, op.bytes)
+        && addrs[0] & (bytes - 1) == 0
+        && addrs[0] + len as u64 <= size
+    {
+        let at = addrs[0] as usize;
+        block_access(op, rf, &mut smem[at..at + len]);
+        return Ok(());
+    }
     for (l, &a) in addrs.iter().enumerate() {
         if (exec >> l) & 1 == 0 {
             continue;

@@ -4,8 +4,9 @@
 //! destination aliasing a source), full, partial and empty lane masks, and
 //! warps of 8, 32 and 64 lanes.
 
+use super::shfl::shfl_source;
 use super::*;
-use crate::regfile::{Slots, ZeroSlots};
+use crate::regfile::{Slots, ZeroSlots, lane_mask};
 
 const V32: [u64; 10] = [
     0,
@@ -143,8 +144,15 @@ fn lane(rf: &RegFile, width: u32, dst: u32, l: usize) -> u64 {
     }
 }
 
-fn run(kind: Kind, rf: &mut RegFile, consts: &Consts, exec: u64) {
-    execute(&kind, rf, consts, exec, &mut Scratch::default());
+/// Runs a decoded instruction.
+fn run(alu: Alu, rf: &mut RegFile, consts: &Consts, exec: u64) {
+    execute(
+        &Kind::Binary(alu),
+        rf,
+        consts,
+        exec,
+        &mut Scratch::default(),
+    );
 }
 
 const VALUE_OPS: [Opcode; 13] = [
@@ -189,12 +197,19 @@ fn value_operations_match_the_reference_in_active_lanes_only() {
                             for dst in [0, 1, 3] {
                                 let mut rf = regfile(lanes);
                                 let before = rf.clone();
-                                let op = BinOp::new(opcode, width);
-                                run(Kind::Binary { op, a, b, dst }, &mut rf, &Consts::default(), exec);
+                                let op = AluOp::Binary(BinOp::new(opcode, width));
+                                run(
+                                    Alu::new(op, a, b, dst, 0, &Consts::default()),
+                                    &mut rf,
+                                    &Consts::default(),
+                                    exec,
+                                );
                                 for l in 0..lanes {
                                     let want = if exec >> l & 1 != 0 {
-                                        let (x, y) =
-                                            (read(&before, a, width, l), read(&before, b, b_width, l));
+                                        let (x, y) = (
+                                            read(&before, a, width, l),
+                                            read(&before, b, b_width, l),
+                                        );
                                         reference(opcode, width, x, y)
                                     } else {
                                         lane(&before, width, dst, l)
@@ -207,7 +222,10 @@ fn value_operations_match_the_reference_in_active_lanes_only() {
                                 }
                                 // Nothing else changed.
                                 for s in (0..SLOTS).filter(|&s| s != dst) {
-                                    assert_eq!(lane_vec(&rf, width, s), lane_vec(&before, width, s));
+                                    assert_eq!(
+                                        lane_vec(&rf, width, s),
+                                        lane_vec(&before, width, s)
+                                    );
                                 }
                             }
                         }
@@ -232,11 +250,17 @@ fn comparisons_write_the_predicate_mask_in_active_lanes_only() {
                         for b in srcs() {
                             let mut rf = regfile(lanes);
                             let before = rf.clone();
-                            let op = BinOp::new(opcode, width);
-                            run(Kind::Binary { op, a, b, dst: 1 }, &mut rf, &Consts::default(), exec);
+                            let op = AluOp::Binary(BinOp::new(opcode, width));
+                            run(
+                                Alu::new(op, a, b, 1, 0, &Consts::default()),
+                                &mut rf,
+                                &Consts::default(),
+                                exec,
+                            );
                             let mut want = before.preds()[1] & !exec;
                             for l in 0..lanes {
-                                let (x, y) = (read(&before, a, width, l), read(&before, b, width, l));
+                                let (x, y) =
+                                    (read(&before, a, width, l), read(&before, b, width, l));
                                 want |= (reference(opcode, width, x, y) & exec >> l & 1) << l;
                             }
                             assert_eq!(
@@ -268,8 +292,13 @@ fn predicate_logic_works_on_masks() {
                     for &b in &preds {
                         let mut rf = regfile(lanes);
                         let before = rf.clone();
-                        let op = BinOp::new(opcode, 1);
-                        run(Kind::Binary { op, a, b, dst: 0 }, &mut rf, &Consts::default(), exec);
+                        let op = AluOp::Binary(BinOp::new(opcode, 1));
+                        run(
+                            Alu::new(op, a, b, 0, 0, &Consts::default()),
+                            &mut rf,
+                            &Consts::default(),
+                            exec,
+                        );
                         for l in 0..lanes {
                             let want = if exec >> l & 1 != 0 {
                                 f(read(&before, a, 1, l), read(&before, b, 1, l)) & 1
@@ -286,8 +315,13 @@ fn predicate_logic_works_on_masks() {
                 ] {
                     let mut rf = regfile(lanes);
                     let before = rf.clone();
-                    let op = UnOp::new(opcode, 1);
-                    run(Kind::Unary { op, src: a, dst: 3 }, &mut rf, &Consts::default(), exec);
+                    let op = AluOp::Unary(UnOp::new(opcode, 1));
+                    run(
+                        Alu::new(op, a, Src::Imm(0), 3, 0, &Consts::default()),
+                        &mut rf,
+                        &Consts::default(),
+                        exec,
+                    );
                     for l in 0..lanes {
                         let want = if exec >> l & 1 != 0 {
                             f(read(&before, a, 1, l)) & 1
@@ -320,8 +354,14 @@ fn moves_and_conversions_extend_and_truncate() {
                     for dst in [0, 2] {
                         let mut rf = regfile(lanes);
                         let before = rf.clone();
-                        let op = UnOp::new(opcode, to);
-                        run(Kind::Unary { op, src, dst }, &mut rf, &Consts::default(), exec);
+                        let op = AluOp::Unary(UnOp::new(opcode, to));
+                        let c = Consts::default();
+                        run(
+                            Alu::new(op, src, Src::Imm(0), dst, 0, &c),
+                            &mut rf,
+                            &c,
+                            exec,
+                        );
                         for l in 0..lanes {
                             let v = read(&before, src, from, l) & mask(from);
                             let want = if exec >> l & 1 == 0 {
@@ -351,14 +391,13 @@ fn selects_pick_by_predicate_in_active_lanes() {
                     for b in srcs() {
                         let mut rf = regfile(lanes);
                         let before = rf.clone();
-                        let kind = Kind::Select {
-                            wide: width == 64,
-                            a,
-                            b,
-                            pred: 1,
-                            dst: 1,
-                        };
-                        run(kind, &mut rf, &Consts::default(), exec);
+                        let op = AluOp::Select { wide: width == 64 };
+                        run(
+                            Alu::new(op, a, b, 1, 1, &Consts::default()),
+                            &mut rf,
+                            &Consts::default(),
+                            exec,
+                        );
                         let p = before.preds()[1];
                         for l in 0..lanes {
                             let want = if exec >> l & 1 == 0 {
@@ -390,7 +429,13 @@ fn compare_exchanges_order_signed_and_unsigned() {
                 for (lo, hi) in [(0, 1), (2, 0), (1, 1)] {
                     let mut rf = regfile(lanes);
                     let before = rf.clone();
-                    run(Kind::Cmpx { op, lo, hi }, &mut rf, &Consts::default(), exec);
+                    let (none, c) = (Src::Imm(0), Consts::default());
+                    run(
+                        Alu::new(AluOp::Cmpx(op), none, none, lo, hi, &c),
+                        &mut rf,
+                        &c,
+                        exec,
+                    );
                     for l in 0..lanes {
                         let (a, b) = (lane(&before, width, lo, l), lane(&before, width, hi, l));
                         let keep = if signed {
@@ -423,29 +468,23 @@ fn shuffles_read_their_source_lanes_with_constant_or_register_lanes() {
                         for (src, dst) in [(0, 1), (2, 2)] {
                             let mut consts = Consts::default();
                             let perm = consts.perms.len() as u32;
-                            consts.perms.extend(
-                                (0..lanes as u32)
-                                    .map(|l| shfl_source(mode, l, arg, seg, lanes as u32) as u8),
-                            );
+                            consts.perms.push(Perm::new(mode, seg, arg, lanes as u32));
                             let mut rf = regfile(lanes);
                             rf.r32_mut(3).fill(arg);
                             let before = rf.clone();
                             let ways = [
-                                ShflLanes::Perm(perm),
-                                ShflLanes::Dynamic {
-                                    mode,
-                                    width: seg,
-                                    lane: 3,
-                                },
+                                (ShflLanes::Perm(perm), Src::Imm(arg.into())),
+                                (ShflLanes::Dynamic { mode, width: seg }, Src::Reg(3)),
                             ];
-                            for how in ways {
+                            for (how, lane) in ways {
                                 let mut rf = rf.clone();
-                                let kind = Kind::Shfl {
-                                    src,
-                                    dst,
-                                    lanes: how,
-                                };
-                                run(kind, &mut rf, &consts, exec);
+                                let op = AluOp::Shfl(how);
+                                run(
+                                    Alu::new(op, Src::Reg(src), lane, dst, perm, &consts),
+                                    &mut rf,
+                                    &consts,
+                                    exec,
+                                );
                                 for l in 0..lanes {
                                     let from =
                                         reference_source(mode, l as u32, arg, seg, lanes as u32);
@@ -491,4 +530,29 @@ fn shuffle_sources_stay_inside_their_segment() {
     assert_eq!(shfl_source(ShflMode::Down, 13, 2, 8, 32), 15);
     assert_eq!(shfl_source(ShflMode::Idx, 13, 11, 8, 32), 11);
     assert_eq!(shfl_source(ShflMode::Down, 3, u32::MAX, 4, 4), 3);
+}
+
+#[test]
+fn decode_rewrites_operations_into_equal_faster_ones() {
+    let c = Consts::default();
+    let bin = |op, a, b| {
+        let alu = Alu::new(AluOp::Binary(op), a, b, 1, 0, &c);
+        (alu.op, alu.a, alu.b)
+    };
+    let (r, imm) = (Src::Reg(2), Src::Imm(8));
+    let shl64 = AluOp::Binary(BinOp::Shl64);
+    assert_eq!(bin(BinOp::Mul64, r, imm), (shl64, r, Src::Imm(3)));
+    assert_eq!(bin(BinOp::Mul64, imm, r), (shl64, r, Src::Imm(3)));
+    let shl32 = AluOp::Binary(BinOp::Shl32);
+    assert_eq!(
+        bin(BinOp::Mul32, r, Src::Imm(1 << 31)),
+        (shl32, r, Src::Imm(31))
+    );
+    let mul32 = AluOp::Binary(BinOp::Mul32);
+    assert_eq!(bin(BinOp::Mul32, r, Src::Imm(6)), (mul32, r, Src::Imm(6)));
+    assert_eq!(bin(BinOp::Mul32, r, Src::Imm(0)), (mul32, r, Src::Imm(0)));
+    let add = AluOp::Binary(BinOp::Add32);
+    assert_eq!(bin(BinOp::Add32, imm, r), (add, r, imm));
+    let sub = AluOp::Binary(BinOp::Sub32);
+    assert_eq!(bin(BinOp::Sub32, imm, r), (sub, imm, r), "not commutative");
 }
