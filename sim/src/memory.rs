@@ -191,6 +191,27 @@ pub(crate) fn block(addrs: &[u64], exec: u64, bytes: u32) -> Option<usize> {
 #[inline]
 pub(crate) fn block_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8]) {
     let stride = op.bytes as usize;
+    if let [(slot, n)] = op.regs[..op.nregs as usize] {
+        // One register: its lanes lie back to back, a plain copy.
+        if n == 4 {
+            copy_lanes(
+                rf.r32_mut(slot),
+                mem,
+                op.store,
+                u32::to_le_bytes,
+                u32::from_le_bytes,
+            );
+        } else {
+            copy_lanes(
+                rf.r64_mut(slot),
+                mem,
+                op.store,
+                u64::to_le_bytes,
+                u64::from_le_bytes,
+            );
+        }
+        return;
+    }
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
         let lanes = mem.chunks_exact_mut(stride);
@@ -216,6 +237,27 @@ pub(crate) fn block_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8]) {
             }
         }
         off += n as usize;
+    }
+}
+
+/// Copies `vals` to `mem` (`store`) or back, lane `l` at `l * N` bytes.
+#[inline(always)]
+fn copy_lanes<T: Copy, const N: usize>(
+    vals: &mut [T],
+    mem: &mut [u8],
+    store: bool,
+    to: impl Fn(T) -> [u8; N],
+    from: impl Fn([u8; N]) -> T,
+) {
+    let lanes = mem.chunks_exact_mut(N);
+    if store {
+        for (v, m) in vals.iter().zip(lanes) {
+            m.copy_from_slice(&to(*v));
+        }
+    } else {
+        for (v, m) in vals.iter_mut().zip(lanes) {
+            *v = from(m.try_into().expect("N bytes"));
+        }
     }
 }
 

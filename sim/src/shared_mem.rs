@@ -45,16 +45,30 @@ impl Banks {
         let per_phase = (line / bytes).max(1) as usize;
         let min_per_phase = (bytes / line).max(1);
         let mut total = Wavefronts::default();
+        let block = block(addrs, exec, bytes).is_some();
         for (p, chunk) in addrs.chunks(per_phase).enumerate() {
             let m = (exec >> (p * per_phase)) & crate::regfile::lane_mask(chunk.len());
             if m == 0 {
                 continue;
             }
-            let w = self.phase(chunk, m, bytes);
+            let w = if block {
+                self.contiguous(chunk[0], chunk.len() as u64 * u64::from(bytes))
+            } else {
+                self.phase(chunk, m, bytes)
+            };
             total.wavefronts += w;
             total.conflicts += w - min_per_phase;
         }
         total
+    }
+
+    /// The wavefronts of a phase whose lanes cover `len` bytes from `start`
+    /// without a gap (a block access): its `n` consecutive words fall on
+    /// consecutive banks, so the busiest bank delivers `ceil(n / banks)`.
+    fn contiguous(&self, start: u64, len: u64) -> u32 {
+        let bw = u64::from(self.width);
+        let words = (start + len - 1) / bw - start / bw + 1;
+        words.div_ceil(self.banks.into()) as u32
     }
 
     /// Largest number of distinct words one bank delivers in a phase.
@@ -282,6 +296,54 @@ mod tests {
                 conflicts: 0
             }
         );
+    }
+
+    #[test]
+    fn block_accesses_count_as_lane_by_lane() {
+        let geometries = [
+            NVIDIA,
+            Banks {
+                banks: 32,
+                width: 8,
+            },
+            Banks { banks: 2, width: 4 },
+            Banks {
+                banks: 16,
+                width: 4,
+            },
+        ];
+        for banks in geometries {
+            for bytes in [4, 8, 16] {
+                for lanes in [4, 8, 32, 64] {
+                    for start in (0..512).step_by(bytes as usize) {
+                        let addrs: Vec<u64> =
+                            (0..lanes).map(|l| start + l * u64::from(bytes)).collect();
+                        let all = crate::regfile::lane_mask(lanes as usize);
+                        let fast = banks.wavefronts(&addrs, all, bytes);
+                        let per_lane = lane_by_lane(&banks, &addrs, all, bytes);
+                        let geometry = (banks.banks, banks.width, bytes, lanes, start);
+                        assert_eq!(fast, per_lane, "{geometry:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Banks::wavefronts`] without the block shortcut.
+    fn lane_by_lane(banks: &Banks, addrs: &[u64], exec: u64, bytes: u32) -> Wavefronts {
+        let line = banks.banks * banks.width;
+        let per_phase = (line / bytes).max(1) as usize;
+        let min_per_phase = (bytes / line).max(1);
+        let mut total = Wavefronts::default();
+        for (p, chunk) in addrs.chunks(per_phase).enumerate() {
+            let m = (exec >> (p * per_phase)) & crate::regfile::lane_mask(chunk.len());
+            if m != 0 {
+                let w = banks.phase(chunk, m, bytes);
+                total.wavefronts += w;
+                total.conflicts += w - min_per_phase;
+            }
+        }
+        total
     }
 
     #[test]
