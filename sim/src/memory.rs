@@ -103,6 +103,9 @@ impl GlobalMem {
     }
 
     /// Performs a global load or store for the lanes of `exec` at `addrs`.
+    // Out of line: a memory instruction's work dwarfs a call, and the
+    // issue path that calls it stays small enough to inline.
+    #[inline(never)]
     pub fn access(
         &mut self,
         op: &MemOp,
@@ -113,11 +116,13 @@ impl GlobalMem {
         if exec == 0 {
             return Ok(());
         }
-        if let Some(len) = block(addrs, exec, op.bytes)
+        if let Some(s) = Strided::of(addrs, exec, op.bytes)
             && addrs[0].is_multiple_of(u64::from(op.bytes))
-            && let Some((i, off)) = self.find(addrs[0], len as u64)
+            && let Some((i, off)) = self.find(addrs[0], s.span)
         {
-            block_access(op, rf, &mut self.allocs[i].1[off..off + len]);
+            // Every lane aligned, inside one allocation.
+            let mem = &mut self.allocs[i].1[off..off + s.span as usize];
+            strided_access(op, rf, mem, s.stride);
             return Ok(());
         }
         let found = self.check(addrs, exec, op.bytes)?;
@@ -168,31 +173,58 @@ pub(crate) fn addresses(op: &MemOp, rf: &RegFile, addrs: &mut [u64]) {
     }
 }
 
-/// The bytes a warp access of `bytes` per lane covers when it is one
-/// block: every lane active, lane `l` at `addrs[0] + l * bytes` (a
-/// coalesced access, the usual case).
-#[inline]
-pub(crate) fn block(addrs: &[u64], exec: u64, bytes: u32) -> Option<usize> {
-    let first = *addrs.first()?;
-    if exec != lane_mask(addrs.len()) {
-        return None;
-    }
-    let mut at = first;
-    let mut apart = 0;
-    for &a in addrs {
-        apart |= a ^ at;
-        at = at.wrapping_add(bytes.into());
-    }
-    (apart == 0).then_some(addrs.len() * bytes as usize)
+/// A warp access where every lane is active and lane `l` accesses
+/// `addrs[0] + l * stride`, lanes apart (`stride >= bytes`, a multiple of
+/// it): the usual coalesced or strided access, checked and moved without
+/// looking at each lane's address.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Strided {
+    /// Bytes from one lane's access to the next one's.
+    pub stride: u64,
+    /// Bytes from the first lane's access to the end of the last one's.
+    pub span: u64,
 }
 
-/// Moves the data of a block access (see [`block`]) between the registers
-/// and `mem`, the block's bytes: lane `l`'s at `l * op.bytes`.
+impl Strided {
+    /// The pattern of an access of `bytes` per lane at `addrs` by the lanes
+    /// of `exec`, if it is one.
+    #[inline]
+    pub fn of(addrs: &[u64], exec: u64, bytes: u32) -> Option<Strided> {
+        let (&first, rest) = addrs.split_first()?;
+        if exec != lane_mask(addrs.len()) {
+            return None;
+        }
+        let bytes = u64::from(bytes);
+        let stride = rest.first().map_or(bytes, |&a| a.wrapping_sub(first));
+        if stride < bytes || !stride.is_multiple_of(bytes) {
+            return None;
+        }
+        let mut at = first;
+        let mut apart = 0;
+        for &a in addrs {
+            apart |= a ^ at;
+            at = at.wrapping_add(stride);
+        }
+        let span = stride.checked_mul(rest.len() as u64)?.checked_add(bytes)?;
+        (apart == 0).then_some(Strided { stride, span })
+    }
+
+    /// Lanes back to back (`stride` the access width).
+    pub fn contiguous(&self, bytes: u32) -> bool {
+        self.stride == u64::from(bytes)
+    }
+}
+
+/// Moves the data of a strided access (see [`Strided`]) between the
+/// registers and `mem`, the access's span: lane `l`'s bytes at
+/// `l * stride`.
 #[inline]
-pub(crate) fn block_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8]) {
-    let stride = op.bytes as usize;
-    if let [(slot, n)] = op.regs[..op.nregs as usize] {
-        // One register: its lanes lie back to back, a plain copy.
+pub(crate) fn strided_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8], stride: u64) {
+    let stride = stride as usize;
+    if let [(slot, n)] = op.regs[..op.nregs as usize]
+        && stride == n as usize
+    {
+        // One register, lanes back to back: a plain copy.
         if n == 4 {
             copy_lanes(
                 rf.r32_mut(slot),
@@ -214,7 +246,7 @@ pub(crate) fn block_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8]) {
     }
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
-        let lanes = mem.chunks_exact_mut(stride);
+        let lanes = mem.chunks_mut(stride);
         if n == 4 {
             let vals = rf.r32_mut(slot);
             for (v, m) in vals.iter_mut().zip(lanes) {
@@ -397,27 +429,38 @@ mod tests {
     }
 
     #[test]
-    fn blocks_are_full_warps_at_consecutive_addresses() {
+    fn strided_accesses_are_full_warps_at_even_spacing() {
         let addrs: Vec<u64> = (0..8).map(|l| 0x100 + 8 * l).collect();
-        assert_eq!(block(&addrs, 0xFF, 8), Some(64));
-        assert_eq!(block(&addrs, 0x7F, 8), None, "a lane off");
-        assert_eq!(block(&addrs, 0xFF, 4), None, "gaps between lanes");
+        let s = |stride, span| Some(Strided { stride, span });
+        assert_eq!(Strided::of(&addrs, 0xFF, 8), s(8, 64));
+        assert!(Strided::of(&addrs, 0xFF, 8).unwrap().contiguous(8));
+        assert_eq!(Strided::of(&addrs, 0xFF, 4), s(8, 60), "gaps between lanes");
+        assert_eq!(Strided::of(&addrs, 0x7F, 8), None, "a lane off");
+        assert_eq!(Strided::of(&addrs, 0xFF, 16), None, "lanes overlap");
         let mut swapped = addrs.clone();
         swapped.swap(2, 3);
-        assert_eq!(block(&swapped, 0xFF, 8), None);
+        assert_eq!(Strided::of(&swapped, 0xFF, 8), None);
+        assert_eq!(Strided::of(&[0, 12, 24], 0b111, 8), None, "not a multiple");
+        assert_eq!(Strided::of(&[7, 7], 0b11, 4), None, "one address");
+        assert_eq!(Strided::of(&[0x40], 1, 16), s(16, 16), "one lane");
+        assert_eq!(
+            Strided::of(&[0, 1 << 63, 0], 0b111, 4),
+            None,
+            "span overflows"
+        );
         let wraps: Vec<u64> = (0..8)
             .map(|l| (u64::MAX - 15).wrapping_add(4 * l))
             .collect();
         assert_eq!(
-            block(&wraps, 0xFF, 4),
-            Some(32),
+            Strided::of(&wraps, 0xFF, 4),
+            s(4, 32),
             "found in no allocation later"
         );
-        assert_eq!(block(&[], 0, 4), None);
+        assert_eq!(Strided::of(&[], 0, 4), None);
     }
 
     #[test]
-    fn block_copies_move_what_lane_by_lane_copies_move() {
+    fn strided_copies_move_what_lane_by_lane_copies_move() {
         let layouts: [(u32, &[(u32, u32)]); 5] = [
             (4, &[(2, 4)]),
             (8, &[(1, 8)]),
@@ -426,20 +469,24 @@ mod tests {
             (16, &[(1, 8), (0, 8)]),
         ];
         for (bytes, regs) in layouts {
-            let addrs: Vec<u64> = (0..8).map(|l| l * u64::from(bytes)).collect();
-            let mem: Vec<u8> = (0..8 * bytes as usize).map(|i| (i * 7) as u8).collect();
-            for store in [false, true] {
-                let op = op(store, bytes, regs);
-                let (mut rf1, mut mem1) = (regfile(), mem.clone());
-                block_access(&op, &mut rf1, &mut mem1);
-                let (mut rf2, mut mem2) = (regfile(), mem.clone());
-                lanes_access(&op, &mut rf2, &addrs, 0xFF, &mut mem2, |a| a as usize);
-                assert_eq!(mem1, mem2, "{bytes} bytes {regs:?} store {store}");
-                for s in 0..4 {
-                    assert_eq!(rf1.r32(s), rf2.r32(s));
-                }
-                for s in 0..2 {
-                    assert_eq!(rf1.r64(s), rf2.r64(s));
+            for stride in [1, 2, 4].map(|k| k * u64::from(bytes)) {
+                let addrs: Vec<u64> = (0..8).map(|l| l * stride).collect();
+                let s = Strided::of(&addrs, 0xFF, bytes).expect("strided");
+                let mem: Vec<u8> = (0..s.span as usize).map(|i| (i * 7) as u8).collect();
+                for store in [false, true] {
+                    let op = op(store, bytes, regs);
+                    let (mut rf1, mut mem1) = (regfile(), mem.clone());
+                    strided_access(&op, &mut rf1, &mut mem1, s.stride);
+                    let (mut rf2, mut mem2) = (regfile(), mem.clone());
+                    lanes_access(&op, &mut rf2, &addrs, 0xFF, &mut mem2, |a| a as usize);
+                    let what = (bytes, regs, stride, store);
+                    assert_eq!(mem1, mem2, "{what:?}");
+                    for s in 0..4 {
+                        assert_eq!(rf1.r32(s), rf2.r32(s), "{what:?}");
+                    }
+                    for s in 0..2 {
+                        assert_eq!(rf1.r64(s), rf2.r64(s), "{what:?}");
+                    }
                 }
             }
         }

@@ -17,7 +17,7 @@ use kernels_ir::Space;
 
 use crate::decode::MemOp;
 use crate::error::FaultKind;
-use crate::memory::{block, block_access, lanes_access};
+use crate::memory::{Strided, lanes_access, strided_access};
 use crate::regfile::RegFile;
 
 /// The cost of one warp-wide shared access.
@@ -40,12 +40,14 @@ pub(crate) struct Banks {
 
 impl Banks {
     /// Wavefronts of an access of `bytes` per lane at `addrs`, lanes of `exec`.
+    // Out of line, as [`access`].
+    #[inline(never)]
     pub fn wavefronts(&self, addrs: &[u64], exec: u64, bytes: u32) -> Wavefronts {
         let line = self.banks * self.width;
         let per_phase = (line / bytes).max(1) as usize;
         let min_per_phase = (bytes / line).max(1);
         let mut total = Wavefronts::default();
-        let block = block(addrs, exec, bytes).is_some();
+        let block = Strided::of(addrs, exec, bytes).is_some_and(|s| s.contiguous(bytes));
         for (p, chunk) in addrs.chunks(per_phase).enumerate() {
             let m = (exec >> (p * per_phase)) & crate::regfile::lane_mask(chunk.len());
             if m == 0 {
@@ -149,6 +151,9 @@ impl Banks {
 
 /// Performs a shared load or store for the lanes of `exec` at `addrs`
 /// (already reduced modulo 2^32), checking alignment and bounds first.
+// Out of line: a memory instruction's work dwarfs a call, and the issue
+// path that calls it stays small enough to inline.
+#[inline(never)]
 pub(crate) fn access(
     op: &MemOp,
     rf: &mut RegFile,
@@ -160,12 +165,13 @@ pub(crate) fn access(
     // Access widths are powers of two (4, 8, 16): alignment is a mask test.
     debug_assert!(bytes.is_power_of_two());
     let size = smem.len() as u64;
-    if let Some(len) = block(addrs, exec, op.bytes)
+    if let Some(s) = Strided::of(addrs, exec, op.bytes)
         && addrs[0] & (bytes - 1) == 0
-        && addrs[0] + len as u64 <= size
+        && addrs[0].checked_add(s.span).is_some_and(|end| end <= size)
     {
+        // Every lane aligned and inside.
         let at = addrs[0] as usize;
-        block_access(op, rf, &mut smem[at..at + len]);
+        strided_access(op, rf, &mut smem[at..at + s.span as usize], s.stride);
         return Ok(());
     }
     for (l, &a) in addrs.iter().enumerate() {
