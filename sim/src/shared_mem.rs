@@ -103,26 +103,43 @@ impl Banks {
                 return 1;
             }
         }
-        let mut keys: Vec<u64> = Vec::with_capacity(addrs.len() * 4);
+        // (bank, word) keys of the active lanes, sorted: a bank's distinct
+        // words are a run. On the stack unless a phase may touch more than
+        // 128 words (a lane touches at most `bytes / bw + 2`; never with
+        // 32-bit or wider banks and 32-lane phases).
+        let most = addrs.len() * (u64::from(bytes) / bw + 2) as usize;
+        let mut stack = [0u64; 128];
+        let mut heap = Vec::new();
+        let buf: &mut [u64] = if most <= stack.len() {
+            &mut stack
+        } else {
+            heap.resize(most, 0);
+            &mut heap
+        };
+        let mut n = 0;
         for (l, &a) in addrs.iter().enumerate() {
             if (mask >> l) & 1 != 0 {
                 for word in a / bw..=(a + u64::from(bytes) - 1) / bw {
-                    keys.push(((word % nb) << 40) | word);
+                    buf[n] = ((word % nb) << 40) | word;
+                    n += 1;
                 }
             }
         }
+        let keys = &mut buf[..n];
         keys.sort_unstable();
-        keys.dedup();
         let mut best = 0;
         let mut run = 0;
-        let mut bank = u64::MAX;
-        for k in keys {
-            if k >> 40 == bank {
+        let mut last = u64::MAX;
+        for &k in keys.iter() {
+            if k == last {
+                continue; // the same word again: a broadcast
+            }
+            if k >> 40 == last >> 40 {
                 run += 1;
             } else {
-                bank = k >> 40;
                 run = 1;
             }
+            last = k;
             best = best.max(run);
         }
         best
