@@ -101,23 +101,20 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let wanted =
-        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let mut gpu = Gpu::new(GpuConfig::h200(), RunOptions::default()).expect("h200");
 
     let k = verify_kernel(compute_kernel()).expect("verifies");
     let (grid, block) = (132 * 8, 256);
     let buf = gpu.alloc(u64::from(grid * block) * 64);
-    wanted("compute").then(|| {
-        run(
-            "compute",
-            &mut gpu,
-            &k,
-            grid,
-            block,
-            &[ParamValue::U64(buf)],
-        )
-    });
+    wanted("compute").then(|| run(
+        "compute",
+        &mut gpu,
+        &k,
+        grid,
+        block,
+        &[ParamValue::U64(buf)],
+    ));
 
     let k = verify_kernel(kernels_ir::kernels::examples::vcopy()).expect("verifies");
     let n: u32 = 1 << 23;
