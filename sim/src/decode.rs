@@ -2,34 +2,33 @@
 //! instructions with resolved operands, once per launch.
 //!
 //! The simulator's inner loop never looks at `kernels_ir` data: every
-//! operand is a *slot* of the warp's register file (registers, and the
-//! special values that differ between warps), a *constant* (immediates,
-//! parameters, and the special values that are the same for the whole
-//! launch, stored as lane vectors) or a predicate. Each instruction also
-//! lists the scoreboard entries it reads and writes and the pipe it needs.
+//! operation is resolved to its native width ([`crate::exec`]), and every
+//! operand is a *slot* of the warp's register file in the area of that
+//! width (registers, and the 32-bit special values that differ between
+//! warps), an *immediate* (immediates, parameters, and the special values
+//! that are the same for the whole launch: one value for every lane) or a
+//! predicate. Each instruction also lists the scoreboard entries it reads
+//! and writes and the pipe it needs.
 
 use kernels_ir::{
     Dim3, InstData, Opcode, Operand, ParamValue, Reg, RegClass, ShflMode, Space, Special,
     VerifiedKernel,
 };
 
+use crate::exec::{Alu, AluOp, BinOp, CmpxOp, Consts, Perm, ShflLanes, UnOp};
+use crate::regfile::{Slots, ZeroSlots};
+
 /// Where an operand's lane values come from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Src {
-    /// A value slot of the warp's register file.
-    Slot(u32),
-    /// A constant lane vector of the program.
-    Const(u32),
-    /// A predicate register, read as 0 or 1 per lane.
-    Pred(u32),
-}
-
-/// Where a result goes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Dst {
-    /// A value slot, with its width in bits (32 or 64).
-    Slot(u32),
-    /// A predicate register.
+    /// A slot of the register-file area of the operand's width (the
+    /// operation says which: 32-bit slots are the `r` registers, then the
+    /// per-warp specials; 64-bit slots the `d` registers).
+    Reg(u32),
+    /// The same value in every lane (immediates, parameters, launch-uniform
+    /// specials), as a 64-bit pattern the operation takes modulo 2^width.
+    Imm(u64),
+    /// A predicate register (operands of predicate operations only).
     Pred(u32),
 }
 
@@ -48,53 +47,22 @@ pub(crate) enum Pipe {
     Ctrl,
 }
 
-/// What an instruction does, with resolved operands.
+/// What an instruction does, with resolved operands. ALU operations and
+/// shuffles carry their specialised loop ([`Alu`]).
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Kind {
     /// `mov`, `not`, `cvt.*`: `dst = op(src)`.
-    Unary {
-        opcode: Opcode,
-        src_width: u32,
-        dst_width: u32,
-        src: Src,
-        dst: Dst,
-    },
+    Unary(Alu),
     /// Arithmetic, logic, shifts, min/max, `setp`.
-    Binary {
-        opcode: Opcode,
-        width: u32,
-        a: Src,
-        b: Src,
-        dst: Dst,
-    },
+    Binary(Alu),
     /// `selp dst, a, b, pred`.
-    Select {
-        width: u32,
-        a: Src,
-        b: Src,
-        pred: u32,
-        dst: Dst,
-    },
+    Select(Alu),
     /// `cmpx lo, hi`.
-    Cmpx {
-        signed: bool,
-        width: u32,
-        lo: u32,
-        hi: u32,
-    },
+    Cmpx(Alu),
     /// A load or store.
     Mem(MemOp),
     /// A shuffle.
-    Shfl {
-        mode: ShflMode,
-        width: u32,
-        src: Src,
-        lane: Src,
-        dst: Dst,
-        /// With a constant lane operand, the constant lane vector holding
-        /// each lane's source lane (worked out once at decode).
-        perm: Option<u32>,
-    },
+    Shfl(Alu),
     /// `bra`.
     Bra { target: u32, rpc: u32 },
     /// `exit`.
@@ -114,11 +82,13 @@ pub(crate) struct MemOp {
     pub bytes: u32,
     /// A store (else a load).
     pub store: bool,
-    /// The base register's slot, if any.
+    /// The base register's slot, if any (64-bit for global, 32-bit for
+    /// shared).
     pub base: Option<u32>,
     /// The byte offset.
     pub offset: i64,
-    /// The data registers, lowest address first: (slot, bytes).
+    /// The data registers, lowest address first: (slot, bytes), a 32-bit
+    /// slot for 4 bytes and a 64-bit one for 8.
     pub regs: [(u32, u32); 4],
     /// How many of `regs` are used.
     pub nregs: u8,
@@ -173,21 +143,22 @@ pub(crate) struct SpecialSlot {
 pub(crate) struct Program {
     /// The instructions, by pc.
     pub insts: Vec<DInst>,
-    /// Constant lane vectors, `warp_size` lanes each.
-    pub consts: Vec<u64>,
-    /// Value slots per warp (registers then per-warp specials).
-    pub nslots: usize,
+    /// The constants instructions refer to (shuffle permutations).
+    pub consts: Consts,
+    /// Value slots per warp, by area.
+    pub nslots: Slots,
     /// Predicate registers per warp.
     pub npreds: usize,
     /// Scoreboard entries per warp (value registers, then predicates).
     pub nsb: usize,
-    /// The special values each warp must fill in.
+    /// The special values each warp must fill in (32-bit slots).
     pub specials: Vec<SpecialSlot>,
     /// The register slots a new warp must zero ([`crate::init`]).
-    pub zero_slots: Vec<u32>,
+    pub zero_slots: ZeroSlots,
     /// The kernel's end: the number of instructions (an implicit `exit`).
     pub end: u32,
-    /// 32-bit registers, then 64-bit ones: how slots map back to registers.
+    /// 32-bit registers, then 64-bit ones: how scoreboard entries map back
+    /// to registers.
     pub b32: u32,
     pub b64: u32,
 }
@@ -219,18 +190,15 @@ struct Decoder<'a> {
     shape: &'a Shape<'a>,
     b32: u32,
     nregs: u32,
-    consts: Vec<u64>,
-    /// The value of each constant lane vector (`None`: a shuffle's source
-    /// lanes, never shared with a plain constant).
-    const_values: Vec<Option<u64>>,
+    consts: Consts,
     specials: Vec<SpecialSlot>,
 }
 
 impl Decoder<'_> {
+    /// The slot of a value register in its width's area.
     fn slot(&self, reg: Reg) -> u32 {
         match reg.class() {
-            RegClass::B32 => reg.index(),
-            RegClass::B64 => self.b32 + reg.index(),
+            RegClass::B32 | RegClass::B64 => reg.index(),
             RegClass::Pred => unreachable!("predicate {reg} used as a value slot"),
         }
     }
@@ -238,35 +206,22 @@ impl Decoder<'_> {
     /// The scoreboard entry of a register.
     fn sb(&self, reg: Reg) -> u32 {
         match reg.class() {
+            RegClass::B32 => reg.index(),
+            RegClass::B64 => self.b32 + reg.index(),
             RegClass::Pred => self.nregs + reg.index(),
-            _ => self.slot(reg),
         }
     }
 
-    fn constant(&mut self, value: u64) -> Src {
-        let i = match self.const_values.iter().position(|&v| v == Some(value)) {
-            Some(i) => i,
-            None => {
-                self.const_values.push(Some(value));
-                let w = self.shape.warp_size as usize;
-                self.consts.extend(std::iter::repeat_n(value, w));
-                self.const_values.len() - 1
-            }
-        };
-        Src::Const(i as u32)
-    }
-
-    /// A constant lane vector of the source lanes of a shuffle whose lane
-    /// operand is constant `c`.
-    fn shfl_perm(&mut self, mode: ShflMode, width: u32, c: u32) -> u32 {
-        let w = self.shape.warp_size;
-        let arg = self.consts[(c * w) as usize] as u32;
-        self.const_values.push(None);
-        for lane in 0..w {
-            let src = crate::exec::shfl_source(mode, lane, arg, width, w);
-            self.consts.push(src.into());
-        }
-        (self.const_values.len() - 1) as u32
+    /// The entry of the source lanes of a shuffle whose lane operand is
+    /// constant `arg` (shuffles with the same source lanes share one).
+    fn shfl_perm(&mut self, mode: ShflMode, width: u32, arg: u32) -> u32 {
+        let perm = Perm::new(mode, width, arg, self.shape.warp_size);
+        let perms = &mut self.consts.perms;
+        let i = perms.iter().position(|p| *p == perm).unwrap_or_else(|| {
+            perms.push(perm);
+            perms.len() - 1
+        });
+        i as u32
     }
 
     fn special(&mut self, s: Special) -> Src {
@@ -283,31 +238,29 @@ impl Decoder<'_> {
             _ => None,
         };
         if let Some(v) = uniform {
-            return self.constant(v & 0xFFFF_FFFF);
+            return Src::Imm(v & 0xFFFF_FFFF);
         }
         if let Some(s) = self.specials.iter().find(|x| x.special == s) {
-            return Src::Slot(s.slot);
+            return Src::Reg(s.slot);
         }
-        let slot = self.nregs + self.specials.len() as u32;
+        let slot = self.b32 + self.specials.len() as u32;
         self.specials.push(SpecialSlot { special: s, slot });
-        Src::Slot(slot)
+        Src::Reg(slot)
     }
 
     fn operand(&mut self, op: Operand) -> Src {
         match op {
             Operand::Reg(r) if r.class() == RegClass::Pred => Src::Pred(r.index()),
-            Operand::Reg(r) => Src::Slot(self.slot(r)),
-            Operand::Imm(v) => self.constant(v as u64),
-            Operand::Param(p) => self.constant(self.shape.params[p.index()].bits()),
+            Operand::Reg(r) => Src::Reg(self.slot(r)),
+            Operand::Imm(v) => Src::Imm(v as u64),
+            Operand::Param(p) => Src::Imm(self.shape.params[p.index()].bits()),
             Operand::Special(s) => self.special(s),
         }
     }
 
-    fn dst(&self, reg: Reg) -> Dst {
-        match reg.class() {
-            RegClass::Pred => Dst::Pred(reg.index()),
-            _ => Dst::Slot(self.slot(reg)),
-        }
+    /// An ALU instruction with its loop chosen.
+    fn alu(&self, op: AluOp, a: Src, b: Src, dst: u32, aux: u32) -> Alu {
+        Alu::new(op, a, b, dst, aux, &self.consts)
     }
 
     /// The width of an operand in a comparison (0: takes the other's).
@@ -325,23 +278,10 @@ impl Decoder<'_> {
     fn kind(&mut self, vk: &VerifiedKernel, pc: u32, data: &InstData) -> (Kind, Pipe) {
         match *data {
             InstData::Unary { opcode, dst, src } => {
-                let dst_width = dst.class().bits();
-                let src_width = match opcode {
-                    Opcode::CvtU64U32 | Opcode::CvtS64S32 => 32,
-                    Opcode::CvtU32U64 => 64,
-                    _ => dst_width,
-                };
-                let (src, dst) = (self.operand(src), self.dst(dst));
-                (
-                    Kind::Unary {
-                        opcode,
-                        src_width,
-                        dst_width,
-                        src,
-                        dst,
-                    },
-                    Pipe::Alu,
-                )
+                let op = UnOp::new(opcode, dst.class().bits());
+                let src = self.operand(src);
+                let alu = self.alu(AluOp::Unary(op), src, Src::Imm(0), dst.index(), 0);
+                (Kind::Unary(alu), Pipe::Alu)
             }
             InstData::Binary { opcode, dst, args } => {
                 let width = if opcode.comparison().is_some() {
@@ -353,44 +293,32 @@ impl Decoder<'_> {
                     dst.class().bits()
                 };
                 let (a, b) = (self.operand(args[0]), self.operand(args[1]));
-                (
-                    Kind::Binary {
-                        opcode,
-                        width,
-                        a,
-                        b,
-                        dst: self.dst(dst),
-                    },
-                    Pipe::Alu,
-                )
+                let op = AluOp::Binary(BinOp::new(opcode, width));
+                (Kind::Binary(self.alu(op, a, b, dst.index(), 0)), Pipe::Alu)
             }
             InstData::Select {
                 dst, args, pred, ..
             } => {
                 let (a, b) = (self.operand(args[0]), self.operand(args[1]));
-                let width = dst.class().bits();
-                (
-                    Kind::Select {
-                        width,
-                        a,
-                        b,
-                        pred: pred.index(),
-                        dst: self.dst(dst),
-                    },
-                    Pipe::Alu,
-                )
+                let op = AluOp::Select {
+                    wide: dst.class() == RegClass::B64,
+                };
+                let alu = self.alu(op, a, b, dst.index(), pred.index());
+                (Kind::Select(alu), Pipe::Alu)
             }
             InstData::Cmpx {
                 opcode,
                 regs: [lo, hi],
             } => {
-                let kind = Kind::Cmpx {
-                    signed: opcode == Opcode::CmpxS,
-                    width: lo.class().bits(),
-                    lo: self.slot(lo),
-                    hi: self.slot(hi),
+                let op = match (opcode == Opcode::CmpxS, lo.class()) {
+                    (false, RegClass::B32) => CmpxOp::U32,
+                    (true, RegClass::B32) => CmpxOp::S32,
+                    (false, _) => CmpxOp::U64,
+                    (true, _) => CmpxOp::S64,
                 };
-                (kind, Pipe::Alu)
+                let none = Src::Imm(0);
+                let alu = self.alu(AluOp::Cmpx(op), none, none, self.slot(lo), self.slot(hi));
+                (Kind::Cmpx(alu), Pipe::Alu)
             }
             InstData::Load {
                 opcode,
@@ -430,23 +358,16 @@ impl Decoder<'_> {
                 width,
             } => {
                 let mode = opcode.shfl_mode().expect("shuffle opcode");
-                let src = self.operand(Operand::Reg(src));
-                let lane = self.operand(lane);
-                let perm = match lane {
-                    Src::Const(c) => Some(self.shfl_perm(mode, width, c)),
-                    _ => None,
+                let (src, lane) = (Src::Reg(self.slot(src)), self.operand(lane));
+                let (how, perm) = match lane {
+                    Src::Imm(arg) => {
+                        let p = self.shfl_perm(mode, width, arg as u32);
+                        (ShflLanes::Perm(p), p)
+                    }
+                    _ => (ShflLanes::Dynamic { mode, width }, 0),
                 };
-                (
-                    Kind::Shfl {
-                        mode,
-                        width,
-                        src,
-                        lane,
-                        dst: self.dst(dst),
-                        perm,
-                    },
-                    Pipe::Shfl,
-                )
+                let alu = self.alu(AluOp::Shfl(how), src, lane, self.slot(dst), perm);
+                (Kind::Shfl(alu), Pipe::Shfl)
             }
             InstData::Branch { .. } => {
                 let kind = Kind::Bra {
@@ -476,8 +397,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         shape,
         b32: regs.b32,
         nregs: regs.b32 + regs.b64,
-        consts: Vec::new(),
-        const_values: Vec::new(),
+        consts: Consts::default(),
         specials: Vec::new(),
     };
     let mut insts = Vec::with_capacity(kernel.insts.len());
@@ -533,7 +453,11 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
     }
     Program {
         consts: d.consts,
-        nslots: (d.nregs as usize) + d.specials.len(),
+        nslots: Slots {
+            b32: regs.b32,
+            b64: regs.b64,
+            specials: d.specials.len() as u32,
+        },
         npreds: regs.pred as usize,
         nsb: (d.nregs + regs.pred) as usize,
         specials: d.specials,
@@ -551,14 +475,19 @@ mod tests {
     use kernels_ir::{KernelBuilder, ParamType, verify_kernel};
 
     #[test]
-    fn operands_resolve_to_slots_constants_and_predicates() {
+    fn operands_resolve_to_slots_of_their_width_immediates_and_predicates() {
         let mut b = KernelBuilder::new("t");
         let n = b.param("n", ParamType::U32);
         let (r0, r1, d0, p0) = (b.reg32(), b.reg32(), b.reg64(), b.pred());
+        let d1 = b.reg64();
         b.add(r0, r1, n); // 0
         b.setp_lt_u(p0, Special::LaneId, 3); // 1
         b.when(p0).cvt_u64_u32(d0, Special::NtidX); // 2
         b.cmpx_u(r0, r1); // 3
+        b.shl(d1, d0, r1); // 4
+        b.shfl(Opcode::ShflXor, r0, r1, 1, 4); // 5
+        b.shfl(Opcode::ShflDown, r0, r1, r0, 4); // 6
+        b.shfl(Opcode::ShflXor, r1, r0, 1, 4); // 7: the same lanes as 5
         let vk = verify_kernel(b.build()).unwrap();
         let shape = Shape {
             warp_size: 4,
@@ -567,30 +496,63 @@ mod tests {
             params: &[ParamValue::U32(7)],
         };
         let p = decode(&vk, &shape);
-        assert_eq!(p.nslots, 4, "r0 r1 d0 and %laneid");
-        assert_eq!(p.nsb, 4, "r0 r1 d0 p0");
-        assert!(matches!(
-            p.insts[0].kind,
-            Kind::Binary {
-                a: Src::Slot(1),
-                b: Src::Const(0),
-                dst: Dst::Slot(0),
-                width: 32,
-                ..
+        let want = Slots {
+            b32: 2,
+            b64: 2,
+            specials: 1,
+        };
+        assert_eq!(p.nslots, want, "r0 r1, then %laneid; d0 d1");
+        assert_eq!(p.nsb, 5, "r0 r1 d0 d1 p0");
+        let alu = |pc: usize| match p.insts[pc].kind {
+            Kind::Unary(a) | Kind::Binary(a) | Kind::Select(a) | Kind::Cmpx(a) | Kind::Shfl(a) => {
+                (a.op, a.a, a.b, a.dst, a.aux)
             }
-        ));
-        assert_eq!(&p.consts[..4], &[7; 4]);
-        assert!(matches!(
-            p.insts[1].kind,
-            Kind::Binary {
-                a: Src::Slot(3),
-                dst: Dst::Pred(0),
-                ..
-            }
-        ));
+            other => unreachable!("{other:?}"),
+        };
+        let none = Src::Imm(0);
+        let add = AluOp::Binary(BinOp::Add32);
+        assert_eq!(alu(0), (add, Src::Reg(1), Src::Imm(7), 0, 0));
+        let lt = AluOp::Binary(BinOp::Setp32(crate::exec::Cmp::LtU));
+        assert_eq!(
+            alu(1),
+            (lt, Src::Reg(2), Src::Imm(3), 0, 0),
+            "%laneid after r0 r1"
+        );
+        let zext = AluOp::Unary(UnOp::Zext);
+        assert_eq!(
+            alu(2),
+            (zext, Src::Imm(8), none, 0, 0),
+            "%ntid.x is uniform"
+        );
         assert_eq!(p.insts[2].guard, Some((0, false)));
-        assert_eq!(p.insts[2].deps(), &[2, 3], "d0 (write) and p0 (guard)");
+        assert_eq!(p.insts[2].deps(), &[2, 4], "d0 (write) and p0 (guard)");
+        assert_eq!(alu(3), (AluOp::Cmpx(CmpxOp::U32), none, none, 0, 1));
         assert_eq!(p.insts[3].issue_slots, 2);
         assert_eq!(p.insts[3].writes(), &[0, 1]);
+        let shl = AluOp::Binary(BinOp::Shl64);
+        assert_eq!(
+            alu(4),
+            (shl, Src::Reg(0), Src::Reg(1), 1, 0),
+            "a 32-bit count"
+        );
+        assert_eq!(p.insts[4].writes(), &[3], "d1 is register 2 + 1");
+        let xor = AluOp::Shfl(ShflLanes::Perm(0));
+        assert_eq!(alu(5), (xor, Src::Reg(1), Src::Imm(1), 0, 0));
+        assert_eq!(
+            p.consts.perms.len(),
+            1,
+            "shuffles 5 and 7 share their lanes"
+        );
+        assert_eq!(p.consts.perms[0].lanes[..4], [1, 0, 3, 2]);
+        let down = AluOp::Shfl(ShflLanes::Dynamic {
+            mode: ShflMode::Down,
+            width: 4,
+        });
+        assert_eq!(alu(6), (down, Src::Reg(1), Src::Reg(0), 0, 0));
+        assert_eq!(
+            alu(7),
+            (xor, Src::Reg(0), Src::Imm(1), 1, 0),
+            "the same lanes as 5"
+        );
     }
 }

@@ -12,6 +12,8 @@
 use kernels_ir::cfg::Cfg;
 use kernels_ir::{InstData, Kernel, Reg, RegClass};
 
+use crate::regfile::ZeroSlots;
+
 /// A set of value registers (32-bit first, then 64-bit), as bits.
 #[derive(Clone, PartialEq, Eq)]
 struct Set(Vec<u64>);
@@ -40,9 +42,9 @@ impl Set {
     }
 }
 
-/// The value slots (`r` registers, then `d` registers) a new warp must
-/// zero, in increasing order.
-pub(crate) fn slots_to_zero(kernel: &Kernel) -> Vec<u32> {
+/// The value slots a new warp must zero, in increasing order: `r`
+/// registers among the 32-bit slots, `d` registers among the 64-bit ones.
+pub(crate) fn slots_to_zero(kernel: &Kernel) -> ZeroSlots {
     let b32 = kernel.regs.b32 as usize;
     let n = b32 + kernel.regs.b64 as usize;
     let index = |r: Reg| match r.class() {
@@ -51,7 +53,7 @@ pub(crate) fn slots_to_zero(kernel: &Kernel) -> Vec<u32> {
         RegClass::Pred => None,
     };
     if kernel.insts.is_empty() {
-        return Vec::new();
+        return ZeroSlots::default();
     }
     let cfg = Cfg::new(kernel);
     let nb = cfg.blocks.len();
@@ -103,7 +105,16 @@ pub(crate) fn slots_to_zero(kernel: &Kernel) -> Vec<u32> {
             }
         }
     }
-    (0..n).filter(|&i| needs.has(i)).map(|i| i as u32).collect()
+    let needed = |range: std::ops::Range<usize>| {
+        range
+            .filter(|&i| needs.has(i))
+            .map(|i| i as u32)
+            .collect::<Vec<u32>>()
+    };
+    ZeroSlots {
+        b32: needed(0..b32),
+        b64: needed(b32..n).into_iter().map(|i| i - b32 as u32).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -125,7 +136,11 @@ mod tests {
         b.add(r3, r0, r1); // reads r0 (defined) and r1 (not)
         b.add(r3, r3, r2); // reads r2 (not on every path)
         b.shfl(kernels_ir::Opcode::ShflXor, r3, r0, 1, 4); // a shuffle source: always zeroed
-        assert_eq!(slots_to_zero(&b.build()), [0, 1, 2]);
+        let zero = slots_to_zero(&b.build());
+        assert_eq!(
+            (zero.b32.as_slice(), zero.b64.as_slice()),
+            (&[0, 1, 2][..], &[][..])
+        );
     }
 
     #[test]
@@ -141,6 +156,10 @@ mod tests {
         b.setp_lt_u(p, i, 4);
         b.when(p).bra(top);
         b.exit();
-        assert_eq!(slots_to_zero(&b.build()), [1]);
+        let zero = slots_to_zero(&b.build());
+        assert_eq!(
+            (zero.b32.as_slice(), zero.b64.as_slice()),
+            (&[1][..], &[][..])
+        );
     }
 }

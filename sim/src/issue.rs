@@ -143,7 +143,7 @@ impl Sm {
                 let bits = w.rf.preds()[reg.index as usize];
                 (0..w.rf.width).map(|l| (bits >> l) & 1).collect()
             } else {
-                w.rf.slot(sb).to_vec()
+                w.rf.lanes_u64(sb)
             };
             let at = crate::scoreboard::cycle(w.rf.sb()[sb as usize]);
             if at < UNRESOLVED {
@@ -159,7 +159,7 @@ impl Sm {
         let block = self.blocks[w.block as usize].id;
         let all = crate::regfile::lane_mask(w.rf.width);
         for &sb in ctx.prog.insts[pc as usize].writes() {
-            let values = w.rf.slot(sb).to_vec();
+            let values = w.rf.lanes_u64(sb);
             let reg = ctx.prog.reg_of(sb);
             ctx.tracer.reg_write(done, block, w.index, reg, all, values);
         }
@@ -179,21 +179,7 @@ impl Sm {
         let width = cfg.warp_size as usize;
         let pc = self.warps[slot as usize].pc();
         let mut addrs = [0u64; MAX_LANES];
-        {
-            let w = &self.warps[slot as usize];
-            let offset = op.offset as u64;
-            match op.base {
-                Some(b) => {
-                    for (a, &v) in addrs.iter_mut().zip(w.rf.slot(b)) {
-                        *a = v.wrapping_add(offset);
-                    }
-                }
-                None => addrs[..width].iter_mut().for_each(|a| *a = offset),
-            }
-            if op.space == Space::Shared {
-                addrs[..width].iter_mut().for_each(|a| *a &= 0xFFFF_FFFF);
-            }
-        }
+        crate::memory::addresses(op, &self.warps[slot as usize].rf, &mut addrs[..width]);
         let addrs = &addrs[..width];
         let result = match op.space {
             Space::Shared => self.shared(sp, slot, t, op, addrs, exec, ctx),

@@ -79,7 +79,10 @@
 //!
 //! # Speed
 //! Instructions are pre-decoded into a flat array with resolved operands;
-//! registers are `[register][lane]` vectors so an operation is a tight loop;
+//! registers are `[register][lane]` vectors at their native width (`u32` or
+//! `u64` lanes) and each ALU instruction or shuffle carries a loop chosen at
+//! decode for its operation, width and operand shape (see the `exec`
+//! module), so executing it is one call to a loop the compiler vectorises;
 //! SMs run in quanta of the shortest memory latency with global-memory
 //! timing resolved afterwards in exact cycle-by-cycle order (see the
 //! `engine` module; [`RunOptions::lockstep`] runs cycle by cycle and gives the
@@ -106,6 +109,7 @@ mod gpu;
 mod ids;
 mod init;
 mod issue;
+mod lanes;
 mod memory;
 mod options;
 mod regfile;

@@ -10,7 +10,7 @@ use kernels_ir::Space;
 
 use crate::decode::MemOp;
 use crate::error::FaultKind;
-use crate::regfile::RegFile;
+use crate::regfile::{RegFile, lane_mask};
 
 /// Where the first allocation starts: address 0 stays invalid.
 const BASE: u64 = 0x1000_0000;
@@ -103,6 +103,9 @@ impl GlobalMem {
     }
 
     /// Performs a global load or store for the lanes of `exec` at `addrs`.
+    // Out of line: a memory instruction's work dwarfs a call, and the
+    // issue path that calls it stays small enough to inline.
+    #[inline(never)]
     pub fn access(
         &mut self,
         op: &MemOp,
@@ -111,6 +114,15 @@ impl GlobalMem {
         exec: u64,
     ) -> Result<(), (u32, FaultKind)> {
         if exec == 0 {
+            return Ok(());
+        }
+        if let Some(s) = Strided::of(addrs, exec, op.bytes)
+            && addrs[0].is_multiple_of(u64::from(op.bytes))
+            && let Some((i, off)) = self.find(addrs[0], s.span)
+        {
+            // Every lane aligned, inside one allocation.
+            let mem = &mut self.allocs[i].1[off..off + s.span as usize];
+            strided_access(op, rf, mem, s.stride);
             return Ok(());
         }
         let found = self.check(addrs, exec, op.bytes)?;
@@ -140,6 +152,147 @@ impl GlobalMem {
 /// Marks an allocation index whose access spans several allocations.
 const SPLIT: usize = 1 << (usize::BITS - 1);
 
+/// Each lane's address of `op` into `addrs` (`warp_size` lanes): global
+/// `base + offset` modulo 2^64 from a 64-bit base, shared modulo 2^32 from
+/// a 32-bit base or none.
+pub(crate) fn addresses(op: &MemOp, rf: &RegFile, addrs: &mut [u64]) {
+    let offset = op.offset as u64;
+    match (op.space, op.base) {
+        (Space::Global, Some(b)) => {
+            for (a, &v) in addrs.iter_mut().zip(rf.r64(b)) {
+                *a = v.wrapping_add(offset);
+            }
+        }
+        (Space::Shared, Some(b)) => {
+            for (a, &v) in addrs.iter_mut().zip(rf.r32(b)) {
+                *a = v.wrapping_add(offset as u32).into();
+            }
+        }
+        (Space::Global, None) => addrs.fill(offset),
+        (Space::Shared, None) => addrs.fill(offset & 0xFFFF_FFFF),
+    }
+}
+
+/// A warp access where every lane is active and lane `l` accesses
+/// `addrs[0] + l * stride`, lanes apart (`stride >= bytes`, a multiple of
+/// it): the usual coalesced or strided access, checked and moved without
+/// looking at each lane's address.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Strided {
+    /// Bytes from one lane's access to the next one's.
+    pub stride: u64,
+    /// Bytes from the first lane's access to the end of the last one's.
+    pub span: u64,
+}
+
+impl Strided {
+    /// The pattern of an access of `bytes` per lane at `addrs` by the lanes
+    /// of `exec`, if it is one.
+    #[inline]
+    pub fn of(addrs: &[u64], exec: u64, bytes: u32) -> Option<Strided> {
+        let (&first, rest) = addrs.split_first()?;
+        if exec != lane_mask(addrs.len()) {
+            return None;
+        }
+        let bytes = u64::from(bytes);
+        let stride = rest.first().map_or(bytes, |&a| a.wrapping_sub(first));
+        if stride < bytes || !stride.is_multiple_of(bytes) {
+            return None;
+        }
+        let mut at = first;
+        let mut apart = 0;
+        for &a in addrs {
+            apart |= a ^ at;
+            at = at.wrapping_add(stride);
+        }
+        let span = stride.checked_mul(rest.len() as u64)?.checked_add(bytes)?;
+        (apart == 0).then_some(Strided { stride, span })
+    }
+
+    /// Lanes back to back (`stride` the access width).
+    pub fn contiguous(&self, bytes: u32) -> bool {
+        self.stride == u64::from(bytes)
+    }
+}
+
+/// Moves the data of a strided access (see [`Strided`]) between the
+/// registers and `mem`, the access's span: lane `l`'s bytes at
+/// `l * stride`.
+#[inline]
+pub(crate) fn strided_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8], stride: u64) {
+    let stride = stride as usize;
+    if let [(slot, n)] = op.regs[..op.nregs as usize]
+        && stride == n as usize
+    {
+        // One register, lanes back to back: a plain copy.
+        if n == 4 {
+            copy_lanes(
+                rf.r32_mut(slot),
+                mem,
+                op.store,
+                u32::to_le_bytes,
+                u32::from_le_bytes,
+            );
+        } else {
+            copy_lanes(
+                rf.r64_mut(slot),
+                mem,
+                op.store,
+                u64::to_le_bytes,
+                u64::from_le_bytes,
+            );
+        }
+        return;
+    }
+    let mut off = 0;
+    for &(slot, n) in &op.regs[..op.nregs as usize] {
+        let lanes = mem.chunks_mut(stride);
+        if n == 4 {
+            let vals = rf.r32_mut(slot);
+            for (v, m) in vals.iter_mut().zip(lanes) {
+                let bytes: &mut [u8; 4] = (&mut m[off..off + 4]).try_into().expect("4 bytes");
+                if op.store {
+                    *bytes = v.to_le_bytes();
+                } else {
+                    *v = u32::from_le_bytes(*bytes);
+                }
+            }
+        } else {
+            let vals = rf.r64_mut(slot);
+            for (v, m) in vals.iter_mut().zip(lanes) {
+                let bytes: &mut [u8; 8] = (&mut m[off..off + 8]).try_into().expect("8 bytes");
+                if op.store {
+                    *bytes = v.to_le_bytes();
+                } else {
+                    *v = u64::from_le_bytes(*bytes);
+                }
+            }
+        }
+        off += n as usize;
+    }
+}
+
+/// Copies `vals` to `mem` (`store`) or back, lane `l` at `l * N` bytes.
+#[inline(always)]
+fn copy_lanes<T: Copy, const N: usize>(
+    vals: &mut [T],
+    mem: &mut [u8],
+    store: bool,
+    to: impl Fn(T) -> [u8; N],
+    from: impl Fn([u8; N]) -> T,
+) {
+    let lanes = mem.chunks_exact_mut(N);
+    if store {
+        for (v, m) in vals.iter().zip(lanes) {
+            m.copy_from_slice(&to(*v));
+        }
+    } else {
+        for (v, m) in vals.iter_mut().zip(lanes) {
+            *v = from(m.try_into().expect("N bytes"));
+        }
+    }
+}
+
 /// Moves the data of the lanes of `exec` between their registers and
 /// `mem`, lane `l`'s at `at(addrs[l])` (every access checked, inside `mem`),
 /// register by register. The same as [`lane_access`] lane by lane: accesses
@@ -156,25 +309,30 @@ pub(crate) fn lanes_access(
 ) {
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
-        let vals = rf.slot_mut(slot);
-        for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
-            if (exec >> l) & 1 == 0 {
-                continue;
-            }
-            let p = at(a) + off;
-            if n == 4 {
-                let bytes: &mut [u8; 4] = (&mut mem[p..p + 4]).try_into().expect("4 bytes");
-                if op.store {
-                    *bytes = (*v as u32).to_le_bytes();
-                } else {
-                    *v = u32::from_le_bytes(*bytes).into();
+        if n == 4 {
+            let vals = rf.r32_mut(slot);
+            for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
+                if (exec >> l) & 1 != 0 {
+                    let p = at(a) + off;
+                    let bytes: &mut [u8; 4] = (&mut mem[p..p + 4]).try_into().expect("4 bytes");
+                    if op.store {
+                        *bytes = v.to_le_bytes();
+                    } else {
+                        *v = u32::from_le_bytes(*bytes);
+                    }
                 }
-            } else {
-                let bytes: &mut [u8; 8] = (&mut mem[p..p + 8]).try_into().expect("8 bytes");
-                if op.store {
-                    *bytes = v.to_le_bytes();
-                } else {
-                    *v = u64::from_le_bytes(*bytes);
+            }
+        } else {
+            let vals = rf.r64_mut(slot);
+            for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
+                if (exec >> l) & 1 != 0 {
+                    let p = at(a) + off;
+                    let bytes: &mut [u8; 8] = (&mut mem[p..p + 8]).try_into().expect("8 bytes");
+                    if op.store {
+                        *bytes = v.to_le_bytes();
+                    } else {
+                        *v = u64::from_le_bytes(*bytes);
+                    }
                 }
             }
         }
@@ -188,16 +346,17 @@ pub(crate) fn lanes_access(
 pub(crate) fn lane_access(op: &MemOp, rf: &mut RegFile, lane: usize, mem: &mut [u8]) {
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
-        let v = &mut rf.slot_mut(slot)[lane];
         // Fixed-size copies: a register is 4 or 8 bytes.
         if n == 4 {
+            let v = &mut rf.r32_mut(slot)[lane];
             let bytes: &mut [u8; 4] = (&mut mem[off..off + 4]).try_into().expect("4 bytes");
             if op.store {
-                *bytes = (*v as u32).to_le_bytes();
+                *bytes = v.to_le_bytes();
             } else {
-                *v = u32::from_le_bytes(*bytes).into();
+                *v = u32::from_le_bytes(*bytes);
             }
         } else {
+            let v = &mut rf.r64_mut(slot)[lane];
             let bytes: &mut [u8; 8] = (&mut mem[off..off + 8]).try_into().expect("8 bytes");
             if op.store {
                 *bytes = v.to_le_bytes();
@@ -230,6 +389,107 @@ mod tests {
         assert_eq!(m.read(a + 4, 4), Some(&[5, 6, 7, 8][..]));
         assert!(m.read(a + 4, 5).is_none());
         assert!(m.write(a - 1, &[0]).is_none());
+    }
+
+    /// A register file of 8 lanes: 32-bit slots 0..4 and 64-bit slots 0..2
+    /// holding distinct values.
+    fn regfile() -> RegFile {
+        let slots = crate::regfile::Slots {
+            b32: 4,
+            b64: 2,
+            specials: 0,
+        };
+        let mut rf = RegFile::default();
+        rf.reset(slots, 0, 0, 8, &Default::default());
+        for s in 0..4 {
+            for (l, v) in rf.r32_mut(s).iter_mut().enumerate() {
+                *v = 0x0101_0101 * (s + 1) + l as u32;
+            }
+        }
+        for s in 0..2 {
+            for (l, v) in rf.r64_mut(s).iter_mut().enumerate() {
+                *v = 0x1111_2222_3333_4444 * u64::from(s + 1) + l as u64;
+            }
+        }
+        rf
+    }
+
+    fn op(store: bool, bytes: u32, regs: &[(u32, u32)]) -> MemOp {
+        let mut op = MemOp {
+            space: Space::Global,
+            bytes,
+            store,
+            base: None,
+            offset: 0,
+            regs: [(0, 0); 4],
+            nregs: regs.len() as u8,
+        };
+        op.regs[..regs.len()].copy_from_slice(regs);
+        op
+    }
+
+    #[test]
+    fn strided_accesses_are_full_warps_at_even_spacing() {
+        let addrs: Vec<u64> = (0..8).map(|l| 0x100 + 8 * l).collect();
+        let s = |stride, span| Some(Strided { stride, span });
+        assert_eq!(Strided::of(&addrs, 0xFF, 8), s(8, 64));
+        assert!(Strided::of(&addrs, 0xFF, 8).unwrap().contiguous(8));
+        assert_eq!(Strided::of(&addrs, 0xFF, 4), s(8, 60), "gaps between lanes");
+        assert_eq!(Strided::of(&addrs, 0x7F, 8), None, "a lane off");
+        assert_eq!(Strided::of(&addrs, 0xFF, 16), None, "lanes overlap");
+        let mut swapped = addrs.clone();
+        swapped.swap(2, 3);
+        assert_eq!(Strided::of(&swapped, 0xFF, 8), None);
+        assert_eq!(Strided::of(&[0, 12, 24], 0b111, 8), None, "not a multiple");
+        assert_eq!(Strided::of(&[7, 7], 0b11, 4), None, "one address");
+        assert_eq!(Strided::of(&[0x40], 1, 16), s(16, 16), "one lane");
+        assert_eq!(
+            Strided::of(&[0, 1 << 63, 0], 0b111, 4),
+            None,
+            "span overflows"
+        );
+        let wraps: Vec<u64> = (0..8)
+            .map(|l| (u64::MAX - 15).wrapping_add(4 * l))
+            .collect();
+        assert_eq!(
+            Strided::of(&wraps, 0xFF, 4),
+            s(4, 32),
+            "found in no allocation later"
+        );
+        assert_eq!(Strided::of(&[], 0, 4), None);
+    }
+
+    #[test]
+    fn strided_copies_move_what_lane_by_lane_copies_move() {
+        let layouts: [(u32, &[(u32, u32)]); 5] = [
+            (4, &[(2, 4)]),
+            (8, &[(1, 8)]),
+            (8, &[(3, 4), (0, 4)]),
+            (16, &[(1, 4), (0, 4), (3, 4), (2, 4)]),
+            (16, &[(1, 8), (0, 8)]),
+        ];
+        for (bytes, regs) in layouts {
+            for stride in [1, 2, 4].map(|k| k * u64::from(bytes)) {
+                let addrs: Vec<u64> = (0..8).map(|l| l * stride).collect();
+                let s = Strided::of(&addrs, 0xFF, bytes).expect("strided");
+                let mem: Vec<u8> = (0..s.span as usize).map(|i| (i * 7) as u8).collect();
+                for store in [false, true] {
+                    let op = op(store, bytes, regs);
+                    let (mut rf1, mut mem1) = (regfile(), mem.clone());
+                    strided_access(&op, &mut rf1, &mut mem1, s.stride);
+                    let (mut rf2, mut mem2) = (regfile(), mem.clone());
+                    lanes_access(&op, &mut rf2, &addrs, 0xFF, &mut mem2, |a| a as usize);
+                    let what = (bytes, regs, stride, store);
+                    assert_eq!(mem1, mem2, "{what:?}");
+                    for s in 0..4 {
+                        assert_eq!(rf1.r32(s), rf2.r32(s), "{what:?}");
+                    }
+                    for s in 0..2 {
+                        assert_eq!(rf1.r64(s), rf2.r64(s), "{what:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

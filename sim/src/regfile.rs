@@ -1,25 +1,68 @@
 //! A warp's registers, laid out `[slot][lane]` so an operation is a tight
 //! loop over one contiguous lane vector.
 //!
-//! Every value register (32- or 64-bit) is a `u64` per lane holding a
-//! zero-extended value; predicates are one lane mask each. The registers'
-//! scoreboard entries live here too: predicates, scoreboard and values share
-//! one allocation, so an instruction's first touch of its warp's state pulls
-//! in neighbouring lines. No register bank or port conflicts are modelled.
-
-use crate::decode::{Dst, Src};
+//! Values live in two areas at their native width: 32-bit slots (the `r`
+//! registers, then the per-warp special values) hold a `u32` per lane and
+//! 64-bit slots (the `d` registers) a `u64` per lane, so a 32-bit operation
+//! moves half the bytes of a 64-bit one and vectorises at full width.
+//! Predicates are one lane mask each. The predicates, the registers'
+//! scoreboard entries and the 64-bit slots share one allocation, so an
+//! instruction's first touch of its warp's state pulls in neighbouring
+//! lines. No register bank or port conflicts are modelled.
+//!
+//! Two numberings meet here. Instructions name a slot *inside its area*
+//! (decode resolves which area from the operation's width); the scoreboard
+//! and traces use the kernel's *register number*: `r` registers, then `d`
+//! registers, then predicates ([`crate::decode::Program::reg_of`]).
 
 /// Widest warp the masks can hold.
 pub(crate) const MAX_LANES: usize = 64;
 
+/// How many slots each area of a warp's register file has.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Slots {
+    /// 32-bit `r` registers (the first 32-bit slots).
+    pub b32: u32,
+    /// 64-bit `d` registers (all the 64-bit slots).
+    pub b64: u32,
+    /// Per-warp special values (32-bit slots after the `r` registers).
+    pub specials: u32,
+}
+
+impl Slots {
+    /// 32-bit slots in all.
+    #[inline]
+    pub fn n32(&self) -> usize {
+        (self.b32 + self.specials) as usize
+    }
+
+    /// 64-bit slots in all.
+    #[inline]
+    pub fn n64(&self) -> usize {
+        self.b64 as usize
+    }
+}
+
+/// The slots of each area a new warp must zero, in increasing order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ZeroSlots {
+    /// 32-bit slots.
+    pub b32: Vec<u32>,
+    /// 64-bit slots.
+    pub b64: Vec<u32>,
+}
+
 /// One warp's registers and scoreboard.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RegFile {
-    /// `npreds` lane masks, then `nsb` scoreboard entries, then
-    /// `nslots * width` lane values.
+    /// `npreds` lane masks, then `nsb` scoreboard entries, then the 64-bit
+    /// slots, `width` lanes each.
     data: Vec<u64>,
+    /// The 32-bit slots, `width` lanes each.
+    r32: Vec<u32>,
     npreds: usize,
     nsb: usize,
+    slots: Slots,
     /// Lanes per warp.
     pub width: usize,
 }
@@ -28,20 +71,33 @@ impl RegFile {
     /// Prepares for a new warp of `width` lanes: predicates false, the
     /// scoreboard clear, and the slots `zero` zeroed. Other slots keep what
     /// the slot's last warp left: the kernel writes them before reading.
-    pub fn reset(&mut self, nslots: usize, npreds: usize, nsb: usize, width: usize, zero: &[u32]) {
-        let fresh = (self.width, self.npreds, self.nsb) != (width, npreds, nsb);
+    pub fn reset(
+        &mut self,
+        slots: Slots,
+        npreds: usize,
+        nsb: usize,
+        width: usize,
+        zero: &ZeroSlots,
+    ) {
+        let fresh = (self.width, self.npreds, self.nsb, self.slots) != (width, npreds, nsb, slots);
         self.width = width;
         self.npreds = npreds;
         self.nsb = nsb;
-        let len = npreds + nsb + nslots * width;
-        if fresh || self.data.len() != len {
+        self.slots = slots;
+        let len = npreds + nsb + slots.n64() * width;
+        if fresh || self.data.len() != len || self.r32.len() != slots.n32() * width {
             self.data.clear();
             self.data.resize(len, 0);
+            self.r32.clear();
+            self.r32.resize(slots.n32() * width, 0);
             return;
         }
         self.data[..npreds + nsb].fill(0);
-        for &s in zero {
-            self.slot_mut(s).fill(0);
+        for &s in &zero.b32 {
+            self.r32_mut(s).fill(0);
+        }
+        for &s in &zero.b64 {
+            self.r64_mut(s).fill(0);
         }
     }
 
@@ -69,87 +125,197 @@ impl RegFile {
         &mut self.data[self.npreds..self.npreds + self.nsb]
     }
 
-    /// The lanes of slot `slot`.
-    #[inline]
-    pub fn slot(&self, slot: u32) -> &[u64] {
+    /// The lanes of 32-bit slot `slot`.
+    #[inline(always)]
+    pub fn r32(&self, slot: u32) -> &[u32] {
+        let s = slot as usize * self.width;
+        &self.r32[s..s + self.width]
+    }
+
+    /// The lanes of 32-bit slot `slot`, mutably.
+    #[inline(always)]
+    pub fn r32_mut(&mut self, slot: u32) -> &mut [u32] {
+        let s = slot as usize * self.width;
+        &mut self.r32[s..s + self.width]
+    }
+
+    /// The lanes of 64-bit slot `slot`.
+    #[inline(always)]
+    pub fn r64(&self, slot: u32) -> &[u64] {
         let s = self.npreds + self.nsb + slot as usize * self.width;
         &self.data[s..s + self.width]
     }
 
-    /// The lanes of slot `slot`, mutably.
-    #[inline]
-    pub fn slot_mut(&mut self, slot: u32) -> &mut [u64] {
+    /// The lanes of 64-bit slot `slot`, mutably.
+    #[inline(always)]
+    pub fn r64_mut(&mut self, slot: u32) -> &mut [u64] {
         let s = self.npreds + self.nsb + slot as usize * self.width;
         &mut self.data[s..s + self.width]
     }
 
-    /// The lanes of two different slots, mutably.
+    /// The lanes of a 32-bit slot (read) and a 64-bit slot (written): the
+    /// two areas are separate, so a conversion needs no copy.
     #[inline]
-    pub fn slot_pair_mut(&mut self, a: u32, b: u32) -> (&mut [u64], &mut [u64]) {
-        assert_ne!(a, b, "two different slots");
-        let base = self.npreds + self.nsb;
+    pub fn r32_to_r64(&mut self, src: u32, dst: u32) -> (&[u32], &mut [u64]) {
         let w = self.width;
-        let (sa, sb) = (base + a as usize * w, base + b as usize * w);
-        if sa < sb {
-            let (x, y) = self.data.split_at_mut(sb);
-            (&mut x[sa..sa + w], &mut y[..w])
+        let (s, d) = (src as usize * w, self.npreds + self.nsb + dst as usize * w);
+        (&self.r32[s..s + w], &mut self.data[d..d + w])
+    }
+
+    /// The lanes of a 64-bit slot (read) and a 32-bit slot (written).
+    #[inline]
+    pub fn r64_to_r32(&mut self, src: u32, dst: u32) -> (&[u64], &mut [u32]) {
+        let w = self.width;
+        let (s, d) = (self.npreds + self.nsb + src as usize * w, dst as usize * w);
+        (&self.data[s..s + w], &mut self.r32[d..d + w])
+    }
+
+    /// The lanes of register `reg` (the scoreboard's numbering: `r`
+    /// registers, then `d` registers) zero-extended to `u64`, for traces.
+    pub fn lanes_u64(&self, reg: u32) -> Vec<u64> {
+        let b32 = self.slots.b32;
+        if reg < b32 {
+            self.r32(reg).iter().map(|&v| u64::from(v)).collect()
         } else {
-            let (x, y) = self.data.split_at_mut(sa);
-            (&mut y[..w], &mut x[sb..sb + w])
-        }
-    }
-
-    /// The lane values of `src`; predicates are expanded into `tmp`.
-    #[inline]
-    pub fn read<'a>(
-        &'a self,
-        src: Src,
-        consts: &'a [u64],
-        tmp: &'a mut [u64; MAX_LANES],
-    ) -> &'a [u64] {
-        let w = self.width;
-        match src {
-            Src::Slot(s) => self.slot(s),
-            Src::Const(c) => &consts[c as usize * w..(c as usize + 1) * w],
-            Src::Pred(p) => {
-                let m = self.preds()[p as usize];
-                for (l, v) in tmp[..w].iter_mut().enumerate() {
-                    *v = (m >> l) & 1;
-                }
-                &tmp[..w]
-            }
-        }
-    }
-
-    /// Writes `vals` (one per lane) to `dst` in the lanes of `mask`.
-    #[inline]
-    pub fn write(&mut self, dst: Dst, vals: &[u64], mask: u64) {
-        match dst {
-            Dst::Slot(s) => write_lanes(self.slot_mut(s), vals, mask),
-            Dst::Pred(p) => {
-                let mut bits = 0u64;
-                for (l, v) in vals.iter().enumerate() {
-                    bits |= (v & 1) << l;
-                }
-                let old = &mut self.preds_mut()[p as usize];
-                *old = (*old & !mask) | (bits & mask);
-            }
+            self.r64(reg - b32).to_vec()
         }
     }
 }
 
-/// `dst[l] = vals[l]` for the lanes of `mask`.
-#[inline]
-pub(crate) fn write_lanes(dst: &mut [u64], vals: &[u64], mask: u64) {
-    let w = dst.len();
-    if mask == lane_mask(w) {
-        dst.copy_from_slice(&vals[..w]);
+/// A lane type of a register area: `u32` for 32-bit slots, `u64` for
+/// 64-bit slots. Lets one generic loop serve both widths.
+pub(crate) trait Lane:
+    Copy
+    + Default
+    + Eq
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::Not<Output = Self>
+    + 'static
+{
+    /// The lanes of slot `slot` of this width's area.
+    fn slot(rf: &RegFile, slot: u32) -> &[Self];
+    /// The same, mutably.
+    fn slot_mut(rf: &mut RegFile, slot: u32) -> &mut [Self];
+    /// All slots of this width's area, mutably.
+    fn area_mut(rf: &mut RegFile) -> &mut [Self];
+    /// An immediate (any 64-bit pattern) taken modulo 2^width.
+    fn imm(v: u64) -> Self;
+    /// All bits of `b` (true) or none.
+    fn splat_bool(b: bool) -> Self;
+}
+
+impl Lane for u32 {
+    #[inline(always)]
+    fn slot(rf: &RegFile, slot: u32) -> &[u32] {
+        rf.r32(slot)
+    }
+
+    #[inline(always)]
+    fn slot_mut(rf: &mut RegFile, slot: u32) -> &mut [u32] {
+        rf.r32_mut(slot)
+    }
+
+    #[inline(always)]
+    fn area_mut(rf: &mut RegFile) -> &mut [u32] {
+        &mut rf.r32
+    }
+
+    #[inline(always)]
+    fn imm(v: u64) -> u32 {
+        v as u32
+    }
+
+    #[inline(always)]
+    fn splat_bool(b: bool) -> u32 {
+        u32::from(b).wrapping_neg()
+    }
+}
+
+impl Lane for u64 {
+    #[inline(always)]
+    fn slot(rf: &RegFile, slot: u32) -> &[u64] {
+        rf.r64(slot)
+    }
+
+    #[inline(always)]
+    fn slot_mut(rf: &mut RegFile, slot: u32) -> &mut [u64] {
+        rf.r64_mut(slot)
+    }
+
+    #[inline(always)]
+    fn area_mut(rf: &mut RegFile) -> &mut [u64] {
+        let base = rf.npreds + rf.nsb;
+        &mut rf.data[base..]
+    }
+
+    #[inline(always)]
+    fn imm(v: u64) -> u64 {
+        v
+    }
+
+    #[inline(always)]
+    fn splat_bool(b: bool) -> u64 {
+        u64::from(b).wrapping_neg()
+    }
+}
+
+/// Slot `dst` of `T`'s area mutably, the slots before it and the slots
+/// after it.
+#[inline(always)]
+fn around<T: Lane>(rf: &mut RegFile, dst: u32) -> (&[T], &mut [T], &[T]) {
+    let w = rf.width;
+    let (lo, rest) = T::area_mut(rf).split_at_mut(dst as usize * w);
+    let (d, hi) = rest.split_at_mut(w);
+    (lo, d, hi)
+}
+
+/// Slot `s` (not `dst`) from the slots around `dst`.
+#[inline(always)]
+fn beside<'a, T>(lo: &'a [T], hi: &'a [T], dst: u32, s: u32, w: usize) -> &'a [T] {
+    debug_assert_ne!(s, dst, "a source apart from the destination");
+    if s < dst {
+        &lo[s as usize * w..][..w]
     } else {
-        for (l, (d, v)) in dst.iter_mut().zip(vals).enumerate() {
-            if (mask >> l) & 1 != 0 {
-                *d = *v;
-            }
-        }
+        &hi[(s - dst - 1) as usize * w..][..w]
+    }
+}
+
+/// Slot `dst` of `T`'s area mutably and slot `a` (a different one).
+#[inline(always)]
+pub(crate) fn split1<T: Lane>(rf: &mut RegFile, dst: u32, a: u32) -> (&mut [T], &[T]) {
+    let w = rf.width;
+    let (lo, d, hi) = around::<T>(rf, dst);
+    (d, beside(lo, hi, dst, a, w))
+}
+
+/// Slot `dst` of `T`'s area mutably and slots `a` and `b` (both different
+/// from `dst`, perhaps the same).
+#[inline(always)]
+pub(crate) fn split2<T: Lane>(
+    rf: &mut RegFile,
+    dst: u32,
+    a: u32,
+    b: u32,
+) -> (&mut [T], &[T], &[T]) {
+    let w = rf.width;
+    let (lo, d, hi) = around::<T>(rf, dst);
+    (d, beside(lo, hi, dst, a, w), beside(lo, hi, dst, b, w))
+}
+
+/// Two different slots of `T`'s area, mutably.
+#[inline(always)]
+pub(crate) fn pair_mut<T: Lane>(rf: &mut RegFile, a: u32, b: u32) -> (&mut [T], &mut [T]) {
+    assert_ne!(a, b, "two different slots");
+    let w = rf.width;
+    let (sa, sb) = (a as usize * w, b as usize * w);
+    let area = T::area_mut(rf);
+    if sa < sb {
+        let (x, y) = area.split_at_mut(sb);
+        (&mut x[sa..sa + w], &mut y[..w])
+    } else {
+        let (x, y) = area.split_at_mut(sa);
+        (&mut y[..w], &mut x[sb..sb + w])
     }
 }
 
@@ -167,19 +333,94 @@ pub(crate) const fn lane_mask(lanes: usize) -> u64 {
 mod tests {
     use super::*;
 
-    #[test]
-    fn predicates_read_as_zero_or_one_and_write_under_a_mask() {
+    fn regfile(width: usize) -> RegFile {
         let mut rf = RegFile::default();
-        rf.reset(2, 1, 3, 4, &[]);
-        rf.preds_mut()[0] = 0b0101;
-        let mut tmp = [0; MAX_LANES];
-        assert_eq!(rf.read(Src::Pred(0), &[], &mut tmp), &[1, 0, 1, 0]);
-        rf.write(Dst::Pred(0), &[1, 1, 0, 0], 0b0011);
-        assert_eq!(rf.preds()[0], 0b0111);
-        assert_eq!(rf.sb(), &[0, 0, 0]);
-        rf.write(Dst::Slot(1), &[9, 8, 7, 6], 0b1010);
-        assert_eq!(rf.slot(1), &[0, 8, 0, 6]);
-        rf.write(Dst::Slot(0), &[9, 8, 7, 6], 0b1111);
-        assert_eq!(rf.slot(0), &[9, 8, 7, 6]);
+        let slots = Slots {
+            b32: 2,
+            b64: 2,
+            specials: 1,
+        };
+        rf.reset(slots, 1, 4, width, &ZeroSlots::default());
+        rf
+    }
+
+    #[test]
+    fn areas_hold_native_widths_apart_from_predicates_and_scoreboard() {
+        let mut rf = regfile(4);
+        assert_eq!(rf.r32.len(), 3 * 4, "two r registers and one special");
+        assert_eq!(
+            rf.data.len(),
+            1 + 4 + 2 * 4,
+            "preds, scoreboard, two d registers"
+        );
+        rf.r32_mut(2).copy_from_slice(&[u32::MAX; 4]);
+        rf.r64_mut(1).copy_from_slice(&[u64::MAX; 4]);
+        rf.preds_mut()[0] = 0b1010;
+        rf.sb_mut()[3] = 7;
+        assert_eq!(rf.r32(1), &[0; 4]);
+        assert_eq!(rf.r64(0), &[0; 4]);
+        assert_eq!(rf.preds(), &[0b1010]);
+        assert_eq!(rf.sb(), &[0, 0, 0, 7]);
+        assert_eq!(rf.r64(1), &[u64::MAX; 4]);
+    }
+
+    #[test]
+    fn traces_see_registers_by_number_zero_extended() {
+        let mut rf = regfile(2);
+        rf.r32_mut(1).copy_from_slice(&[u32::MAX, 5]);
+        rf.r64_mut(1).copy_from_slice(&[u64::MAX, 6]);
+        assert_eq!(rf.lanes_u64(1), [u64::from(u32::MAX), 5]);
+        assert_eq!(rf.lanes_u64(3), [u64::MAX, 6], "d1 is register 2 + 1");
+    }
+
+    #[test]
+    fn reset_zeroes_only_the_listed_slots_and_clears_predicates() {
+        let mut rf = regfile(2);
+        rf.r32_mut(0).fill(1);
+        rf.r32_mut(1).fill(2);
+        rf.r64_mut(0).fill(3);
+        rf.r64_mut(1).fill(4);
+        rf.preds_mut()[0] = 3;
+        rf.sb_mut()[0] = 9;
+        let zero = ZeroSlots {
+            b32: vec![1],
+            b64: vec![0],
+        };
+        rf.reset(rf.slots, 1, 4, 2, &zero);
+        assert_eq!((rf.r32(0), rf.r32(1)), (&[1, 1][..], &[0, 0][..]));
+        assert_eq!((rf.r64(0), rf.r64(1)), (&[0, 0][..], &[4, 4][..]));
+        assert_eq!((rf.preds(), rf.sb()), (&[0][..], &[0; 4][..]));
+        // A different shape starts from zero everywhere.
+        rf.reset(rf.slots, 1, 4, 3, &ZeroSlots::default());
+        assert!(rf.r32.iter().all(|&v| v == 0) && rf.data.iter().all(|&v| v == 0));
+    }
+
+    #[test]
+    fn a_destination_splits_from_sources_on_either_side() {
+        let mut rf = regfile(2);
+        for s in 0..3 {
+            rf.r32_mut(s).fill(s + 10);
+        }
+        rf.r64_mut(0).fill(20);
+        rf.r64_mut(1).fill(21);
+        let (d, a, b) = split2::<u32>(&mut rf, 1, 2, 0);
+        assert_eq!((a, b), (&[12, 12][..], &[10, 10][..]));
+        d.fill(5);
+        let (d, a) = split1::<u64>(&mut rf, 0, 1);
+        assert_eq!(a, &[21, 21]);
+        d.fill(6);
+        let (d, a) = split1::<u64>(&mut rf, 1, 0);
+        assert_eq!(a, &[6, 6]);
+        d.fill(7);
+        assert_eq!(
+            (rf.r32(0), rf.r32(1), rf.r32(2)),
+            (&[10, 10][..], &[5, 5][..], &[12, 12][..])
+        );
+        assert_eq!((rf.r64(0), rf.r64(1)), (&[6, 6][..], &[7, 7][..]));
+        assert_eq!(
+            rf.preds(),
+            &[0],
+            "the 64-bit area starts after the scoreboard"
+        );
     }
 }

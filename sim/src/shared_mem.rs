@@ -17,7 +17,7 @@ use kernels_ir::Space;
 
 use crate::decode::MemOp;
 use crate::error::FaultKind;
-use crate::memory::lanes_access;
+use crate::memory::{Strided, lanes_access, strided_access};
 use crate::regfile::RegFile;
 
 /// The cost of one warp-wide shared access.
@@ -40,21 +40,37 @@ pub(crate) struct Banks {
 
 impl Banks {
     /// Wavefronts of an access of `bytes` per lane at `addrs`, lanes of `exec`.
+    // Out of line, as [`access`].
+    #[inline(never)]
     pub fn wavefronts(&self, addrs: &[u64], exec: u64, bytes: u32) -> Wavefronts {
         let line = self.banks * self.width;
         let per_phase = (line / bytes).max(1) as usize;
         let min_per_phase = (bytes / line).max(1);
         let mut total = Wavefronts::default();
+        let block = Strided::of(addrs, exec, bytes).is_some_and(|s| s.contiguous(bytes));
         for (p, chunk) in addrs.chunks(per_phase).enumerate() {
             let m = (exec >> (p * per_phase)) & crate::regfile::lane_mask(chunk.len());
             if m == 0 {
                 continue;
             }
-            let w = self.phase(chunk, m, bytes);
+            let w = if block {
+                self.contiguous(chunk[0], chunk.len() as u64 * u64::from(bytes))
+            } else {
+                self.phase(chunk, m, bytes)
+            };
             total.wavefronts += w;
             total.conflicts += w - min_per_phase;
         }
         total
+    }
+
+    /// The wavefronts of a phase whose lanes cover `len` bytes from `start`
+    /// without a gap (a block access): its `n` consecutive words fall on
+    /// consecutive banks, so the busiest bank delivers `ceil(n / banks)`.
+    fn contiguous(&self, start: u64, len: u64) -> u32 {
+        let bw = u64::from(self.width);
+        let words = (start + len - 1) / bw - start / bw + 1;
+        words.div_ceil(self.banks.into()) as u32
     }
 
     /// Largest number of distinct words one bank delivers in a phase.
@@ -87,26 +103,43 @@ impl Banks {
                 return 1;
             }
         }
-        let mut keys: Vec<u64> = Vec::with_capacity(addrs.len() * 4);
+        // (bank, word) keys of the active lanes, sorted: a bank's distinct
+        // words are a run. On the stack unless a phase may touch more than
+        // 128 words (a lane touches at most `bytes / bw + 2`; never with
+        // 32-bit or wider banks and 32-lane phases).
+        let most = addrs.len() * (u64::from(bytes) / bw + 2) as usize;
+        let mut stack = [0u64; 128];
+        let mut heap = Vec::new();
+        let buf: &mut [u64] = if most <= stack.len() {
+            &mut stack
+        } else {
+            heap.resize(most, 0);
+            &mut heap
+        };
+        let mut n = 0;
         for (l, &a) in addrs.iter().enumerate() {
             if (mask >> l) & 1 != 0 {
                 for word in a / bw..=(a + u64::from(bytes) - 1) / bw {
-                    keys.push(((word % nb) << 40) | word);
+                    buf[n] = ((word % nb) << 40) | word;
+                    n += 1;
                 }
             }
         }
+        let keys = &mut buf[..n];
         keys.sort_unstable();
-        keys.dedup();
         let mut best = 0;
         let mut run = 0;
-        let mut bank = u64::MAX;
-        for k in keys {
-            if k >> 40 == bank {
+        let mut last = u64::MAX;
+        for &k in keys.iter() {
+            if k == last {
+                continue; // the same word again: a broadcast
+            }
+            if k >> 40 == last >> 40 {
                 run += 1;
             } else {
-                bank = k >> 40;
                 run = 1;
             }
+            last = k;
             best = best.max(run);
         }
         best
@@ -135,6 +168,9 @@ impl Banks {
 
 /// Performs a shared load or store for the lanes of `exec` at `addrs`
 /// (already reduced modulo 2^32), checking alignment and bounds first.
+// Out of line: a memory instruction's work dwarfs a call, and the issue
+// path that calls it stays small enough to inline.
+#[inline(never)]
 pub(crate) fn access(
     op: &MemOp,
     rf: &mut RegFile,
@@ -146,6 +182,15 @@ pub(crate) fn access(
     // Access widths are powers of two (4, 8, 16): alignment is a mask test.
     debug_assert!(bytes.is_power_of_two());
     let size = smem.len() as u64;
+    if let Some(s) = Strided::of(addrs, exec, op.bytes)
+        && addrs[0] & (bytes - 1) == 0
+        && addrs[0].checked_add(s.span).is_some_and(|end| end <= size)
+    {
+        // Every lane aligned and inside.
+        let at = addrs[0] as usize;
+        strided_access(op, rf, &mut smem[at..at + s.span as usize], s.stride);
+        return Ok(());
+    }
     for (l, &a) in addrs.iter().enumerate() {
         if (exec >> l) & 1 == 0 {
             continue;
@@ -274,6 +319,54 @@ mod tests {
                 conflicts: 0
             }
         );
+    }
+
+    #[test]
+    fn block_accesses_count_as_lane_by_lane() {
+        let geometries = [
+            NVIDIA,
+            Banks {
+                banks: 32,
+                width: 8,
+            },
+            Banks { banks: 2, width: 4 },
+            Banks {
+                banks: 16,
+                width: 4,
+            },
+        ];
+        for banks in geometries {
+            for bytes in [4, 8, 16] {
+                for lanes in [4, 8, 32, 64] {
+                    for start in (0..512).step_by(bytes as usize) {
+                        let addrs: Vec<u64> =
+                            (0..lanes).map(|l| start + l * u64::from(bytes)).collect();
+                        let all = crate::regfile::lane_mask(lanes as usize);
+                        let fast = banks.wavefronts(&addrs, all, bytes);
+                        let per_lane = lane_by_lane(&banks, &addrs, all, bytes);
+                        let geometry = (banks.banks, banks.width, bytes, lanes, start);
+                        assert_eq!(fast, per_lane, "{geometry:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Banks::wavefronts`] without the block shortcut.
+    fn lane_by_lane(banks: &Banks, addrs: &[u64], exec: u64, bytes: u32) -> Wavefronts {
+        let line = banks.banks * banks.width;
+        let per_phase = (line / bytes).max(1) as usize;
+        let min_per_phase = (bytes / line).max(1);
+        let mut total = Wavefronts::default();
+        for (p, chunk) in addrs.chunks(per_phase).enumerate() {
+            let m = (exec >> (p * per_phase)) & crate::regfile::lane_mask(chunk.len());
+            if m != 0 {
+                let w = banks.phase(chunk, m, bytes);
+                total.wavefronts += w;
+                total.conflicts += w - min_per_phase;
+            }
+        }
+        total
     }
 
     #[test]

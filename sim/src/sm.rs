@@ -415,8 +415,8 @@ fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, 
     let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
     let first = u64::from(index) * width as u64;
     for s in &prog.specials {
-        let lanes = w.rf.slot_mut(s.slot);
-        let uniform = |v: u64| v & 0xFFFF_FFFF;
+        let lanes = w.rf.r32_mut(s.slot);
+        let uniform = |v: u64| v as u32;
         match s.special {
             Special::LaneId => lanes
                 .iter_mut()
