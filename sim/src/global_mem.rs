@@ -26,13 +26,14 @@ use crate::stats::KernelStats;
 const FRAC: u32 = 16;
 
 /// The L2: `sets * ways` lines, structure of arrays so a lookup scans
-/// only the set's tags (and its LRU stamps when it misses).
+/// only the set's keys (and its LRU stamps when it misses).
 #[derive(Clone, Debug)]
 struct L2 {
-    /// Line number (address / line size) per way.
-    tags: Vec<u64>,
-    /// The launch that filled the way; older lines are invalid (flushed).
-    generations: Vec<u32>,
+    /// Per way, its line number (address / line size) and the launch that
+    /// filled it, as `line << GEN_BITS | generation`: one compare finds a
+    /// line of this launch, and lines of older launches are invalid
+    /// (flushed).
+    keys: Vec<u64>,
     /// Last use, for LRU.
     lru: Vec<u32>,
     /// Valid and dirty sectors per way.
@@ -42,8 +43,14 @@ struct L2 {
     ways: usize,
     sectors_per_line: u64,
     stamp: u32,
-    generation: u32,
+    generation: u64,
 }
+
+/// Bits of a way's key that hold its generation (launches before the
+/// keys are cleared). Line numbers stay below `2^(64 - GEN_BITS)`: device
+/// memory is far smaller than `2^44` lines.
+const GEN_BITS: u32 = 20;
+const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
 
 /// What an L2 lookup found.
 struct Lookup {
@@ -58,8 +65,7 @@ impl L2 {
         let ways = cfg.l2_ways as usize;
         let sets = (cfg.l2_bytes / line_bytes / ways as u64).max(1);
         L2 {
-            tags: Vec::new(),
-            generations: Vec::new(),
+            keys: Vec::new(),
             lru: Vec::new(),
             valid: Vec::new(),
             dirty: Vec::new(),
@@ -72,11 +78,11 @@ impl L2 {
     }
 
     fn flush(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
+        self.generation += 1;
         let n = self.sets as usize * self.ways;
-        if self.tags.is_empty() || self.generation == 0 {
-            self.tags = vec![0; n];
-            self.generations = vec![0; n];
+        if self.keys.is_empty() || self.generation > GEN_MASK {
+            // Generation 0 is never current: every way starts invalid.
+            self.keys = vec![0; n];
             self.lru = vec![0; n];
             self.valid = vec![0; n];
             self.dirty = vec![0; n];
@@ -86,17 +92,22 @@ impl L2 {
     }
 
     fn access(&mut self, sector: u64, write: bool) -> Lookup {
-        let tag = sector / self.sectors_per_line;
-        let bit = 1u64 << (sector % self.sectors_per_line);
+        // Both sizes are powers of two (`GpuConfig::validate`): shifts.
+        let per_line = self.sectors_per_line;
+        let tag = sector >> per_line.trailing_zeros();
+        let bit = 1u64 << (sector & (per_line - 1));
         let set = (tag % self.sets) as usize;
         let ways = set * self.ways..(set + 1) * self.ways;
         // Stamps restart at each launch; a launch of more than 4 billion
         // sector accesses would wrap them, which only perturbs LRU order.
         self.stamp = self.stamp.wrapping_add(1);
         let generation = self.generation;
-        let hit_way = ways
-            .clone()
-            .find(|&i| self.tags[i] == tag && self.generations[i] == generation);
+        debug_assert!(tag < 1 << (64 - GEN_BITS), "line numbers fit beside the generation");
+        let key = (tag << GEN_BITS) | generation;
+        let hit_way = self.keys[ways.clone()]
+            .iter()
+            .position(|&k| k == key)
+            .map(|i| ways.start + i);
         if let Some(i) = hit_way {
             let hit = self.valid[i] & bit != 0;
             self.valid[i] |= bit;
@@ -112,17 +123,17 @@ impl L2 {
         // The victim: an invalid (flushed) way first, else the least recently used.
         let victim = ways
             .min_by_key(|&i| {
-                if self.generations[i] == generation {
+                if self.keys[i] & GEN_MASK == generation {
                     self.lru[i]
                 } else {
                     0
                 }
             })
             .expect("at least one way");
-        let writeback = (self.generations[victim] == generation && self.dirty[victim] != 0)
-            .then(|| (self.tags[victim], self.dirty[victim].count_ones()));
-        self.tags[victim] = tag;
-        self.generations[victim] = generation;
+        let old = self.keys[victim];
+        let writeback = (old & GEN_MASK == generation && self.dirty[victim] != 0)
+            .then(|| (old >> GEN_BITS, self.dirty[victim].count_ones()));
+        self.keys[victim] = key;
         self.lru[victim] = self.stamp;
         self.valid[victim] = bit;
         self.dirty[victim] = if write { bit } else { 0 };
@@ -179,7 +190,15 @@ impl MemTiming {
     }
 
     fn partition(&self, addr: u64) -> usize {
-        ((addr / self.interleave) % self.l2_free.len() as u64) as usize
+        // The interleave is a power of two (`GpuConfig::validate`); the
+        // partition count mostly is.
+        let chunk = addr >> self.interleave.trailing_zeros();
+        let parts = self.l2_free.len() as u64;
+        if parts.is_power_of_two() {
+            (chunk & (parts - 1)) as usize
+        } else {
+            (chunk % parts) as usize
+        }
     }
 
     /// Sends one sector leaving the SM at cycle `depart`; returns the cycle
