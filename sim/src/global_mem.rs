@@ -102,7 +102,10 @@ impl L2 {
         // sector accesses would wrap them, which only perturbs LRU order.
         self.stamp = self.stamp.wrapping_add(1);
         let generation = self.generation;
-        debug_assert!(tag < 1 << (64 - GEN_BITS), "line numbers fit beside the generation");
+        debug_assert!(
+            tag < 1 << (64 - GEN_BITS),
+            "line numbers fit beside the generation"
+        );
         let key = (tag << GEN_BITS) | generation;
         let hit_way = self.keys[ways.clone()]
             .iter()
