@@ -25,8 +25,10 @@ pub(super) trait Test<T> {
     fn f(x: T, y: T) -> bool;
 }
 
+/// Binary operations at both widths; the 64-bit form's second operand is
+/// `$rhs64` (shift counts are 32-bit operands at either width).
 macro_rules! ops {
-    ($($name:ident: |$x:ident, $y:ident| $e32:expr, $e64:expr;)*) => {
+    ($rhs64:ty; $($name:ident: |$x:ident, $y:ident| $e32:expr, $e64:expr;)*) => {
         $(
             pub(super) struct $name;
             impl Op2<u32, u32> for $name {
@@ -35,9 +37,9 @@ macro_rules! ops {
                     $e32
                 }
             }
-            impl Op2<u64, u64> for $name {
+            impl Op2<u64, $rhs64> for $name {
                 #[inline(always)]
-                fn f($x: u64, $y: u64) -> u64 {
+                fn f($x: u64, $y: $rhs64) -> u64 {
                     $e64
                 }
             }
@@ -45,7 +47,7 @@ macro_rules! ops {
     };
 }
 
-ops! {
+ops! { u64;
     Add: |x, y| x.wrapping_add(y), x.wrapping_add(y);
     Sub: |x, y| x.wrapping_sub(y), x.wrapping_sub(y);
     Mul: |x, y| x.wrapping_mul(y), x.wrapping_mul(y);
@@ -58,28 +60,7 @@ ops! {
     MaxS: |x, y| (x as i32).max(y as i32) as u32, (x as i64).max(y as i64) as u64;
 }
 
-/// Shifts: the count is a 32-bit operand at either width.
-macro_rules! shifts {
-    ($($name:ident: |$x:ident, $y:ident| $e32:expr, $e64:expr;)*) => {
-        $(
-            pub(super) struct $name;
-            impl Op2<u32, u32> for $name {
-                #[inline(always)]
-                fn f($x: u32, $y: u32) -> u32 {
-                    $e32
-                }
-            }
-            impl Op2<u64, u32> for $name {
-                #[inline(always)]
-                fn f($x: u64, $y: u32) -> u64 {
-                    $e64
-                }
-            }
-        )*
-    };
-}
-
-shifts! {
+ops! { u32;
     Shl: |x, y| if y >= 32 { 0 } else { x << y }, if y >= 64 { 0 } else { x << y };
     Shr: |x, y| if y >= 32 { 0 } else { x >> y }, if y >= 64 { 0 } else { x >> y };
     Sra: |x, y| ((x as i32) >> y.min(31)) as u32, ((x as i64) >> y.min(63)) as u64;

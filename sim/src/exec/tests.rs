@@ -7,31 +7,8 @@
 use super::shfl::shfl_source;
 use super::*;
 use crate::regfile::{Slots, ZeroSlots, lane_mask};
+use crate::tests::values::{COMPARISONS, V32, V64};
 
-const V32: [u64; 10] = [
-    0,
-    1,
-    2,
-    31,
-    32,
-    33,
-    0x7FFF_FFFF,
-    0x8000_0000,
-    0xFFFF_FFFF,
-    0x1234_5678,
-];
-const V64: [u64; 10] = [
-    0,
-    1,
-    63,
-    64,
-    65,
-    i64::MAX as u64,
-    1 << 63,
-    u64::MAX,
-    0x1234_5678_9ABC_DEF0,
-    0xFFFF_FFFF,
-];
 /// Immediates as the IR holds them (`i64` bit patterns), some negative.
 const IMMS: [u64; 6] = [0, 1, 5, 40, -1i64 as u64, -2_147_483_648i64 as u64];
 
@@ -169,19 +146,6 @@ const VALUE_OPS: [Opcode; 13] = [
     Opcode::MaxU,
     Opcode::MinS,
     Opcode::MaxS,
-];
-
-const COMPARISONS: [Opcode; 10] = [
-    Opcode::SetpEq,
-    Opcode::SetpNe,
-    Opcode::SetpLtU,
-    Opcode::SetpLeU,
-    Opcode::SetpGtU,
-    Opcode::SetpGeU,
-    Opcode::SetpLtS,
-    Opcode::SetpLeS,
-    Opcode::SetpGtS,
-    Opcode::SetpGeS,
 ];
 
 #[test]

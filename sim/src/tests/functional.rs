@@ -90,18 +90,7 @@ fn random_inst(b: &mut KernelBuilder, regs: &Regs, rng: &mut Rng, warp: u32, n: 
         Opcode::MinS,
         Opcode::MaxS,
     ];
-    let setps = [
-        Opcode::SetpEq,
-        Opcode::SetpNe,
-        Opcode::SetpLtU,
-        Opcode::SetpLeU,
-        Opcode::SetpGtU,
-        Opcode::SetpGeU,
-        Opcode::SetpLtS,
-        Opcode::SetpLeS,
-        Opcode::SetpGtS,
-        Opcode::SetpGeS,
-    ];
+    let setps = super::values::COMPARISONS;
     match rng.next() % 10 {
         0..=3 => {
             let op = r32[(rng.next() % r32.len() as u64) as usize];

@@ -11,3 +11,4 @@ mod stalls;
 mod timing;
 mod tracing;
 mod util;
+pub(crate) mod values;

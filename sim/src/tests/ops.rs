@@ -7,32 +7,8 @@ use kernels_ir::{
 };
 
 use super::util::{gpu, verified};
+use super::values::{V32, V64};
 use crate::GpuConfig;
-
-const V32: [u64; 10] = [
-    0,
-    1,
-    2,
-    31,
-    32,
-    33,
-    0x7FFF_FFFF,
-    0x8000_0000,
-    0xFFFF_FFFF,
-    0x1234_5678,
-];
-const V64: [u64; 10] = [
-    0,
-    1,
-    63,
-    64,
-    65,
-    i64::MAX as u64,
-    1 << 63,
-    u64::MAX,
-    0x1234_5678_9ABC_DEF0,
-    0xFFFF_FFFF,
-];
 
 /// What one thread computes for `op` on `width`-bit operands.
 fn expect_binary(op: Opcode, wide: bool, a: u64, b: u64) -> u64 {
