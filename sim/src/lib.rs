@@ -86,8 +86,11 @@
 //! SMs run in quanta of the shortest memory latency with global-memory
 //! timing resolved afterwards in exact cycle-by-cycle order (see the
 //! `engine` module; [`RunOptions::lockstep`] runs cycle by cycle and gives the
-//! same results). `cargo bench -p sim --bench speed` reports simulated warp
-//! instructions and cycles per host second.
+//! same results). A scheduling pass reads small per-sub-partition arrays
+//! (ready cycle, pc, throttle class, age) and works out each pipe's
+//! busy-until once; the kernel's share of not-selected charges is one add.
+//! `cargo bench -p sim --bench speed` reports simulated warp instructions
+//! and cycles per host second.
 //!
 //! # Traces
 //! [`Gpu::launch_traced`] reports to a [`TraceSink`] (a [`Recorder`] around
