@@ -7,7 +7,7 @@
 use super::shfl::shfl_source;
 use super::*;
 use crate::regfile::{Slots, ZeroSlots, lane_mask};
-use crate::tests::values::{COMPARISONS, V32, V64};
+use crate::tests::values::{COMPARISONS, V32, V64, reference, sext};
 
 /// Immediates as the IR holds them (`i64` bit patterns), some negative.
 const IMMS: [u64; 6] = [0, 1, 5, 40, -1i64 as u64, -2_147_483_648i64 as u64];
@@ -17,48 +17,6 @@ const WIDTHS: [usize; 3] = [8, 32, 64];
 
 fn mask(width: u32) -> u64 {
     lane_mask(width as usize)
-}
-
-fn sext(v: u64, width: u32) -> i64 {
-    let shift = 64 - width;
-    ((v << shift) as i64) >> shift
-}
-
-/// The specification of a binary-format operation on one lane.
-fn reference(op: Opcode, width: u32, a: u64, b: u64) -> u64 {
-    let m = mask(width);
-    let amount = b; // shift counts are compared before any truncation
-    let (a, b) = (a & m, b & m);
-    let (sa, sb) = (sext(a, width), sext(b, width));
-    let r = match op {
-        Opcode::Add => a.wrapping_add(b),
-        Opcode::Sub => a.wrapping_sub(b),
-        Opcode::Mul => a.wrapping_mul(b),
-        Opcode::Shl if amount >= u64::from(width) => 0,
-        Opcode::Shl => a << amount,
-        Opcode::Shr if amount >= u64::from(width) => 0,
-        Opcode::Shr => a >> amount,
-        Opcode::Sra => (sa >> amount.min(u64::from(width) - 1)) as u64,
-        Opcode::And => a & b,
-        Opcode::Or => a | b,
-        Opcode::Xor => a ^ b,
-        Opcode::MinU => a.min(b),
-        Opcode::MaxU => a.max(b),
-        Opcode::MinS => sa.min(sb) as u64,
-        Opcode::MaxS => sa.max(sb) as u64,
-        Opcode::SetpEq => (a == b).into(),
-        Opcode::SetpNe => (a != b).into(),
-        Opcode::SetpLtU => (a < b).into(),
-        Opcode::SetpLeU => (a <= b).into(),
-        Opcode::SetpGtU => (a > b).into(),
-        Opcode::SetpGeU => (a >= b).into(),
-        Opcode::SetpLtS => (sa < sb).into(),
-        Opcode::SetpLeS => (sa <= sb).into(),
-        Opcode::SetpGtS => (sa > sb).into(),
-        Opcode::SetpGeS => (sa >= sb).into(),
-        _ => unreachable!("{op}"),
-    };
-    r & m
 }
 
 /// A register file of `lanes` lanes with `SLOTS` slots of each width and

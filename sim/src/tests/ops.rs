@@ -7,67 +7,8 @@ use kernels_ir::{
 };
 
 use super::util::{gpu, verified};
-use super::values::{V32, V64};
+use super::values::{V32, V64, reference};
 use crate::GpuConfig;
-
-/// What one thread computes for `op` on `width`-bit operands.
-fn expect_binary(op: Opcode, wide: bool, a: u64, b: u64) -> u64 {
-    if wide {
-        let (sa, sb) = (a as i64, b as i64);
-        match op {
-            Opcode::Add => a.wrapping_add(b),
-            Opcode::Sub => a.wrapping_sub(b),
-            Opcode::Mul => a.wrapping_mul(b),
-            Opcode::Shl => a.checked_shl(b.try_into().unwrap_or(99)).unwrap_or(0),
-            Opcode::Shr => a.checked_shr(b.try_into().unwrap_or(99)).unwrap_or(0),
-            Opcode::Sra => (sa >> b.min(63)) as u64,
-            Opcode::And => a & b,
-            Opcode::Or => a | b,
-            Opcode::Xor => a ^ b,
-            Opcode::MinU => a.min(b),
-            Opcode::MaxU => a.max(b),
-            Opcode::MinS => sa.min(sb) as u64,
-            Opcode::MaxS => sa.max(sb) as u64,
-            _ => expect_compare(op, a.cmp(&b), sa.cmp(&sb)),
-        }
-    } else {
-        let (a, b) = (a as u32, b as u32);
-        let (sa, sb) = (a as i32, b as i32);
-        u64::from(match op {
-            Opcode::Add => a.wrapping_add(b),
-            Opcode::Sub => a.wrapping_sub(b),
-            Opcode::Mul => a.wrapping_mul(b),
-            Opcode::Shl => a.checked_shl(b).unwrap_or(0),
-            Opcode::Shr => a.checked_shr(b).unwrap_or(0),
-            Opcode::Sra => (sa >> b.min(31)) as u32,
-            Opcode::And => a & b,
-            Opcode::Or => a | b,
-            Opcode::Xor => a ^ b,
-            Opcode::MinU => a.min(b),
-            Opcode::MaxU => a.max(b),
-            Opcode::MinS => sa.min(sb) as u32,
-            Opcode::MaxS => sa.max(sb) as u32,
-            _ => expect_compare(op, a.cmp(&b), sa.cmp(&sb)) as u32,
-        })
-    }
-}
-
-fn expect_compare(op: Opcode, u: std::cmp::Ordering, s: std::cmp::Ordering) -> u64 {
-    use std::cmp::Ordering::*;
-    u64::from(match op {
-        Opcode::SetpEq => u == Equal,
-        Opcode::SetpNe => u != Equal,
-        Opcode::SetpLtU => u == Less,
-        Opcode::SetpLeU => u != Greater,
-        Opcode::SetpGtU => u == Greater,
-        Opcode::SetpGeU => u != Less,
-        Opcode::SetpLtS => s == Less,
-        Opcode::SetpLeS => s != Greater,
-        Opcode::SetpGtS => s == Greater,
-        Opcode::SetpGeS => s != Less,
-        _ => unreachable!("{op}"),
-    })
-}
 
 /// Runs `body` for 100 threads, thread `t` reading operand pair `t` of the
 /// cartesian product of `values` (at `src + 16 t`, 8 bytes each) and
@@ -155,7 +96,7 @@ fn every_binary_operation_matches_the_per_thread_evaluator() {
             for (t, (a, b)) in pairs(values).enumerate() {
                 let shift = matches!(op, Opcode::Shl | Opcode::Shr | Opcode::Sra);
                 let b = if wide && shift { b & 0xFFFF_FFFF } else { b };
-                let want = expect_binary(op, wide, a, b);
+                let want = reference(op, if wide { 64 } else { 32 }, a, b);
                 assert_eq!(
                     got[t],
                     want,
