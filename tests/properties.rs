@@ -5,7 +5,7 @@
 
 use kernels_ir::kernels::hotsort::{HotSortConfig, Layout, MergeExchange};
 use proptest::prelude::*;
-use sim::{Gpu, GpuConfig, KernelStats, RunOptions, SimError};
+use sim::{Gpu, GpuConfig, RunOptions};
 use simsort::experiment::{Distribution, ExperimentError, SortOptions, generate_u32, prepare};
 
 use crate::util::simsort_bin;
@@ -198,44 +198,6 @@ fn the_same_options_give_byte_identical_json_reports_in_process() {
     }
 }
 
-/// A device that records every launch of the simulator into a trace.
-struct TracedGpu<W: std::io::Write> {
-    gpu: Gpu,
-    recorder: sim::Recorder<W>,
-}
-
-impl<W: std::io::Write> kernels_ir::Device for TracedGpu<W> {
-    type Stats = KernelStats;
-    type Error = SimError;
-
-    fn warp_size(&self) -> u32 {
-        self.gpu.config().warp_size
-    }
-
-    fn alloc(&mut self, bytes: u64) -> u64 {
-        self.gpu.alloc(bytes)
-    }
-
-    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {
-        self.gpu.write_bytes(addr, data)
-    }
-
-    fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, SimError> {
-        self.gpu.read_bytes(addr, len)
-    }
-
-    fn launch(
-        &mut self,
-        kernel: &kernels_ir::VerifiedKernel,
-        grid: kernels_ir::Dim3,
-        block: kernels_ir::Dim3,
-        params: &[kernels_ir::ParamValue],
-    ) -> Result<KernelStats, SimError> {
-        self.gpu
-            .launch_traced(kernel, grid, block, params, &mut self.recorder)
-    }
-}
-
 /// The bytes of a full-detail trace (every block, every warp's registers
 /// in block 1) of a HotSort run of `keys` on an 8-SM H200.
 fn trace_bytes(keys: &[u32]) -> Vec<u8> {
@@ -262,15 +224,14 @@ fn trace_bytes(keys: &[u32]) -> Vec<u8> {
         .with_config(&cfg)
         .expect("the config serialises");
     let writer = TraceWriter::new(Vec::new(), &header).expect("a trace header");
-    let mut dev = TracedGpu {
-        gpu: Gpu::new(cfg, RunOptions::default()).expect("a valid machine"),
-        recorder: sim::Recorder::new(writer, Vec::new()),
-    };
+    let mut gpu = Gpu::new(cfg, RunOptions::default()).expect("a valid machine");
+    let mut recorder = sim::Recorder::new(writer, Vec::new());
+    let mut dev = sim::TracedGpu::new(&mut gpu, Some(&mut recorder));
     let run = kernels_ir::kernels::hotsort::sort(&mut dev, &hs, keys).expect("the sort runs");
     let mut want = keys.to_vec();
     want.sort_unstable();
     assert_eq!(run.sorted, want);
-    dev.recorder.finish().expect("the trace is written")
+    recorder.finish().expect("the trace is written")
 }
 
 #[test]

@@ -136,44 +136,6 @@ fn the_interactive_ui_runs_in_tmux_resizes_and_restores_the_terminal() {
     assert!(!after.contains("slab ·"), "{after}");
 }
 
-/// A device that records every launch of a real simulator into a trace.
-struct TracedGpu<W: std::io::Write> {
-    gpu: sim::Gpu,
-    recorder: sim::Recorder<W>,
-}
-
-impl<W: std::io::Write> kernels_ir::Device for TracedGpu<W> {
-    type Stats = sim::KernelStats;
-    type Error = sim::SimError;
-
-    fn warp_size(&self) -> u32 {
-        self.gpu.config().warp_size
-    }
-
-    fn alloc(&mut self, bytes: u64) -> u64 {
-        self.gpu.alloc(bytes)
-    }
-
-    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), sim::SimError> {
-        self.gpu.write_bytes(addr, data)
-    }
-
-    fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, sim::SimError> {
-        self.gpu.read_bytes(addr, len)
-    }
-
-    fn launch(
-        &mut self,
-        kernel: &kernels_ir::VerifiedKernel,
-        grid: kernels_ir::Dim3,
-        block: kernels_ir::Dim3,
-        params: &[kernels_ir::ParamValue],
-    ) -> Result<sim::KernelStats, sim::SimError> {
-        self.gpu
-            .launch_traced(kernel, grid, block, params, &mut self.recorder)
-    }
-}
-
 /// Records a HotSort run of `keys` on machine `cfg` into `out`, focused on
 /// block 0 at `level`; checks the sort and returns `out`.
 fn record_hotsort_on<W: std::io::Write>(
@@ -196,16 +158,14 @@ fn record_hotsort_on<W: std::io::Write>(
     };
     let header = TraceHeader::new(options).with_config(&cfg).unwrap();
     let writer = TraceWriter::new(out, &header).unwrap();
-    let gpu = sim::Gpu::new(cfg, sim::RunOptions::default()).unwrap();
-    let mut dev = TracedGpu {
-        gpu,
-        recorder: sim::Recorder::new(writer, Vec::new()),
-    };
+    let mut gpu = sim::Gpu::new(cfg, sim::RunOptions::default()).unwrap();
+    let mut recorder = sim::Recorder::new(writer, Vec::new());
+    let mut dev = sim::TracedGpu::new(&mut gpu, Some(&mut recorder));
     let run = kernels_ir::kernels::hotsort::sort(&mut dev, hs, keys).unwrap();
     let mut want = keys.to_vec();
     want.sort_unstable();
     assert_eq!(run.sorted, want);
-    dev.recorder.finish().unwrap()
+    recorder.finish().unwrap()
 }
 
 /// Records a HotSort run on the `tiny` machine (warps of 8, slabs of 8x4,

@@ -123,6 +123,7 @@ mod sm;
 mod stats;
 mod time;
 mod trace;
+mod traced;
 mod warp;
 
 pub use config::{ConfigError, GpuConfig, SchedulerPolicy};
@@ -134,6 +135,7 @@ pub use options::RunOptions;
 pub use stats::{KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls};
 pub use time::Cycle;
 pub use trace::{Recorder, TraceSink, VecSink};
+pub use traced::TracedGpu;
 
 /// The statistics of a launch (the name the architecture notes use).
 pub type Stats = KernelStats;

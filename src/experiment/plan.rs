@@ -130,16 +130,15 @@ pub struct Progress {
     pub work: u64,
 }
 
-/// A device that forwards to the simulator and reports progress against a
-/// plan before each launch.
+/// A device that forwards to the simulator (tracing when its
+/// [`sim::TracedGpu`] has a sink) and reports progress against a plan
+/// before each launch.
 pub(crate) struct ProgressDevice<'a, 's> {
-    pub(crate) gpu: &'a mut Gpu,
+    pub(crate) dev: sim::TracedGpu<'a, 's>,
     pub(crate) plan: &'a [PlannedLaunch],
     pub(crate) report: &'a mut dyn FnMut(Progress),
     pub(crate) done: usize,
     pub(crate) work_done: u64,
-    /// Where launches are recorded, when the run is traced.
-    pub(crate) sink: Option<&'a mut (dyn sim::TraceSink + 's)>,
 }
 
 impl ProgressDevice<'_, '_> {
@@ -165,19 +164,19 @@ impl Device for ProgressDevice<'_, '_> {
     type Error = sim::SimError;
 
     fn warp_size(&self) -> u32 {
-        self.gpu.config().warp_size
+        self.dev.warp_size()
     }
 
     fn alloc(&mut self, bytes: u64) -> u64 {
-        self.gpu.alloc(bytes)
+        self.dev.alloc(bytes)
     }
 
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), sim::SimError> {
-        self.gpu.write_bytes(addr, data)
+        self.dev.write_bytes(addr, data)
     }
 
     fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, sim::SimError> {
-        self.gpu.read_bytes(addr, len)
+        self.dev.read_bytes(addr, len)
     }
 
     fn launch(
@@ -189,10 +188,7 @@ impl Device for ProgressDevice<'_, '_> {
     ) -> Result<sim::KernelStats, sim::SimError> {
         let p = self.progress();
         (self.report)(p);
-        let stats = match self.sink.as_deref_mut() {
-            Some(sink) => self.gpu.launch_traced(kernel, grid, block, params, sink)?,
-            None => self.gpu.launch(kernel, grid, block, params)?,
-        };
+        let stats = self.dev.launch(kernel, grid, block, params)?;
         self.work_done += self.plan.get(self.done).map_or(0, |l| l.work);
         self.done += 1;
         Ok(stats)

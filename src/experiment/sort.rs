@@ -306,12 +306,11 @@ impl Prepared {
         let mut gpu = Gpu::new(self.gpu.clone(), RunOptions::default())?;
         let start = Instant::now();
         let mut dev = ProgressDevice {
-            gpu: &mut gpu,
+            dev: sim::TracedGpu::new(&mut gpu, sink),
             plan: &self.plan,
             report: progress,
             done: 0,
             work_done: 0,
-            sink: sink.map(|s| &mut *s),
         };
         let run = self.hotsort.sort(&mut dev, &input).map_err(|e| match e {
             SortError::Device(e) => ExperimentError::Sim(e),
