@@ -132,14 +132,10 @@ pub(crate) fn run(
 fn resolve(sms: &mut [Sm], ctx: &mut Ctx<'_>, queue: &mut BinaryHeap<Reverse<(u64, u32)>>) {
     let mut pending = std::mem::take(&mut ctx.pending);
     let mut order = std::mem::take(&mut ctx.order);
-    let mask = if sort_pending(&pending, &mut order) {
-        INDEX_MASK
-    } else {
-        u64::MAX
-    };
+    sort_pending(&pending, &mut order);
     let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
-    for &k in &order {
-        let p = &pending[(k & mask) as usize];
+    for &i in &order {
+        let p = &pending[i as usize];
         let mut done = p.start + 1;
         // The LSU sends `per_cycle` sectors a cycle.
         let (mut depart, mut sent) = (p.start, 0);
@@ -173,15 +169,14 @@ const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
 /// Bits that hold the SM, above the index; the cycle is above both.
 const SM_BITS: u32 = 16;
 
-/// Fills `order` with the requests in cycle-by-cycle order (by issue
-/// cycle, then SM, then `seq`), each as a key whose low `INDEX_BITS` are
-/// its index; returns `false` when the keys are plain indices instead.
+/// Fills `order` with the indices of the requests in cycle-by-cycle order
+/// (by issue cycle, then SM, then `seq`).
 ///
 /// Requests are pushed in `seq` order, so the index breaks ties as `seq`
 /// would. Sorting packed keys moves 8 bytes a request instead of the whole
 /// request; a batch too large or too long for the packing (never seen in
 /// practice) falls back to sorting the requests' keys directly.
-fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) -> bool {
+fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) {
     debug_assert!(pending.windows(2).all(|w| w[0].seq < w[1].seq));
     order.clear();
     let first = pending.iter().map(|p| p.t).min().unwrap_or(0);
@@ -194,6 +189,7 @@ fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) -> bool {
             ((p.t - first) << (INDEX_BITS + SM_BITS)) | (u64::from(p.sm) << INDEX_BITS) | i as u64
         }));
         order.sort_unstable();
+        order.iter_mut().for_each(|k| *k &= INDEX_MASK);
     } else {
         order.extend(0..pending.len() as u64);
         order.sort_by_key(|&i| {
@@ -201,7 +197,6 @@ fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) -> bool {
             (p.t, p.sm, p.seq)
         });
     }
-    packs
 }
 
 impl Sm {
@@ -294,15 +289,11 @@ mod tests {
     /// The (t, sm, seq) of `pending` in the order `sort_pending` gives.
     fn sorted(pending: &[Pending]) -> Vec<(u64, u32, u64)> {
         let mut order = Vec::new();
-        let mask = if sort_pending(pending, &mut order) {
-            INDEX_MASK
-        } else {
-            u64::MAX
-        };
+        sort_pending(pending, &mut order);
         order
             .iter()
-            .map(|&k| {
-                let p = &pending[(k & mask) as usize];
+            .map(|&i| {
+                let p = &pending[i as usize];
                 (p.t, p.sm, p.seq)
             })
             .collect()
