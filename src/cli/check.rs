@@ -17,7 +17,7 @@ pub struct CheckArgs {
 }
 
 /// Reads the file (or stdin) as UTF-8 text: its display name and contents.
-fn read_source(path: &PathBuf) -> Result<(String, String), Failure> {
+pub(crate) fn read_source(path: &PathBuf) -> Result<(String, String), Failure> {
     let (name, bytes) = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()

@@ -7,7 +7,7 @@
 //! the simulated GPU prints a message naming kernel, block, warp,
 //! instruction and cycle and exits with status 1; bad input exits with 2.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -166,20 +166,7 @@ fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
 
 /// Reads and verifies the kernel.
 fn kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
-    let (name, bytes) = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Failure::input(format!("cannot read standard input: {e}")))?;
-        ("<stdin>".to_string(), bytes)
-    } else {
-        let name = path.display().to_string();
-        let bytes =
-            std::fs::read(path).map_err(|e| Failure::input(format!("cannot read {name}: {e}")))?;
-        (name, bytes)
-    };
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Failure::input(format!("{name} is not UTF-8 text")))?;
+    let (name, text) = super::check::read_source(path)?;
     match parse_and_verify(&name, &text) {
         Ok((kernel, _)) => Ok(kernel),
         Err(diagnostics) => Err(Failure::input(render_diagnostics(&diagnostics))),
