@@ -8,6 +8,8 @@ use std::io::{self, IsTerminal, Write};
 use clap::{Parser, Subcommand};
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
+pub mod bundle;
+pub mod calibrate;
 pub mod check;
 pub mod completions;
 pub mod kernels;
@@ -50,6 +52,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Print a shell completion script (bash, zsh, fish, ...).
     Completions(completions::CompletionsArgs),
+    /// Compare hardware (Nsight Compute CSV) with the simulator, launch by launch.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 /// Why a command failed: the message for stderr and the exit status.
@@ -89,6 +93,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Some(Command::Trace(args)) => trace::run(&args, out),
         Some(Command::Sweep(args)) => sweep::run(&args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
+        Some(Command::Calibrate(args)) => calibrate::run(&args, out),
         None => sort::run(&cli.sort, out),
     };
     result.and_then(|()| out.flush().map_err(output_error))

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use kernels_ir::parser::parse_and_verify;
-use kernels_ir::{Dim3, ParamType, ParamValue, VerifiedKernel};
+use kernels_ir::{Device, Dim3, ParamType, ParamValue, VerifiedKernel};
 use sim::{Cycle, Gpu, GpuConfig, RunOptions};
 use simsort::experiment::report::{KernelRow, Report};
 
@@ -134,7 +134,7 @@ fn buffer_data(spec: &str) -> Result<Vec<u8>, String> {
 }
 
 /// The machine config: preset, `--warp`, then every override; validated.
-fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
+pub(super) fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
     let mut cfg = GpuConfig::preset(&args.gpu).ok_or_else(|| {
         let known = GpuConfig::PRESETS.join(", ");
         Failure::input(format!(
@@ -165,7 +165,7 @@ fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
 }
 
 /// Reads and verifies the kernel.
-fn kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
+pub(super) fn kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
     let (name, text) = super::check::read_source(path)?;
     match parse_and_verify(&name, &text) {
         Ok((kernel, _)) => Ok(kernel),
@@ -176,12 +176,13 @@ fn kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
 /// A buffer allocated for a parameter: its name, address and size in bytes.
 type Buffer = (String, u64, u64);
 
-/// The launch parameters, allocating and filling the buffers on `gpu`.
+/// The launch parameters, allocating and filling the buffers on `gpu` (the
+/// simulator, or any device: `emit bundle-run` records them).
 /// Returns the parameter values and the buffers.
-fn parameters(
+pub(super) fn parameters<D: Device>(
     args: &RunArgs,
     vk: &VerifiedKernel,
-    gpu: &mut Gpu,
+    gpu: &mut D,
 ) -> Result<(Vec<ParamValue>, Vec<Buffer>), Failure> {
     let k = vk.kernel();
     let mut given: Vec<(String, Result<Vec<u8>, u64>)> = Vec::new();

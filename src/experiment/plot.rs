@@ -77,7 +77,7 @@ const FONT_PATHS: &[&str] = &[
 /// Registers a sans-serif font with plotters once per process: from
 /// `SIMSORT_FONT`, else the first of [`FONT_PATHS`] that loads. Fonts are
 /// read at run time so the build needs no system font libraries.
-fn register_font() -> Result<(), PlotError> {
+pub(crate) fn register_font() -> Result<(), PlotError> {
     static FONT: OnceLock<Result<(), String>> = OnceLock::new();
     let result = FONT.get_or_init(|| {
         let env = std::env::var("SIMSORT_FONT").ok();

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the bundle of every entry of a calibration suite, runs each on the
+# GPU (the host program checks the result), and profiles every launch under
+# Nsight Compute. Needs an NVIDIA GPU, nvcc and ncu; run from the
+# repository's root:
+#   hw/calib/measure.sh SIMSORT SUITE OUTDIR
+# SIMSORT is the simsort binary, SUITE a suite file (hw/calib/suite.txt).
+# Writes OUTDIR/NAME.csv per entry, trimmed to the launch columns and the
+# metrics of hw/metrics.txt; copy them to hw/data/calib/.
+set -euo pipefail
+simsort=${1:?usage: measure.sh SIMSORT SUITE OUTDIR}
+suite=${2:?usage: measure.sh SIMSORT SUITE OUTDIR}
+out=${3:?usage: measure.sh SIMSORT SUITE OUTDIR}
+work=$(mktemp -d)
+mkdir -p "$out"
+nvcc -O2 -o "$work/host" hw/bundle/host.cu -lcuda
+metrics=$(paste -sd, hw/metrics.txt)
+grep -v '^\s*#' "$suite" | grep -v '^\s*$' | while read -r name kind args; do
+  # shellcheck disable=SC2086
+  "$simsort" emit "$kind" -o "$work/$name" --no-simulate $args >/dev/null
+  "$work/host" "$work/$name/manifest.txt"
+  ncu --clock-control none --csv --page raw --metrics "$metrics" \
+    "$work/host" "$work/$name/manifest.txt" >"$work/$name.raw.csv"
+  python3 hw/calib/trim.py "$work/$name.raw.csv" hw/metrics.txt >"$out/$name.csv"
+  rm -rf "${work:?}/$name"
+  echo "$name: $(($(wc -l <"$out/$name.csv") - 2)) launches"
+done

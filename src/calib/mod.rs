@@ -1,0 +1,10 @@
+//! Checking the simulator's clock and counters against real hardware:
+//! record a launch sequence ([`recorder`]), write it as a bundle a GPU can
+//! replay and profile ([`bundle`]), read Nsight Compute's CSV ([`ncu`]) and
+//! compare launch by launch ([`compare`]).
+
+pub mod bundle;
+pub mod compare;
+pub mod ncu;
+pub mod plot;
+pub mod recorder;

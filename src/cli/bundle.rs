@@ -1,0 +1,237 @@
+//! `simsort emit bundle` and `simsort emit bundle-run`: record a sort's (or
+//! one kernel's) launch sequence and write it as a bundle that a real GPU
+//! replays and profiles (`simcalib::bundle`). The sequence runs on the
+//! simulator meanwhile (its per-launch report goes in the bundle, for
+//! `simsort calibrate`), or with `--no-simulate` on no device at all (a
+//! sort, whose schedule depends only on the key count) or on the reference
+//! interpreter (a kernel, whose results the bundle checks).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use kernels_ir::interp::Interp;
+use kernels_ir::{Device, VerifiedKernel};
+use sim::{Gpu, KernelStats, RunOptions};
+use simsort::calib::bundle::Bundle;
+use simsort::calib::recorder::{DryDevice, Event, Recorder};
+use simsort::experiment::report::KernelRow;
+use simsort::experiment::sort::{config_json, prepare};
+use simsort::experiment::{check_sorted, generate_u32};
+
+use super::run::RunArgs;
+use super::sort::SortArgs;
+use super::{Failure, output_error};
+
+/// Arguments of `simsort emit bundle`.
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// The bundle's directory (new, or empty).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Record without simulating: no report.json (faster for large sorts).
+    #[arg(long)]
+    pub no_simulate: bool,
+    /// The sort to record.
+    #[command(flatten)]
+    pub sort: SortArgs,
+}
+
+/// Arguments of `simsort emit bundle-run`.
+#[derive(Debug, Args)]
+pub struct BundleRunArgs {
+    /// The bundle's directory (new, or empty).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Record on the reference interpreter instead of the simulator: no
+    /// report.json.
+    #[arg(long)]
+    pub no_simulate: bool,
+    /// The kernel and its launch, as `simsort run` takes them.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Emits a kernel as PTX for the bundle (kernels of a sort write every
+/// shared word they read, so their shared memory is not zeroed first).
+pub type Emit = dyn Fn(&VerifiedKernel) -> Result<String, String>;
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().collect();
+    let mut line = args.join(" ");
+    line.push('\n');
+    line
+}
+
+/// The per-launch report: the machine config and one row per launch.
+fn launch_report(config: serde_json::Map<String, serde_json::Value>, rows: &[KernelRow]) -> String {
+    let value = serde_json::json!({ "config": config, "launches": rows });
+    let mut text = serde_json::to_string_pretty(&value).expect("a report always serialises");
+    text.push('\n');
+    text
+}
+
+fn rows(kernels_by_launch: &[String], stats: Vec<KernelStats>) -> Vec<KernelRow> {
+    kernels_by_launch.iter().zip(stats).map(|(n, s)| KernelRow::new(n, s)).collect()
+}
+
+fn launch_names(kernels: &[VerifiedKernel], events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Launch { kernel, .. } => Some(kernels[*kernel].kernel().name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A recorded launch sequence: the kernels, every call, and the
+/// simulator's per-launch report (when simulated).
+pub struct Recorded {
+    /// The distinct kernels.
+    pub kernels: Vec<VerifiedKernel>,
+    /// Every call, in order.
+    pub events: Vec<Event>,
+    /// One row per launch, when the sequence was simulated.
+    pub rows: Option<Vec<KernelRow>>,
+    /// The machine config and the options.
+    pub config: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Recorded {
+    /// The per-launch report as JSON text.
+    pub fn report(&self) -> Option<String> {
+        self.rows.as_ref().map(|rows| launch_report(self.config.clone(), rows))
+    }
+}
+
+/// Records a sort: simulated unless `simulate` is false (then on no
+/// device: HotSort's schedule depends only on the key count). The sort's
+/// last read is its result; the record checks it against the reference
+/// sort, and keeps no other read.
+pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure> {
+    let opts = sort.options();
+    let prepared = prepare(&opts).map_err(|e| Failure {
+        status: e.exit_status(),
+        message: e.to_string(),
+    })?;
+    let input = generate_u32(opts.dist, opts.keys as usize, opts.seed);
+    let mut expected = input.clone();
+    expected.sort_unstable();
+    let fail = |e: String| Failure::run(e);
+    let config = config_json(&opts, &prepared.gpu);
+    let (kernels, mut events, rows) = if simulate {
+        let gpu = Gpu::new(prepared.gpu.clone(), RunOptions::default())
+            .map_err(|e| Failure::input(e.to_string()))?;
+        let mut rec = Recorder::new(gpu);
+        let run = prepared
+            .hotsort
+            .sort(&mut rec, &input)
+            .map_err(|e| fail(e.to_string()))?;
+        check_sorted(&input, &run.sorted).map_err(|e| fail(e.to_string()))?;
+        let (k, e, stats) = rec.into_events();
+        let names = launch_names(&k, &e);
+        (k, e, Some(rows(&names, stats)))
+    } else {
+        let mut rec = Recorder::new(DryDevice::new(prepared.gpu.warp_size));
+        prepared
+            .hotsort
+            .sort(&mut rec, &input)
+            .map_err(|e| fail(e.to_string()))?;
+        let (k, e, _) = rec.into_events();
+        (k, e, None)
+    };
+    // The simulated run was checked against the reference sort; a dry run
+    // read zeros: either way the result must hold the reference sort.
+    let expected_bytes: Vec<u8> = expected.iter().flat_map(|k| k.to_le_bytes()).collect();
+    let last = events.iter().rposition(|e| matches!(e, Event::Read { .. }));
+    match last.map(|i| &mut events[i]) {
+        Some(Event::Read { data, .. }) if data.len() == expected_bytes.len() => {
+            *data = expected_bytes;
+        }
+        _ if input.is_empty() => {}
+        _ => return Err(fail("the sort's result read was not found".to_string())),
+    }
+    let events = events
+        .into_iter()
+        .enumerate()
+        .filter(|(i, e)| !matches!(e, Event::Read { .. }) || Some(*i) == last)
+        .map(|(_, e)| e)
+        .collect();
+    Ok(Recorded { kernels, events, rows, config })
+}
+
+/// Records one kernel launch, simulated, or on the reference interpreter
+/// when `simulate` is false; every buffer's final contents become checks.
+pub fn record_kernel(run: &RunArgs, simulate: bool) -> Result<Recorded, Failure> {
+    let cfg = super::run::machine(run)?;
+    let vk = super::run::kernel(&run.file)?;
+    let config = match serde_json::to_value(&cfg) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    if simulate {
+        let gpu = Gpu::new(cfg, RunOptions::default()).map_err(|e| Failure::input(e.to_string()))?;
+        let (kernels, events, stats) = launch_once(run, &vk, Recorder::new(gpu))?;
+        let names = launch_names(&kernels, &events);
+        let rows = Some(rows(&names, stats));
+        Ok(Recorded { kernels, events, rows, config })
+    } else {
+        let interp = Interp::new(cfg.warp_size).map_err(|e| Failure::input(e.to_string()))?;
+        let (kernels, events, _) = launch_once(run, &vk, Recorder::new(interp))?;
+        Ok(Recorded { kernels, events, rows: None, config })
+    }
+}
+
+type Record<S> = (Vec<VerifiedKernel>, Vec<Event>, Vec<S>);
+
+fn launch_once<D: Device>(
+    run: &RunArgs,
+    vk: &VerifiedKernel,
+    mut rec: Recorder<D>,
+) -> Result<Record<D::Stats>, Failure> {
+    let (params, _) = super::run::parameters(run, vk, &mut rec)?;
+    rec.launch(vk, run.grid, run.block, &params)
+        .map_err(|e| Failure::run(e.to_string()))?;
+    rec.read_all_buffers().map_err(|e| Failure::run(e.to_string()))?;
+    Ok(rec.into_events())
+}
+
+/// Runs `simsort emit bundle`.
+pub fn run_sort(args: &BundleArgs, emit: &Emit, out: &mut dyn Write) -> Result<(), Failure> {
+    simsort::calib::bundle::check_target(&args.output).map_err(Failure::input)?;
+    let recorded = record_sort(&args.sort, !args.no_simulate)?;
+    write(&args.output, &recorded, emit, out)
+}
+
+/// Runs `simsort emit bundle-run`.
+pub fn run_kernel(args: &BundleRunArgs, emit: &Emit, out: &mut dyn Write) -> Result<(), Failure> {
+    simsort::calib::bundle::check_target(&args.output).map_err(Failure::input)?;
+    let recorded = record_kernel(&args.run, !args.no_simulate)?;
+    write(&args.output, &recorded, emit, out)
+}
+
+fn write(
+    dir: &std::path::Path,
+    recorded: &Recorded,
+    emit: &Emit,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let kernels = &recorded.kernels;
+    let mut bundle =
+        Bundle::from_events(kernels, &recorded.events, emit).map_err(Failure::input)?;
+    bundle.put("command.txt", command_line().into_bytes());
+    if let Some(report) = recorded.report() {
+        bundle.put("report.json", report.into_bytes());
+    }
+    bundle.write(dir).map_err(Failure::run)?;
+    writeln!(
+        out,
+        "wrote {} ({} kernels, {} launches); on a machine with an NVIDIA GPU run {}/profile.sh",
+        dir.display(),
+        kernels.len(),
+        bundle.launches,
+        dir.display()
+    )
+    .map_err(output_error)
+}

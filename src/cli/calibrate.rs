@@ -1,0 +1,270 @@
+//! `simsort calibrate`: hardware against simulator, launch by launch.
+//!
+//! - `simsort calibrate DIR`: a profiled bundle (its `ncu.csv` beside the
+//!   `report.json` that `simsort emit bundle` wrote);
+//! - `simsort calibrate NCU.csv REPORT.json`: the same, named;
+//! - `simsort calibrate --suite SUITE --data DIR`: every entry of a suite
+//!   file (`NAME bundle|bundle-run ARGS...`, one a line) simulated anew with
+//!   the current model and compared with `DIR/NAME.csv`: how the committed
+//!   hardware data (`hw/calib/`) checks the simulator.
+//!
+//! `--max-mape` and `--min-r` turn the summary into a pass/fail check
+//! (exit 1 when the model is worse).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser};
+use simsort::calib::compare::{self, Pair, SimLaunch, Summary};
+use simsort::calib::ncu;
+
+use super::bundle::{record_kernel, record_sort};
+use super::run::RunArgs;
+use super::sort::SortArgs;
+use super::{Failure, output_error};
+
+/// Arguments of `simsort calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// A profiled bundle directory, or NCU.csv then REPORT.json.
+    #[arg(value_name = "DIR | NCU.csv REPORT.json", num_args = 0..=2)]
+    pub inputs: Vec<PathBuf>,
+    /// A suite file: `NAME bundle|bundle-run ARGS...` a line; each entry is
+    /// simulated anew and compared with `--data`'s `NAME.csv`.
+    #[arg(long, value_name = "FILE", conflicts_with = "inputs")]
+    pub suite: Option<PathBuf>,
+    /// The directory of the suite's ncu CSVs [default: hw/data/calib].
+    #[arg(long, value_name = "DIR", default_value = "hw/data/calib")]
+    pub data: PathBuf,
+    /// Only the suite entries whose name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+    /// Draw the correlation plot (simulated against hardware cycles) here.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Fail (exit 1) when the cycle MAPE is above this many percent.
+    #[arg(long, value_name = "PERCENT")]
+    pub max_mape: Option<f64>,
+    /// Fail (exit 1) when Pearson's r of cycles is below this.
+    #[arg(long, value_name = "R")]
+    pub min_r: Option<f64>,
+}
+
+#[derive(Debug, Parser)]
+#[command(name = "bundle", no_binary_name = true)]
+struct SuiteSort {
+    #[command(flatten)]
+    sort: SortArgs,
+}
+
+#[derive(Debug, Parser)]
+#[command(name = "bundle-run", no_binary_name = true)]
+struct SuiteRun {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// Runs `simsort calibrate`.
+pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let pairs = match (&args.suite, args.inputs.as_slice()) {
+        (Some(suite), []) => suite_pairs(suite, &args.data, args.only.as_deref())?,
+        (None, [dir]) => {
+            let hw = dir.join("ncu.csv");
+            let sim = dir.join("report.json");
+            file_pairs(&hw, &sim)?
+        }
+        (None, [hw, sim]) => file_pairs(hw, sim)?,
+        _ => {
+            return Err(Failure::input(
+                "calibrate takes a bundle directory, NCU.csv and REPORT.json, or --suite FILE",
+            ));
+        }
+    };
+    if pairs.is_empty() {
+        return Err(Failure::input("no launches to compare"));
+    }
+    let summary = compare::summarize(&pairs);
+    if let Some(path) = &args.plot {
+        simsort::calib::plot::plot(path, &pairs, &summary)
+            .map_err(|e| Failure::run(e.to_string()))?;
+    }
+    let text = if args.json {
+        let value = serde_json::json!({ "summary": summary, "launches": pairs });
+        let mut s = serde_json::to_string_pretty(&value).expect("serialises");
+        s.push('\n');
+        s
+    } else {
+        table(&pairs, &summary)
+    };
+    out.write_all(text.as_bytes()).map_err(output_error)?;
+    let mut failed = Vec::new();
+    if let Some(max) = args.max_mape
+        && summary.cycle_mape_percent > max
+    {
+        failed.push(format!(
+            "cycle MAPE {:.2}% is above --max-mape {max}%",
+            summary.cycle_mape_percent
+        ));
+    }
+    if let Some(min) = args.min_r
+        && summary.cycle_pearson_r < min
+    {
+        failed.push(format!(
+            "cycle r {:.4} is below --min-r {min}",
+            summary.cycle_pearson_r
+        ));
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::run(format!("calibration check failed: {}", failed.join("; "))))
+    }
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))
+}
+
+fn hw_launches(path: &Path) -> Result<Vec<ncu::NcuLaunch>, Failure> {
+    ncu::parse(&read(path)?).map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+}
+
+/// The launches of a per-launch report (`report.json` of a bundle).
+fn sim_launches(path: &Path) -> Result<Vec<SimLaunch>, Failure> {
+    let bad = |why: &str| Failure::input(format!("{}: {why}", path.display()));
+    let value: serde_json::Value = serde_json::from_str(&read(path)?)
+        .map_err(|e| bad(&format!("not JSON: {e}")))?;
+    let launches = value
+        .get("launches")
+        .and_then(|l| l.as_array())
+        .ok_or_else(|| bad("no `launches` array (a bundle's report.json has one)"))?;
+    launches
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let name = l.get("name").and_then(|n| n.as_str());
+            let metrics = l.get("metrics").and_then(|m| m.as_object());
+            match (name, metrics) {
+                (Some(name), Some(metrics)) => Ok(SimLaunch {
+                    name: name.to_string(),
+                    metrics: metrics
+                        .iter()
+                        .filter_map(|(k, v)| v.as_f64().map(|v| (k.clone(), v)))
+                        .collect(),
+                }),
+                _ => Err(bad(&format!("launch {i} lacks `name` or `metrics`"))),
+            }
+        })
+        .collect()
+}
+
+fn file_pairs(hw: &Path, sim: &Path) -> Result<Vec<Pair>, Failure> {
+    compare::pair("", &hw_launches(hw)?, &sim_launches(sim)?).map_err(Failure::input)
+}
+
+/// One suite entry: its name, its kind and its arguments.
+fn suite_entries(text: &str) -> Result<Vec<(String, String, Vec<String>)>, Failure> {
+    let mut entries = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut words = line.split_whitespace().map(str::to_string);
+        let (Some(name), Some(kind)) = (words.next(), words.next()) else {
+            return Err(Failure::input(format!(
+                "suite line {}: expected NAME bundle|bundle-run ARGS...",
+                n + 1
+            )));
+        };
+        if kind != "bundle" && kind != "bundle-run" {
+            return Err(Failure::input(format!(
+                "suite line {}: `{kind}` is neither bundle nor bundle-run",
+                n + 1
+            )));
+        }
+        entries.push((name, kind, words.collect()));
+    }
+    Ok(entries)
+}
+
+fn suite_pairs(suite: &Path, data: &Path, only: Option<&str>) -> Result<Vec<Pair>, Failure> {
+    let mut pairs = Vec::new();
+    for (name, kind, words) in suite_entries(&read(suite)?)? {
+        if only.is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        let hw = hw_launches(&data.join(format!("{name}.csv")))?;
+        let bad = |e: clap::Error| Failure::input(format!("suite entry {name}: {e}"));
+        let recorded = if kind == "bundle" {
+            record_sort(&SuiteSort::try_parse_from(&words).map_err(bad)?.sort, true)?
+        } else {
+            record_kernel(&SuiteRun::try_parse_from(&words).map_err(bad)?.run, true)?
+        };
+        let sim: Vec<SimLaunch> = recorded
+            .rows
+            .unwrap_or_default()
+            .iter()
+            .map(|r| SimLaunch {
+                name: r.name.clone(),
+                metrics: r.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            })
+            .collect();
+        pairs.extend(compare::pair(&name, &hw, &sim).map_err(Failure::input)?);
+    }
+    Ok(pairs)
+}
+
+fn table(pairs: &[Pair], summary: &Summary) -> String {
+    let mut s = String::new();
+    let w = pairs.iter().map(|p| p.entry.len() + 4 + p.kernel.len()).max().unwrap_or(6).max(6);
+    s += &format!(
+        "{:<w$} {:>11} {:>11} {:>7} {:>8} {:>7}  {:<16} {:<16}\n",
+        "launch", "hw cycles", "sim cycles", "error", "inst", "exact", "hw top stall", "sim top stall"
+    );
+    for p in pairs {
+        let exact = p.exact.values().filter(|(h, s)| h == s).count();
+        let id = if p.entry.is_empty() {
+            format!("{}:{}", p.index, p.kernel)
+        } else {
+            format!("{}/{}:{}", p.entry, p.index, p.kernel)
+        };
+        s += &format!(
+            "{:<w$} {:>11.0} {:>11.0} {:>+6.1}% {:>8.2} {:>3}/{:<3}  {:<16} {:<16}\n",
+            id,
+            p.hw_cycles,
+            p.sim_cycles,
+            p.error() * 100.0,
+            if p.sim_insts > 0.0 { p.hw_insts / p.sim_insts } else { 0.0 },
+            exact,
+            p.exact.len(),
+            p.hw_top_stall,
+            p.sim_top_stall
+        );
+    }
+    s += &format!(
+        "\n{} launches: cycle MAPE {:.1}%, Pearson r {:.4}; top stall reason agrees in {} ({:.0}%); \
+         SASS/IR instructions {:.2}\n",
+        summary.launches,
+        summary.cycle_mape_percent,
+        summary.cycle_pearson_r,
+        summary.top_stall_agree,
+        100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
+        summary.inst_ratio
+    );
+    s += "per kernel (launches, cycle MAPE):";
+    let per: BTreeMap<_, _> = summary.per_kernel.iter().collect();
+    for (k, (n, mape)) in per {
+        s += &format!(" {k} {n} {mape:.1}%;");
+    }
+    s += "\nexact counters (launches equal / compared):\n";
+    for (k, (eq, n)) in &summary.exact {
+        s += &format!("  {k}: {eq}/{n}\n");
+    }
+    s
+}
