@@ -171,6 +171,13 @@ gpu_config! {
     /// order) when a barrier completes, >= 0: the barrier unit wakes one
     /// warp at a time.
     bar_release_cycles_per_warp: u32,
+    /// Cycles every launch costs beyond its blocks' work, >= 0: the launch
+    /// itself and the drain after the last warp (an empty kernel still
+    /// takes this long in `sm__cycles_elapsed.max`).
+    launch_overhead_cycles: u32,
+    /// Cycles between two block starts on one SM, >= 0: the block
+    /// dispatcher hands an SM one block at a time, even into free slots.
+    block_dispatch_cycles: u32,
     /// Global-memory sectors the SM's LSU (L1TEX) accepts per cycle, >= 1.
     lsu_sectors_per_cycle: u32,
     /// Global-memory instructions one sub-partition may have queued and not
@@ -251,6 +258,12 @@ impl GpuConfig {
             // warp and 76 with 32, about two more per added warp; the loop's
             // own issue pressure explains half of that.
             bar_release_cycles_per_warp: 2,
+            // Measured (hw/calib): an empty one-block kernel takes about
+            // 4,000 cycles on the H200's SM clock.
+            launch_overhead_cycles: 4000,
+            // Measured (hw/calib): grids of empty blocks retire one block
+            // per SM about every 157 cycles, however many slots are free.
+            block_dispatch_cycles: 157,
             // L1TEX: 128 bytes per cycle per SM.
             lsu_sectors_per_cycle: 4,
             lsu_queue_depth: 8,
@@ -297,6 +310,9 @@ impl GpuConfig {
             branch_latency_cycles: 2,
             bar_latency_cycles: 2,
             bar_release_cycles_per_warp: 1,
+            // Off: the tiny machine keeps exact cycle counts readable.
+            launch_overhead_cycles: 0,
+            block_dispatch_cycles: 0,
             lsu_sectors_per_cycle: 2,
             lsu_queue_depth: 2,
             l2_latency_cycles: 10,

@@ -327,7 +327,7 @@ impl Gpu {
         let launch = ctx.tracer.begin(vk.kernel(), dims.0, dims.1);
         let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);
         let end = crate::engine::run(&mut self.sms, &mut ctx, limit, lockstep)?;
-        let end = end.max(ctx.last_store_done);
+        let end = end.max(ctx.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
         let mut tracer = ctx.tracer;
         for sm in 0..self.sms.len() as u32 {
             tracer.flush_samples(sm, u64::MAX / 2);

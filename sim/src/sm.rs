@@ -118,6 +118,9 @@ pub(crate) struct Sm {
     age_counter: u64,
     /// A block retired at this cycle and its slot waits for the block queue.
     pub retire_at: Option<u64>,
+    /// The first cycle the next block may start: block starts on one SM are
+    /// `block_dispatch_cycles` apart.
+    next_dispatch: u64,
 }
 
 impl Sm {
@@ -153,6 +156,7 @@ impl Sm {
             active_since: 0,
             age_counter: 0,
             retire_at: None,
+            next_dispatch: 0,
         }
     }
 
@@ -174,6 +178,7 @@ impl Sm {
         self.resident_warps = 0;
         self.age_counter = 0;
         self.retire_at = None;
+        self.next_dispatch = 0;
     }
 
     /// The next cycle anything can happen, if anything is resident.
@@ -187,8 +192,10 @@ impl Sm {
         (t != u64::MAX).then_some(t)
     }
 
-    /// Starts the next block of the grid at cycle `t`, if any is left and
-    /// a block slot is free. Returns whether one started.
+    /// Takes the next block of the grid at cycle `t`, if any is left and a
+    /// block slot is free; its warps start once the dispatcher reaches it
+    /// (`block_dispatch_cycles` after the SM's previous block). Returns
+    /// whether one was taken.
     pub fn start_block(&mut self, t: u64, ctx: &mut Ctx<'_>) -> bool {
         if ctx.next_block >= ctx.total_blocks {
             return false;
@@ -196,6 +203,8 @@ impl Sm {
         let Some(b) = self.blocks.iter().position(|b| !b.used) else {
             return false;
         };
+        let t = t.max(self.next_dispatch);
+        self.next_dispatch = t + u64::from(ctx.cfg.block_dispatch_cycles);
         let id = ctx.next_block;
         ctx.next_block += 1;
         let (gx, gy) = (u64::from(ctx.grid.x), u64::from(ctx.grid.y));
