@@ -66,7 +66,11 @@ fn header(kernel: &Kernel, opts: &PtxOptions) -> String {
         kernel.name, opts.version, opts.target, kernel.name
     );
     for (i, p) in kernel.params.iter().enumerate() {
-        let sep = if i + 1 == kernel.params.len() { "" } else { "," };
+        let sep = if i + 1 == kernel.params.len() {
+            ""
+        } else {
+            ","
+        };
         let _ = write!(out, "\n    .param .{} param_{i}{sep}", p.ty.name());
     }
     out += "\n)\n{\n";
@@ -165,7 +169,11 @@ fn prologue(kernel: &Kernel, opts: &PtxOptions) -> String {
             ParamType::U32 => ("u32", "pw"),
             ParamType::U64 => ("u64", "pd"),
         };
-        let _ = writeln!(out, "    ld.param.{ty} %{reg}{i}, [param_{i}]; // ${}", p.name);
+        let _ = writeln!(
+            out,
+            "    ld.param.{ty} %{reg}{i}, [param_{i}]; // ${}",
+            p.name
+        );
     }
     for special in used_specials(kernel) {
         let sr = format!("%sr{}", special_index(special));
@@ -337,13 +345,22 @@ impl Body<'_> {
         match inst.data {
             InstData::Unary { opcode, dst, src } => self.unary(&g, opcode, dst, &src),
             InstData::Binary { opcode, dst, args } => self.binary(&g, opcode, dst, &args),
-            InstData::Select { dst, args, pred, .. } => {
+            InstData::Select {
+                dst, args, pred, ..
+            } => {
                 let c = dst.class();
                 let (b, _, _) = types(c);
                 let (a0, a1) = (operand(&args[0], c), operand(&args[1], c));
-                self.line(&format!("{g}selp.{b} {}, {a0}, {a1}, {};", reg(dst), reg(pred)));
+                self.line(&format!(
+                    "{g}selp.{b} {}, {a0}, {a1}, {};",
+                    reg(dst),
+                    reg(pred)
+                ));
             }
-            InstData::Cmpx { opcode, regs: [lo, hi] } => {
+            InstData::Cmpx {
+                opcode,
+                regs: [lo, hi],
+            } => {
                 let c = lo.class();
                 let (_, u, s) = types(c);
                 let ty = if opcode == Opcode::CmpxS { s } else { u };
@@ -381,7 +398,11 @@ impl Body<'_> {
             }
             InstData::Branch { target, .. } => {
                 let name = &self.kernel.label(target).name;
-                let op = if inst.guard.is_some() { "bra" } else { "bra.uni" };
+                let op = if inst.guard.is_some() {
+                    "bra"
+                } else {
+                    "bra.uni"
+                };
                 self.line(&format!("{g}{op} L_{name};"));
             }
             InstData::Nullary { opcode } => {

@@ -195,7 +195,10 @@ fn the_prologue_loads_params_specials_and_zeroes_registers() {
     ] {
         assert!(ptx.contains(line), "missing `{line}` in\n{ptx}");
     }
-    assert!(!ptx.contains(".shared"), "no shared array without shared memory");
+    assert!(
+        !ptx.contains(".shared"),
+        "no shared array without shared memory"
+    );
 }
 
 #[test]
@@ -228,7 +231,8 @@ fn a_warp_other_than_32_lanes_is_refused() {
 
 #[test]
 fn a_shuffle_wider_than_the_ptx_warp_names_the_instruction() {
-    let err = emit_text("    regs r2 d0 p0\n    mov r0, 1\n    shfl.idx r0, r1, 0, 64").unwrap_err();
+    let err =
+        emit_text("    regs r2 d0 p0\n    mov r0, 1\n    shfl.idx r0, r1, 0, 64").unwrap_err();
     assert_eq!(
         err.to_string(),
         "pc 1: `shfl.idx r0, r1, 0, 64`: a shuffle segment wider than PTX's 32-lane warp"
