@@ -41,7 +41,10 @@
 //!   delta of at least the width and `shfl.xor` by a mask that leaves the
 //!   segment give the lane's own value. The emitter folds immediate operands
 //!   (such a shuffle becomes a `mov`), but a register operand of 32 or more
-//!   wraps on hardware.
+//!   wraps on hardware. PTX's `shfl.sync.bfly` also checks only the upper end
+//!   of the segment: a register `shfl.xor` mask of at least the width (below
+//!   32) reads a lane of an *earlier* segment on hardware, where the IR gives
+//!   the lane's own value.
 //! - **Shuffles in divergent code or after lanes exited.** Every shuffle uses
 //!   the full member mask `0xffffffff`. The IR lets inactive and exited lanes
 //!   supply their value; on hardware a `shfl.sync` whose mask names a lane
@@ -53,6 +56,10 @@
 //!   `warp.sync` (`bar.warp.sync`) between the store and the load, or it is a
 //!   data race. Which side of a divergent branch runs first is also
 //!   unspecified on hardware (the IR runs the taken side first).
+//! - **Barriers after exits.** The IR's `bar.sync` waits only for the
+//!   threads that have not exited. PTX's `bar.sync 0` counts every thread of
+//!   the block; current GPUs release a barrier whose missing threads have
+//!   exited, but the PTX ISA does not promise it.
 //! - **Faults.** The IR faults on any out-of-bounds access. Hardware faults on
 //!   misaligned accesses and on shared accesses outside the block's window,
 //!   but a global access past the end of an allocation may go unnoticed, and
