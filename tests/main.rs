@@ -4,6 +4,7 @@ mod cli;
 mod cli_run;
 mod cli_sweep;
 mod cli_trace_sort;
+mod emit_ptx;
 mod fuzz;
 mod hardware;
 mod properties;

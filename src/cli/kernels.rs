@@ -21,6 +21,15 @@ pub struct KernelsArgs {
     /// Print this kernel's IR text instead of the list.
     #[arg(long, value_name = "NAME")]
     pub print: Option<String>,
+    /// How to build the kernels.
+    #[command(flatten)]
+    pub build: BuildArgs,
+}
+
+/// The flags that say how to build the generated kernels (shared with
+/// `simsort emit ptx --kernel`).
+#[derive(Debug, Args)]
+pub struct BuildArgs {
     /// Build the kernels for warps of this many lanes (a power of two, 4..=64).
     #[arg(long, value_name = "N", default_value_t = REFERENCE_WARP_SIZE)]
     pub warp: u32,
@@ -41,7 +50,18 @@ pub struct KernelsArgs {
     pub gpu: String,
 }
 
-impl KernelsArgs {
+impl BuildArgs {
+    /// Checks `--warp`.
+    fn check_warp(&self) -> Result<(), Failure> {
+        if !(4..=64).contains(&self.warp) || !self.warp.is_power_of_two() {
+            return Err(Failure::input(format!(
+                "--warp {}: the warp width must be a power of two in 4..=64",
+                self.warp
+            )));
+        }
+        Ok(())
+    }
+
     /// The HotSort kernels these flags describe, or every problem with them.
     fn hotsort(&self) -> Result<(String, Vec<Kernel>), Failure> {
         let opts = SortOptions {
@@ -65,26 +85,31 @@ impl KernelsArgs {
         );
         Ok((title, hotsort::generate(&cfg)))
     }
+
+    /// The kernel called `name` built with these flags: a HotSort kernel or
+    /// a catalogue entry.
+    pub fn find(&self, name: &str) -> Result<Kernel, Failure> {
+        self.check_warp()?;
+        let (_, hotsort) = self.hotsort()?;
+        match hotsort.into_iter().find(|k| k.name == *name) {
+            Some(k) => Ok(k),
+            None => match kernels::find(name, self.warp) {
+                Some(k) => Ok(k.kernel),
+                None => Err(unknown(name, self.warp)),
+            },
+        }
+    }
 }
 
 /// Runs `simsort kernels`.
 pub fn run(args: &KernelsArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    if !(4..=64).contains(&args.warp) || !args.warp.is_power_of_two() {
-        return Err(Failure::input(format!(
-            "--warp {}: the warp width must be a power of two in 4..=64",
-            args.warp
-        )));
-    }
-    let (title, hotsort) = args.hotsort()?;
     let text = match &args.print {
-        Some(name) => match hotsort.iter().find(|k| k.name == *name) {
-            Some(k) => print_kernel(k),
-            None => match kernels::find(name, args.warp) {
-                Some(k) => print_kernel(&k.kernel),
-                None => return Err(unknown(name, args.warp)),
-            },
-        },
-        None => list(args.warp) + &list_hotsort(&title, &hotsort),
+        Some(name) => print_kernel(&args.build.find(name)?),
+        None => {
+            args.build.check_warp()?;
+            let (title, hotsort) = args.build.hotsort()?;
+            list(args.build.warp) + &list_hotsort(&title, &hotsort)
+        }
     };
     out.write_all(text.as_bytes()).map_err(output_error)
 }

@@ -12,6 +12,7 @@ pub mod bundle;
 pub mod calibrate;
 pub mod check;
 pub mod completions;
+pub mod emit;
 pub mod kernels;
 pub mod machine;
 pub mod progress;
@@ -46,6 +47,8 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Run one IR kernel from a file on the simulated GPU.
     Run(run::RunArgs),
+    /// Turn a kernel into code for a real GPU (`emit ptx`).
+    Emit(emit::EmitArgs),
     /// Export or inspect a recorded trace.
     Trace(trace::TraceArgs),
     /// Run a grid of sort experiments: every sort option takes a comma list.
@@ -90,6 +93,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Some(Command::Kernels(args)) => kernels::run(&args, out),
         Some(Command::Replay(args)) => replay::run(&args, out),
         Some(Command::Run(args)) => run::run(&args, out),
+        Some(Command::Emit(args)) => emit::run(&args, out),
         Some(Command::Trace(args)) => trace::run(&args, out),
         Some(Command::Sweep(args)) => sweep::run(&args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),

@@ -1,0 +1,139 @@
+//! Emitters from the simsort kernel IR to code a real GPU runs.
+//!
+//! [`emit_ptx`] turns a [`VerifiedKernel`] into PTX text for `sm_90` (or any
+//! target the options name), one IR instruction to as few PTX instructions
+//! as the IR's semantics allow. The output is meant for `ptxas` or the
+//! driver's JIT (`cuModuleLoadData`), so the same kernel the simulator runs
+//! can be timed on hardware.
+//!
+//! ```
+//! use kernels_ir::kernels::examples::vcopy;
+//! use kernels_ir::verify_kernel;
+//!
+//! let kernel = verify_kernel(vcopy()).expect("vcopy verifies");
+//! let ptx = emit::emit_ptx(&kernel, &emit::PtxOptions::default()).expect("vcopy emits");
+//! assert!(ptx.contains(".visible .entry vcopy("));
+//! assert!(ptx.contains("ld.global.u32"));
+//! ```
+//!
+//! # How the IR maps onto PTX
+//! - IR registers `rN`, `dN`, `pN` become `%rN` (`.b32`), `%rdN` (`.b64`) and
+//!   `%pN` (`.pred`); each is set to 0 / false at entry, as the IR promises
+//!   (`ptxas` removes the moves it does not need).
+//! - Parameters are `.param` entries named `param_<index>` in declaration
+//!   order, loaded once at entry into `%pw<i>` (`u32`) or `%pd<i>` (`u64`).
+//! - Special values are read once at entry into `%sr<i>` (the index in
+//!   [`kernels_ir::Special::ALL`]). `%warpid` is the IR's warp index in the
+//!   block (linear thread index / 32, not PTX's volatile `%warpid`), `%nwarps`
+//!   is `ceil(threads / 32)` and `%warpsize` is 32.
+//! - Shared memory is one `.shared .align 16 .b8 smem[N]` array (`N` rounded
+//!   up to a whole word); IR shared addresses are offsets into it.
+//! - `cmpx` is a min/max pair through a temporary; a guarded shuffle is an
+//!   unguarded `shfl.sync` into a temporary and a guarded `mov`, because a
+//!   guarded `shfl.sync` with a full member mask is undefined.
+//!
+//! # Where hardware differs from the IR's semantics
+//! The emitted PTX follows the IR wherever PTX can express it. These
+//! differences remain, and a kernel that depends on them behaves differently
+//! on hardware:
+//! - **Shuffle lane operands of 32 or more.** PTX reads only the low five bits
+//!   of a shuffle's lane, delta or mask. In the IR, `shfl.up`/`shfl.down` by a
+//!   delta of at least the width and `shfl.xor` by a mask that leaves the
+//!   segment give the lane's own value. The emitter folds immediate operands
+//!   (such a shuffle becomes a `mov`), but a register operand of 32 or more
+//!   wraps on hardware. PTX's `shfl.sync.bfly` also checks only the upper end
+//!   of the segment: a register `shfl.xor` mask of at least the width (below
+//!   32) reads a lane of an *earlier* segment on hardware, where the IR gives
+//!   the lane's own value.
+//! - **Shuffles in divergent code or after lanes exited.** Every shuffle uses
+//!   the full member mask `0xffffffff`. The IR lets inactive and exited lanes
+//!   supply their value; on hardware a `shfl.sync` whose mask names a lane
+//!   that does not execute it is undefined (in practice it can hang). Partial
+//!   warps (block sizes not a multiple of 32) have the same problem.
+//! - **Lock step.** The IR runs a warp's lanes in lock step, so a lane sees a
+//!   shared-memory store of another lane of its warp at once. Since Volta,
+//!   threads of a warp are scheduled independently: such an exchange needs a
+//!   `warp.sync` (`bar.warp.sync`) between the store and the load, or it is a
+//!   data race. Which side of a divergent branch runs first is also
+//!   unspecified on hardware (the IR runs the taken side first).
+//! - **Barriers after exits.** The IR's `bar.sync` waits only for the
+//!   threads that have not exited. PTX's `bar.sync 0` counts every thread of
+//!   the block; current GPUs release a barrier whose missing threads have
+//!   exited, but the PTX ISA does not promise it.
+//! - **Faults.** The IR faults on any out-of-bounds access. Hardware faults on
+//!   misaligned accesses and on shared accesses outside the block's window,
+//!   but a global access past the end of an allocation may go unnoticed, and
+//!   a shared access inside the rounded-up array succeeds.
+//! - **Shared memory starts zeroed** only with [`PtxOptions::zero_shared`];
+//!   without it, shared memory holds whatever the previous block left.
+#![deny(missing_docs)]
+
+mod ptx;
+
+pub use kernels_ir::VerifiedKernel;
+
+/// How to emit PTX.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxOptions {
+    /// The `.target` architecture, e.g. `sm_90`.
+    pub target: String,
+    /// The PTX ISA version written in `.version`, e.g. `8.0`.
+    pub version: String,
+    /// The warp width the kernel was built for, in lanes. PTX has 32-lane
+    /// warps only; any other width is an error.
+    pub warp_size: u32,
+    /// Zero the block's shared memory at entry (a loop over every thread and
+    /// a `bar.sync 0`), as the IR's semantics promise. Kernels known to
+    /// write shared memory before they read it can leave this off.
+    pub zero_shared: bool,
+}
+
+impl Default for PtxOptions {
+    fn default() -> PtxOptions {
+        PtxOptions {
+            // The H200 and H100.
+            target: "sm_90".to_string(),
+            // PTX ISA 8.0 (CUDA 12.0) has everything emitted here, and
+            // drivers from CUDA 12.0 on can JIT it.
+            version: "8.0".to_string(),
+            warp_size: 32,
+            zero_shared: true,
+        }
+    }
+}
+
+/// Why a kernel could not be emitted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmitError {
+    /// The kernel was built for warps of another width than PTX's 32 lanes.
+    #[error(
+        "PTX warps have 32 lanes; this kernel is built for {warp_size}-lane warps \
+         (build it with a warp width of 32)"
+    )]
+    WarpSize {
+        /// The warp width asked for.
+        warp_size: u32,
+    },
+    /// The kernel's name cannot be a PTX entry name.
+    #[error("kernel name `{name}` is not a valid PTX identifier")]
+    Name {
+        /// The name.
+        name: String,
+    },
+    /// One instruction has no PTX form.
+    #[error("pc {pc}: `{text}`: {reason}")]
+    Inst {
+        /// The instruction's index.
+        pc: u32,
+        /// The instruction as IR text.
+        text: String,
+        /// Why it cannot be emitted.
+        reason: String,
+    },
+}
+
+/// Emits `kernel` as a PTX module holding one `.entry` of the kernel's name.
+pub fn emit_ptx(kernel: &VerifiedKernel, opts: &PtxOptions) -> Result<String, EmitError> {
+    ptx::emit(kernel.kernel(), opts)
+}
