@@ -26,8 +26,10 @@
 //!   [`kernels_ir::Special::ALL`]). `%warpid` is the IR's warp index in the
 //!   block (linear thread index / 32, not PTX's volatile `%warpid`), `%nwarps`
 //!   is `ceil(threads / 32)` and `%warpsize` is 32.
-//! - Shared memory is one `.shared .align 16 .b8 smem[N]` array (`N` rounded
-//!   up to a whole word); IR shared addresses are offsets into it.
+//! - Shared memory is the dynamic array `.extern .shared .align 16 .b8
+//!   smem[]`, so any size the machine allows works (static arrays stop at
+//!   48 KiB); IR shared addresses are offsets into it. Launch with
+//!   [`shared_launch_bytes`] bytes of dynamic shared memory.
 //! - `cmpx` is a min/max pair through a temporary; a guarded shuffle is an
 //!   unguarded `shfl.sync` into a temporary and a guarded `mov`, because a
 //!   guarded `shfl.sync` with a full member mask is undefined.
@@ -131,6 +133,12 @@ pub enum EmitError {
         /// Why it cannot be emitted.
         reason: String,
     },
+}
+
+/// The dynamic shared memory a launch of the emitted `kernel` must ask for:
+/// its shared bytes rounded up to a whole word.
+pub fn shared_launch_bytes(kernel: &kernels_ir::Kernel) -> u32 {
+    ptx::shared_array_bytes(kernel)
 }
 
 /// Emits `kernel` as a PTX module holding one `.entry` of the kernel's name.

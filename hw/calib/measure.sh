@@ -15,13 +15,23 @@ work=$(mktemp -d)
 mkdir -p "$out"
 nvcc -O2 -o "$work/host" hw/bundle/host.cu -lcuda
 metrics=$(paste -sd, hw/metrics.txt)
+# One entry: bundle, run and check, profile. A failing entry is reported
+# and the others go on.
+measure() {
+  local name=$1 kind=$2
+  shift 2
+  "$simsort" emit "$kind" -o "$work/$name" --no-simulate "$@" >/dev/null &&
+    "$work/host" "$work/$name/manifest.txt" &&
+    ncu --clock-control none --csv --page raw --metrics "$metrics" \
+      "$work/host" "$work/$name/manifest.txt" >"$work/$name.raw.csv" &&
+    python3 hw/calib/trim.py "$work/$name.raw.csv" hw/metrics.txt >"$out/$name.csv"
+}
 grep -v '^\s*#' "$suite" | grep -v '^\s*$' | while read -r name kind args; do
   # shellcheck disable=SC2086
-  "$simsort" emit "$kind" -o "$work/$name" --no-simulate $args >/dev/null
-  "$work/host" "$work/$name/manifest.txt"
-  ncu --clock-control none --csv --page raw --metrics "$metrics" \
-    "$work/host" "$work/$name/manifest.txt" >"$work/$name.raw.csv"
-  python3 hw/calib/trim.py "$work/$name.raw.csv" hw/metrics.txt >"$out/$name.csv"
-  rm -rf "${work:?}/$name"
-  echo "$name: $(($(wc -l <"$out/$name.csv") - 2)) launches"
+  if measure "$name" "$kind" $args; then
+    echo "$name: $(($(wc -l <"$out/$name.csv") - 2)) launches"
+  else
+    echo "$name: FAILED"
+  fi
+  rm -rf "${work:?}/$name" "$work/$name.raw.csv"
 done

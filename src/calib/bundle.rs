@@ -47,7 +47,7 @@ impl Bundle {
         for (i, k) in kernels.iter().enumerate() {
             let text = ptx(k).map_err(|e| format!("kernel `{}`: {e}", k.kernel().name))?;
             let file = format!("k{i}_{}.ptx", k.kernel().name);
-            let shared = k.kernel().shared_bytes;
+            let shared = emit::shared_launch_bytes(k.kernel());
             writeln!(manifest, "module K{i} {file} {} {shared}", k.kernel().name).unwrap();
             bundle.files.push((PathBuf::from(file), text.into_bytes()));
         }

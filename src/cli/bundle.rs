@@ -47,6 +47,11 @@ pub struct BundleRunArgs {
     /// report.json.
     #[arg(long)]
     pub no_simulate: bool,
+    /// Zero shared memory at entry, as the IR promises; `false` for kernels
+    /// that write shared memory before reading it (then the PTX does only
+    /// the kernel's own work).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub zero_shared: bool,
     /// The kernel and its launch, as `simsort run` takes them.
     #[command(flatten)]
     pub run: RunArgs,

@@ -66,6 +66,10 @@ struct SuiteSort {
 struct SuiteRun {
     #[command(flatten)]
     run: RunArgs,
+    /// How the bundle's PTX treats shared memory: no effect on the simulator.
+    #[arg(long, action = clap::ArgAction::Set)]
+    #[allow(dead_code)]
+    zero_shared: Option<bool>,
 }
 
 /// Runs `simsort calibrate`.

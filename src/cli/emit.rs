@@ -26,6 +26,11 @@ pub struct EmitArgs {
 pub enum EmitCommand {
     /// Print a kernel as PTX (sm_90 by default); `ptxas` accepts it.
     Ptx(PtxArgs),
+    /// Write a sort's launch sequence as a bundle to run and profile on a
+    /// real GPU: PTX, input, launches, a host program, an ncu script.
+    Bundle(super::bundle::BundleArgs),
+    /// Write one kernel launch (as `simsort run` takes it) as a bundle.
+    BundleRun(super::bundle::BundleRunArgs),
 }
 
 /// Arguments of `simsort emit ptx`.
@@ -53,6 +58,24 @@ pub struct PtxArgs {
 pub fn run(args: &EmitArgs, out: &mut dyn Write) -> Result<(), Failure> {
     match &args.command {
         EmitCommand::Ptx(args) => ptx(args, out),
+        EmitCommand::Bundle(args) => {
+            // The sorts' kernels write every shared word before reading it.
+            super::bundle::run_sort(args, &bundle_emitter(false), out)
+        }
+        EmitCommand::BundleRun(args) => {
+            super::bundle::run_kernel(args, &bundle_emitter(args.zero_shared), out)
+        }
+    }
+}
+
+/// Emits a bundle's kernels for sm_90 (32-lane warps).
+fn bundle_emitter(zero_shared: bool) -> impl Fn(&VerifiedKernel) -> Result<String, String> {
+    move |k: &VerifiedKernel| {
+        let opts = PtxOptions {
+            zero_shared,
+            ..PtxOptions::default()
+        };
+        emit_ptx(k, &opts).map_err(|e| e.to_string())
     }
 }
 

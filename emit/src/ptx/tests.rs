@@ -205,7 +205,7 @@ fn the_prologue_loads_params_specials_and_zeroes_registers() {
 fn shared_memory_is_zeroed_only_when_asked() {
     let src = "    regs r1 d0 p0\n    shared 10\n    ld.shared.b32 r0, [4]";
     let zeroed = emit_text(src).expect("emits");
-    assert!(zeroed.contains(".shared .align 16 .b8 smem[12];"));
+    assert!(zeroed.contains(".extern .shared .align 16 .b8 smem[];"));
     assert!(zeroed.contains("st.shared.u32 [%sa], 0;"));
     assert!(zeroed.contains("bar.sync 0;"));
     let opts = PtxOptions {
@@ -213,7 +213,7 @@ fn shared_memory_is_zeroed_only_when_asked() {
         ..PtxOptions::default()
     };
     let plain = emit_with(src, &opts).expect("emits");
-    assert!(plain.contains(".shared .align 16 .b8 smem[12];"));
+    assert!(plain.contains(".extern .shared .align 16 .b8 smem[];"));
     assert!(!plain.contains("st.shared"));
     assert!(!plain.contains("bar.sync"));
 }

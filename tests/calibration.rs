@@ -1,0 +1,157 @@
+//! `simsort emit bundle` and `simsort calibrate`: a bundle holds what a
+//! GPU needs to replay the launches; calibrating a bundle against a profile
+//! equal to its own report is exact; bad profiles get one clear message;
+//! and the committed H200 suite (`hw/calib/`, `hw/data/calib/`) still meets
+//! the figures in `hw/calib/figures.txt` with the current model.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::util::{simsort_bin, tests_dir};
+
+fn root() -> PathBuf {
+    tests_dir().parent().expect("workspace root").to_path_buf()
+}
+
+fn simsort(args: &[&str]) -> Output {
+    Command::new(simsort_bin())
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run simsort")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("simsort-calib-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// An ncu table (the launch columns and the metrics) from a bundle's
+/// report.json, as if the hardware had measured exactly what the model says.
+fn profile_from_report(report: &Path) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let launches = v["launches"].as_array().unwrap();
+    let names: Vec<String> = launches[0]["metrics"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let mut csv = String::from("==PROF== Connected to process 1\n\"ID\",\"Kernel Name\"");
+    for n in &names {
+        csv += &format!(",\"{n}\"");
+    }
+    csv += "\n\"\",\"\"";
+    for _ in &names {
+        csv += ",\"unit\"";
+    }
+    csv += "\n";
+    for (i, l) in launches.iter().enumerate() {
+        csv += &format!("\"{i}\",\"{}\"", l["name"].as_str().unwrap());
+        for n in &names {
+            csv += &format!(",\"{}\"", l["metrics"][n]);
+        }
+        csv += "\n";
+    }
+    csv
+}
+
+#[test]
+fn a_sort_bundle_replays_every_launch_and_checks_the_sorted_keys() {
+    let dir = scratch("sort");
+    let out = simsort(&["emit", "bundle", "-o", dir.to_str().unwrap(), "--keys", "5000"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let manifest = std::fs::read_to_string(dir.join("manifest.txt")).unwrap();
+    assert!(manifest.starts_with("simsort-bundle 1\n"));
+    let launches = manifest.lines().filter(|l| l.starts_with("launch ")).count();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["launches"].as_array().unwrap().len(), launches);
+    for module in manifest.lines().filter(|l| l.starts_with("module ")) {
+        let file = module.split_whitespace().nth(2).unwrap();
+        let ptx = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(ptx.contains(".visible .entry"), "{file}");
+    }
+    // The one check is the reference sort of the input.
+    let input = std::fs::read(dir.join("data/w0.bin")).unwrap();
+    let expect = std::fs::read(dir.join("data/expect0.bin")).unwrap();
+    let mut keys: Vec<u32> = input
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    keys.sort_unstable();
+    let sorted: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+    assert_eq!(&expect[..sorted.len()], &sorted[..], "expected bytes are the sorted input");
+    for f in ["host.cu", "profile.sh", "metrics.txt", "command.txt"] {
+        assert!(dir.join(f).exists(), "{f} missing");
+    }
+    // The directory is written whole, and never over a non-empty one.
+    let again = simsort(&["emit", "bundle", "-o", dir.to_str().unwrap(), "--keys", "5000"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn calibrating_a_bundle_against_its_own_report_is_exact() {
+    let dir = scratch("exact");
+    let kir = root().join("hw/calib/kernels/copy.kir");
+    let out = simsort(&[
+        "emit", "bundle-run", "-o", dir.to_str().unwrap(), kir.to_str().unwrap(), "--grid", "64",
+        "--block", "256", "--buffer", "src=rand:16384:1", "--buffer", "dst=64k", "--param",
+        "n=16384",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("ncu.csv"), profile_from_report(&dir.join("report.json"))).unwrap();
+    let out = simsort(&["calibrate", dir.to_str().unwrap(), "--max-mape", "0"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("cycle MAPE 0.0%"), "{text}");
+    // A profile of another launch sequence is refused by name.
+    let csv = std::fs::read_to_string(dir.join("ncu.csv")).unwrap().replace("\"copy\"", "\"bs\"");
+    std::fs::write(dir.join("ncu.csv"), csv).unwrap();
+    let out = simsort(&["calibrate", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("launch 0 is `bs` on the hardware but `copy`"), "{err}");
+    std::fs::write(dir.join("ncu.csv"), "kernel,cycles\ncopy,5\n").unwrap();
+    let out = simsort(&["calibrate", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no ncu table found"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `max_mape_percent X` and `min_pearson_r Y` from hw/calib/figures.txt.
+fn committed_figures() -> (String, String) {
+    let text = std::fs::read_to_string(root().join("hw/calib/figures.txt")).unwrap();
+    let get = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("{key} missing from figures.txt"))
+    };
+    (get("max_mape_percent"), get("min_pearson_r"))
+}
+
+#[test]
+fn the_committed_h200_suite_meets_its_figures() {
+    let (mape, r) = committed_figures();
+    let out = simsort(&[
+        "calibrate", "--suite", "hw/calib/suite.txt", "--data", "hw/data/calib", "--max-mape",
+        &mape, "--min-r", &r,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every counter the model must get exactly stays exact.
+    for line in text.lines().filter(|l| l.trim_start().starts_with("l1tex__")) {
+        let (eq, n) = line.rsplit_once(": ").unwrap().1.split_once('/').unwrap();
+        assert_eq!(eq, n, "not exact: {line}");
+    }
+}
