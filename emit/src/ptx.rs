@@ -535,18 +535,29 @@ impl Body<'_> {
             ShflMode::Xor => ("bfly", 0x1f),
         };
         let c = ((PTX_WARP_LANES - width) << 8) | clamp;
+        let b = operand(lane, RegClass::B32);
+        let (d, s) = (reg(dst), reg(src));
+        if mode != ShflMode::Idx && !matches!(lane, Operand::Imm(_)) {
+            // A lane operand read at run time: where it is the width or
+            // more the IR gives the lane's own value, but PTX would use its
+            // low five bits (and `bfly` would reach an earlier segment).
+            self.line(&format!("setp.ge.u32 %tp0, {b}, {width};"));
+            self.line(&format!(
+                "shfl.sync.{name}.b32 %t0, {s}, {b}, 0x{c:x}, 0xffffffff;"
+            ));
+            self.line(&format!("{g}selp.b32 {d}, {s}, %t0, %tp0;"));
+            return;
+        }
         let target = if g.is_empty() {
-            reg(dst)
+            d.clone()
         } else {
             "%t0".to_string()
         };
-        let b = operand(lane, RegClass::B32);
         self.line(&format!(
-            "shfl.sync.{name}.b32 {target}, {}, {b}, 0x{c:x}, 0xffffffff;",
-            reg(src)
+            "shfl.sync.{name}.b32 {target}, {s}, {b}, 0x{c:x}, 0xffffffff;"
         ));
         if !g.is_empty() {
-            self.line(&format!("{g}mov.b32 {}, %t0;", reg(dst)));
+            self.line(&format!("{g}mov.b32 {d}, %t0;"));
         }
     }
 }

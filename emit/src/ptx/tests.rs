@@ -129,11 +129,14 @@ fn shuffles_pack_the_segment_into_the_clamp_operand() {
          shfl.down r0, r1, %laneid, 16\n    shfl.xor r0, r1, 4, 8\n    shfl.xor r0, r1, 8, 8",
     );
     assert_eq!(
-        lines[..5],
+        lines[..7],
         [
             "shfl.sync.idx.b32 %r0, %r1, %r2, 0x1f, 0xffffffff;",
             "shfl.sync.up.b32 %r0, %r1, 1, 0x1800, 0xffffffff;",
-            "shfl.sync.down.b32 %r0, %r1, %sr0, 0x101f, 0xffffffff;",
+            // A run-time delta of the width or more reads the own value.
+            "setp.ge.u32 %tp0, %sr0, 16;",
+            "shfl.sync.down.b32 %t0, %r1, %sr0, 0x101f, 0xffffffff;",
+            "selp.b32 %r0, %r1, %t0, %tp0;",
             "shfl.sync.bfly.b32 %r0, %r1, 4, 0x181f, 0xffffffff;",
             // A mask that leaves the 8-lane segment reads the lane's own value.
             "mov.b32 %r0, %r1;",
