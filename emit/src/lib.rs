@@ -113,8 +113,9 @@ pub enum EmitError {
         /// The warp width asked for.
         warp_size: u32,
     },
-    /// The kernel's name cannot be a PTX entry name.
-    #[error("kernel name `{name}` is not a valid PTX identifier")]
+    /// The kernel's name cannot be a PTX entry name: `_` (not a PTX
+    /// identifier) or `WARP_SZ` (a predefined PTX constant).
+    #[error("kernel name `{name}` cannot name a PTX entry (`_` and `WARP_SZ` cannot)")]
     Name {
         /// The name.
         name: String,

@@ -165,13 +165,13 @@ fn control_flow_keeps_labels_and_ends_in_ret() {
     assert_eq!(
         lines,
         [
-            "L_top:",
-            "@%p0 bra L_end;",
+            "$L_top:",
+            "@%p0 bra $L_end;",
             "bar.sync 0;",
             "bar.warp.sync 0xffffffff;",
             "@!%p0 exit;",
-            "bra.uni L_top;",
-            "L_end:",
+            "bra.uni $L_top;",
+            "$L_end:",
             "ret;",
         ]
     );
@@ -219,6 +219,32 @@ fn shared_memory_is_zeroed_only_when_asked() {
     assert!(plain.contains(".shared .align 16 .b8 smem[12];"));
     assert!(!plain.contains("st.shared"));
     assert!(!plain.contains("bar.sync"));
+}
+
+#[test]
+fn ir_labels_cannot_collide_with_the_kernel_name() {
+    let text = "kernel L_end {\n    regs r0 d0 p0\n    bra end\n  end:\n}\n";
+    let (kernel, _) = parse_kernel(text).expect("parses");
+    let kernel = verify_kernel(kernel).expect("verifies");
+    let ptx = emit_ptx(&kernel, &PtxOptions::default()).expect("emits");
+    assert!(ptx.contains(".visible .entry L_end("));
+    assert!(ptx.contains("bra.uni $L_end;\n$L_end:\n"), "{ptx}");
+}
+
+#[test]
+fn names_ptx_reserves_are_refused() {
+    for name in ["_", "WARP_SZ"] {
+        let text = format!("kernel {name} {{\n    regs r0 d0 p0\n}}\n");
+        let (kernel, _) = parse_kernel(&text).expect("parses");
+        let kernel = verify_kernel(kernel).expect("verifies");
+        let err = emit_ptx(&kernel, &PtxOptions::default()).unwrap_err();
+        assert_eq!(
+            err,
+            EmitError::Name {
+                name: name.to_string()
+            }
+        );
+    }
 }
 
 #[test]
