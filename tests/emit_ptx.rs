@@ -185,3 +185,33 @@ fn cli_refuses_a_16_lane_warp_with_exit_2() {
     assert!(err.contains("PTX warps have 32 lanes"), "{err}");
     assert!(err.contains("16-lane"), "{err}");
 }
+
+#[test]
+fn cli_reads_stdin_and_reports_a_bad_file_with_exit_2() {
+    use std::io::Write;
+    let mut child = Command::new(simsort_bin())
+        .args(["emit", "ptx", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run simsort");
+    let src = "kernel k {\n    regs r1\n    mov r0, %warpid\n}\n";
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(src.as_bytes()).expect("write stdin");
+    drop(stdin);
+    let out = child.wait_with_output().expect("simsort output");
+    assert_eq!(out.status.code(), Some(0));
+    let ptx = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        ptx.contains("shr.u32 %sr1, %t1, 5; // %warpid of the IR"),
+        "{ptx}"
+    );
+
+    let bad = tests_dir().join("kernels/invalid/types.kir");
+    let out = simsort(&["emit", "ptx", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing emitted"), "{err}");
+}

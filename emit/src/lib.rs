@@ -33,20 +33,18 @@
 //! - `cmpx` is a min/max pair through a temporary; a guarded shuffle is an
 //!   unguarded `shfl.sync` into a temporary and a guarded `mov`, because a
 //!   guarded `shfl.sync` with a full member mask is undefined.
+//! - Shuffle lane operands of the width or more: PTX reads only the low five
+//!   bits of a shuffle's delta or mask, and `shfl.sync.bfly` checks only the
+//!   upper end of the segment, while the IR gives the lane's own value when a
+//!   `shfl.up`/`shfl.down` delta or a `shfl.xor` mask is the width or more.
+//!   An immediate operand folds (such a shuffle becomes a `mov`); a run-time
+//!   operand adds a `setp` and a `selp` around the shuffle (no generated
+//!   kernel has one).
 //!
 //! # Where hardware differs from the IR's semantics
 //! The emitted PTX follows the IR wherever PTX can express it. These
 //! differences remain, and a kernel that depends on them behaves differently
 //! on hardware:
-//! - **Shuffle lane operands of 32 or more.** PTX reads only the low five bits
-//!   of a shuffle's lane, delta or mask. In the IR, `shfl.up`/`shfl.down` by a
-//!   delta of at least the width and `shfl.xor` by a mask that leaves the
-//!   segment give the lane's own value. The emitter folds immediate operands
-//!   (such a shuffle becomes a `mov`), but a register operand of 32 or more
-//!   wraps on hardware. PTX's `shfl.sync.bfly` also checks only the upper end
-//!   of the segment: a register `shfl.xor` mask of at least the width (below
-//!   32) reads a lane of an *earlier* segment on hardware, where the IR gives
-//!   the lane's own value.
 //! - **Shuffles in divergent code or after lanes exited.** Every shuffle uses
 //!   the full member mask `0xffffffff`. The IR lets inactive and exited lanes
 //!   supply their value; on hardware a `shfl.sync` whose mask names a lane
@@ -117,8 +115,9 @@ pub enum EmitError {
         /// The warp width asked for.
         warp_size: u32,
     },
-    /// The kernel's name cannot be a PTX entry name.
-    #[error("kernel name `{name}` is not a valid PTX identifier")]
+    /// The kernel's name cannot be a PTX entry name: `_` (not a PTX
+    /// identifier) or `WARP_SZ` (a predefined PTX constant).
+    #[error("kernel name `{name}` cannot name a PTX entry (`_` and `WARP_SZ` cannot)")]
     Name {
         /// The name.
         name: String,

@@ -4,7 +4,8 @@
 //! `%pN`): `%pw<i>`/`%pd<i>` for parameter `i`, `%sr<i>` for special `i`,
 //! `%sbase` (the shared array's address) and `%sa` (a shared address), and
 //! the temporaries `%t<4>`, `%td<1>`, `%tp<1>`. Labels of the IR are written
-//! `L_<name>`; the emitter's own start with `$`, so they cannot collide.
+//! `$L_<name>`: no IR name holds a `$`, so they cannot collide with the
+//! kernel's name, and the emitter's own labels (`$Lzero_shared`) lack the `_`.
 
 use std::fmt::Write;
 
@@ -49,8 +50,12 @@ pub(crate) fn emit(kernel: &Kernel, opts: &PtxOptions) -> Result<String, EmitErr
     Ok(out)
 }
 
-/// Whether `name` is a PTX identifier (the IR's identifiers are, except `_`).
+/// Whether `name` can name a PTX entry: a PTX identifier (the IR's
+/// identifiers are, except `_`) other than the predefined `WARP_SZ`.
 fn is_ptx_identifier(name: &str) -> bool {
+    if name == "WARP_SZ" {
+        return false;
+    }
     let mut chars = name.chars();
     match chars.next() {
         Some(c) if c.is_ascii_alphabetic() => chars.all(|c| c.is_ascii_alphanumeric() || c == '_'),
@@ -328,7 +333,7 @@ impl Body<'_> {
 
     fn labels_at(&mut self, pos: u32) {
         for label in self.kernel.labels.iter().filter(|l| l.pos == pos) {
-            let _ = writeln!(self.text, "L_{}:", label.name);
+            let _ = writeln!(self.text, "$L_{}:", label.name);
         }
     }
 
@@ -403,7 +408,7 @@ impl Body<'_> {
                 } else {
                     "bra.uni"
                 };
-                self.line(&format!("{g}{op} L_{name};"));
+                self.line(&format!("{g}{op} $L_{name};"));
             }
             InstData::Nullary { opcode } => {
                 let text = match opcode {
@@ -535,18 +540,29 @@ impl Body<'_> {
             ShflMode::Xor => ("bfly", 0x1f),
         };
         let c = ((PTX_WARP_LANES - width) << 8) | clamp;
+        let b = operand(lane, RegClass::B32);
+        let (d, s) = (reg(dst), reg(src));
+        if mode != ShflMode::Idx && !matches!(lane, Operand::Imm(_)) {
+            // A lane operand read at run time: where it is the width or
+            // more the IR gives the lane's own value, but PTX would use its
+            // low five bits (and `bfly` would reach an earlier segment).
+            self.line(&format!("setp.ge.u32 %tp0, {b}, {width};"));
+            self.line(&format!(
+                "shfl.sync.{name}.b32 %t0, {s}, {b}, 0x{c:x}, 0xffffffff;"
+            ));
+            self.line(&format!("{g}selp.b32 {d}, {s}, %t0, %tp0;"));
+            return;
+        }
         let target = if g.is_empty() {
-            reg(dst)
+            d.clone()
         } else {
             "%t0".to_string()
         };
-        let b = operand(lane, RegClass::B32);
         self.line(&format!(
-            "shfl.sync.{name}.b32 {target}, {}, {b}, 0x{c:x}, 0xffffffff;",
-            reg(src)
+            "shfl.sync.{name}.b32 {target}, {s}, {b}, 0x{c:x}, 0xffffffff;"
         ));
         if !g.is_empty() {
-            self.line(&format!("{g}mov.b32 {}, %t0;", reg(dst)));
+            self.line(&format!("{g}mov.b32 {d}, %t0;"));
         }
     }
 }

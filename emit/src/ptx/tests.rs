@@ -129,11 +129,14 @@ fn shuffles_pack_the_segment_into_the_clamp_operand() {
          shfl.down r0, r1, %laneid, 16\n    shfl.xor r0, r1, 4, 8\n    shfl.xor r0, r1, 8, 8",
     );
     assert_eq!(
-        lines[..5],
+        lines[..7],
         [
             "shfl.sync.idx.b32 %r0, %r1, %r2, 0x1f, 0xffffffff;",
             "shfl.sync.up.b32 %r0, %r1, 1, 0x1800, 0xffffffff;",
-            "shfl.sync.down.b32 %r0, %r1, %sr0, 0x101f, 0xffffffff;",
+            // A run-time delta of the width or more reads the own value.
+            "setp.ge.u32 %tp0, %sr0, 16;",
+            "shfl.sync.down.b32 %t0, %r1, %sr0, 0x101f, 0xffffffff;",
+            "selp.b32 %r0, %r1, %t0, %tp0;",
             "shfl.sync.bfly.b32 %r0, %r1, 4, 0x181f, 0xffffffff;",
             // A mask that leaves the 8-lane segment reads the lane's own value.
             "mov.b32 %r0, %r1;",
@@ -162,13 +165,13 @@ fn control_flow_keeps_labels_and_ends_in_ret() {
     assert_eq!(
         lines,
         [
-            "L_top:",
-            "@%p0 bra L_end;",
+            "$L_top:",
+            "@%p0 bra $L_end;",
             "bar.sync 0;",
             "bar.warp.sync 0xffffffff;",
             "@!%p0 exit;",
-            "bra.uni L_top;",
-            "L_end:",
+            "bra.uni $L_top;",
+            "$L_end:",
             "ret;",
         ]
     );
@@ -216,6 +219,32 @@ fn shared_memory_is_zeroed_only_when_asked() {
     assert!(plain.contains(".extern .shared .align 16 .b8 smem[];"));
     assert!(!plain.contains("st.shared"));
     assert!(!plain.contains("bar.sync"));
+}
+
+#[test]
+fn ir_labels_cannot_collide_with_the_kernel_name() {
+    let text = "kernel L_end {\n    regs r0 d0 p0\n    bra end\n  end:\n}\n";
+    let (kernel, _) = parse_kernel(text).expect("parses");
+    let kernel = verify_kernel(kernel).expect("verifies");
+    let ptx = emit_ptx(&kernel, &PtxOptions::default()).expect("emits");
+    assert!(ptx.contains(".visible .entry L_end("));
+    assert!(ptx.contains("bra.uni $L_end;\n$L_end:\n"), "{ptx}");
+}
+
+#[test]
+fn names_ptx_reserves_are_refused() {
+    for name in ["_", "WARP_SZ"] {
+        let text = format!("kernel {name} {{\n    regs r0 d0 p0\n}}\n");
+        let (kernel, _) = parse_kernel(&text).expect("parses");
+        let kernel = verify_kernel(kernel).expect("verifies");
+        let err = emit_ptx(&kernel, &PtxOptions::default()).unwrap_err();
+        assert_eq!(
+            err,
+            EmitError::Name {
+                name: name.to_string()
+            }
+        );
+    }
 }
 
 #[test]
