@@ -579,8 +579,12 @@ fn offset(off: i32) -> String {
 /// The space, PTX register list and type suffix (`.u32`, `.v2.u64`, ...)
 /// of a memory access.
 fn access(opcode: Opcode, regs: &RegList) -> (&'static str, String, String) {
+    // Shared accesses are volatile: ptxas then keeps each one as it is
+    // (it would merge neighbouring ones into wider accesses), so the
+    // hardware makes exactly the IR's shared accesses and its wavefront
+    // and conflict counts compare with the simulator's.
     let space = match opcode.memory() {
-        Some((Space::Shared, _)) => "shared",
+        Some((Space::Shared, _)) => "volatile.shared",
         _ => "global",
     };
     let regs = regs.as_slice();

@@ -116,8 +116,8 @@ fn loads_and_stores_use_vectors_for_register_lists() {
             "st.global.v2.u64 [%rd0+16], {%rd0, %rd1};",
             "ld.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd0];",
             "add.u32 %sa, %sbase, %r0;",
-            "ld.shared.u64 %rd1, [%sa+8];",
-            "st.shared.u32 [smem+60], %r3;",
+            "ld.volatile.shared.u64 %rd1, [%sa+8];",
+            "st.volatile.shared.u32 [smem+60], %r3;",
         ]
     );
 }
@@ -217,7 +217,7 @@ fn shared_memory_is_zeroed_only_when_asked() {
     };
     let plain = emit_with(src, &opts).expect("emits");
     assert!(plain.contains(".extern .shared .align 16 .b8 smem[];"));
-    assert!(!plain.contains("st.shared"));
+    assert!(!plain.contains("st.shared.u32 [%sa], 0;"));
     assert!(!plain.contains("bar.sync"));
 }
 
