@@ -9,11 +9,11 @@
 
 use std::fmt::Write as _;
 
-use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
 use rayon::prelude::*;
 use sim::KernelStats;
 use simsort::experiment::sort::{hotsort_config, machine_config};
 use simsort::experiment::{Distribution, ExperimentError, KernelRow, SortOptions, run_sort};
+use sorts::hotsort::{Layout, MergeExchange};
 
 /// Warp widths of the matrix.
 const WARPS: [u32; 4] = [8, 16, 32, 64];
@@ -162,7 +162,7 @@ fn run_case(case: &Case) -> Result<Run, String> {
         Ok(outcome) => {
             let rows = &outcome.report.kernels;
             let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-            for kernel in kernels_ir::kernels::hotsort::KERNEL_NAMES {
+            for kernel in sorts::hotsort::KERNEL_NAMES {
                 if !names.contains(&kernel) {
                     return Err(format!("{keys} keys did not launch `{kernel}` ({names:?})"));
                 }

@@ -140,7 +140,7 @@ fn the_interactive_ui_runs_in_tmux_resizes_and_restores_the_terminal() {
 /// block 0 at `level`; checks the sort and returns `out`.
 fn record_hotsort_on<W: std::io::Write>(
     cfg: sim::GpuConfig,
-    hs: &kernels_ir::kernels::hotsort::HotSortConfig,
+    hs: &sorts::hotsort::HotSortConfig,
     level: traces::TraceLevel,
     keys: &[u32],
     out: W,
@@ -161,7 +161,7 @@ fn record_hotsort_on<W: std::io::Write>(
     let mut gpu = sim::Gpu::new(cfg, sim::RunOptions::default()).unwrap();
     let mut recorder = sim::Recorder::new(writer, Vec::new());
     let mut dev = sim::TracedGpu::new(&mut gpu, Some(&mut recorder));
-    let run = kernels_ir::kernels::hotsort::sort(&mut dev, hs, keys).unwrap();
+    let run = sorts::hotsort::sort(&mut dev, hs, keys).unwrap();
     let mut want = keys.to_vec();
     want.sort_unstable();
     assert_eq!(run.sorted, want);
@@ -171,7 +171,7 @@ fn record_hotsort_on<W: std::io::Write>(
 /// Records a HotSort run on the `tiny` machine (warps of 8, slabs of 8x4,
 /// blocks of 2 slabs) focused on block 0, and returns the trace's bytes.
 fn record_hotsort(keys: &[u32]) -> Vec<u8> {
-    use kernels_ir::kernels::hotsort::HotSortConfig;
+    use sorts::hotsort::HotSortConfig;
     let hs = HotSortConfig {
         block_slabs: 2,
         ..HotSortConfig::new(8, 4)
@@ -187,7 +187,7 @@ fn record_hotsort(keys: &[u32]) -> Vec<u8> {
 #[test]
 #[ignore = "slow: simulates and traces a 1M-key sort"]
 fn a_million_key_trace_with_focus_and_counters_only_is_under_200_mb() {
-    use kernels_ir::kernels::hotsort::HotSortConfig;
+    use sorts::hotsort::HotSortConfig;
     let dir = scratch("million");
     let path = dir.join("run.trace");
     let keys: Vec<u32> = (0..1u32 << 20)

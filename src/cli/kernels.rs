@@ -5,12 +5,12 @@ use std::io::Write;
 
 use clap::Args;
 use kernels_ir::Kernel;
-use kernels_ir::kernels::hotsort;
 use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::SortOptions;
 use simsort::experiment::sort::{hotsort_config, machine_config};
+use sorts::hotsort;
 
 use super::sort::{LayoutArg, MergeArg};
 use super::{Failure, output_error};

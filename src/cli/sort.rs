@@ -4,10 +4,10 @@
 use std::io::Write;
 
 use clap::Args;
-use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
 use simsort::experiment::sort::prepare;
 use simsort::experiment::trace::{TraceSpec, run_recorded};
 use simsort::experiment::{Algo, Distribution, SortOptions, run_sort_with};
+use sorts::hotsort::{Layout, MergeExchange};
 use std::path::PathBuf;
 use traces::{Focus, TraceLevel, TraceOptions};
 

@@ -7,9 +7,9 @@
 
 use std::convert::Infallible;
 
-use kernels_ir::kernels::hotsort::{HotSort, SortError};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel};
 use sim::Gpu;
+use sorts::hotsort::{HotSort, SortError};
 
 /// One launch the sort will make.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,8 +198,8 @@ impl Device for ProgressDevice<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels_ir::kernels::hotsort::HotSortConfig;
     use sim::{GpuConfig, RunOptions};
+    use sorts::hotsort::HotSortConfig;
 
     fn tiny_gpu() -> Gpu {
         Gpu::new(GpuConfig::tiny(), RunOptions::default()).unwrap()

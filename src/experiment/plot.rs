@@ -519,7 +519,7 @@ mod tests {
     #[test]
     fn a_sweep_plots_every_layout_with_labelled_axes_and_a_legend() {
         use crate::experiment::sweep::{SweepSpec, check, run};
-        use kernels_ir::kernels::hotsort::Layout;
+        use sorts::hotsort::Layout;
         let spec = SweepSpec {
             gpu: vec!["tiny".into()],
             keys: vec![256],

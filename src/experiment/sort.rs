@@ -4,10 +4,10 @@
 
 use std::time::Instant;
 
-use kernels_ir::kernels::hotsort::layout::SmemLayout;
-use kernels_ir::kernels::hotsort::{HotSort, HotSortConfig, Layout, MergeExchange, SortError};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
+use sorts::hotsort::layout::SmemLayout;
+use sorts::hotsort::{self, HotSort, HotSortConfig, Layout, MergeExchange, SortError};
 
 use super::check::{CheckError, check_sorted};
 use super::input::{Distribution, generate_u32};
@@ -184,7 +184,7 @@ pub fn hotsort_config(
             }
         }
     }
-    let mut problems: Vec<String> = match cfg.validate() {
+    let mut problems: Vec<String> = match hotsort::validate(&cfg) {
         Ok(()) => Vec::new(),
         Err(errors) => errors.iter().map(ToString::to_string).collect(),
     };

@@ -14,8 +14,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
 use rayon::prelude::*;
+use sorts::hotsort::{Layout, MergeExchange};
 
 use super::input::Distribution;
 use super::report::Report;

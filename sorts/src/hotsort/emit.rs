@@ -3,10 +3,10 @@
 //! emit (global slab addresses, compare-exchange networks, the shuffle flip
 //! and half steps).
 
-use crate::kernels::hotsort::config::{HotSortConfig, MergeExchange};
-use crate::kernels::hotsort::layout::SmemLayout;
-use crate::kernels::hotsort::networks::{self, Comparator};
-use crate::{Kernel, KernelBuilder, Param, ParamType, Reg, Special};
+use crate::hotsort::config::{HotSortConfig, MergeExchange};
+use crate::hotsort::layout::SmemLayout;
+use crate::hotsort::networks::{self, Comparator};
+use kernels_ir::{Kernel, KernelBuilder, Param, ParamType, Reg, Special};
 
 /// One step of a merge across the lanes of a warp.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

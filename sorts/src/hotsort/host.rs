@@ -15,8 +15,8 @@
 //! so `fm`, `hm` and `bc` only cover spans that hold keys.
 
 use super::config::{ConfigError, HotSortConfig};
-use super::{bc, bs, fill, fm, hm, transpose};
-use crate::{Device, Dim3, ParamValue, VerifiedKernel, VerifierErrors, verify_kernel};
+use super::{bc, bs, fill, fm, hm, transpose, validate};
+use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, VerifierErrors, verify_kernel};
 
 /// One kernel launch of a sort.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,7 +92,7 @@ pub struct HotSort {
     transpose: VerifiedKernel,
 }
 
-fn verified<E: std::error::Error>(k: crate::Kernel) -> Result<VerifiedKernel, SortError<E>> {
+fn verified<E: std::error::Error>(k: kernels_ir::Kernel) -> Result<VerifiedKernel, SortError<E>> {
     let kernel = k.name.clone();
     verify_kernel(k).map_err(|errors| SortError::Verify { kernel, errors })
 }
@@ -100,7 +100,7 @@ fn verified<E: std::error::Error>(k: crate::Kernel) -> Result<VerifiedKernel, So
 impl HotSort {
     /// Validates `cfg`, generates and verifies its kernels.
     pub fn new<E: std::error::Error>(cfg: &HotSortConfig) -> Result<HotSort, SortError<E>> {
-        cfg.validate().map_err(SortError::Config)?;
+        validate(cfg).map_err(SortError::Config)?;
         Ok(HotSort {
             cfg: cfg.clone(),
             fill_in: verified(fill::generate(cfg, "fill_in"))?,

@@ -12,7 +12,7 @@
 use super::config::HotSortConfig;
 use super::emit::Gen;
 use super::networks;
-use crate::{Kernel, ParamType, Reg, Special};
+use kernels_ir::{Kernel, ParamType, Reg, Special};
 
 /// Rows of a slab one `fm`/`hm` block covers: the largest power of two
 /// dividing `H` with at most 256 threads per block.

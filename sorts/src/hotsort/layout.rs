@@ -238,7 +238,7 @@ pub fn wavefronts_b32(words: &[u32], banks: u32) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::hotsort::config::HotSortConfig;
+    use crate::hotsort::config::HotSortConfig;
 
     fn layout(w: u32, h: u32, kind: Layout) -> SmemLayout {
         SmemLayout::new(&HotSortConfig {

@@ -12,7 +12,7 @@
 
 use super::config::Layout;
 use super::emit::{Gen, LaneStage, clean_stages, flip_stages};
-use crate::Reg;
+use kernels_ir::Reg;
 
 /// Splits `stages` into passes of at most `log2(max_unit)` stages.
 pub fn passes(stages: &[LaneStage], max_unit: u32) -> Vec<Vec<LaneStage>> {
@@ -297,9 +297,9 @@ pub fn unit_offset(w: u32, h: u32, pass: &[LaneStage], j: u32, e: usize, lane: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::hotsort::config::{HotSortConfig, Layout};
-    use crate::kernels::hotsort::emit::flip_stages;
-    use crate::kernels::hotsort::layout::{SmemLayout, wavefronts_b32};
+    use crate::hotsort::config::{HotSortConfig, Layout};
+    use crate::hotsort::emit::flip_stages;
+    use crate::hotsort::layout::{SmemLayout, wavefronts_b32};
 
     #[test]
     fn units_cover_every_key_once_per_pass() {
@@ -329,7 +329,7 @@ mod tests {
     fn unit_conflicts(w: u32, h: u32, layout: Layout) -> u32 {
         let cfg = HotSortConfig {
             layout,
-            merge: crate::kernels::hotsort::config::MergeExchange::Shared,
+            merge: crate::hotsort::config::MergeExchange::Shared,
             ..HotSortConfig::new(w, h)
         };
         let l = SmemLayout::new(&cfg);

@@ -10,7 +10,7 @@
 use super::columns::{self, Source};
 use super::config::{HotSortConfig, MergeExchange};
 use super::emit::Gen;
-use crate::{Kernel, Special};
+use kernels_ir::{Kernel, Special};
 
 /// Generates `bs` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {

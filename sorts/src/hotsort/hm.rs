@@ -11,7 +11,7 @@ use super::config::HotSortConfig;
 use super::emit::Gen;
 use super::fm::{position, step_bytes, strided};
 use super::networks;
-use crate::{Kernel, ParamType, Special};
+use kernels_ir::{Kernel, ParamType, Special};
 
 /// Generates `hm` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {

@@ -9,7 +9,7 @@
 
 use super::config::HotSortConfig;
 use super::emit::Gen;
-use crate::{Kernel, ParamType, Special};
+use kernels_ir::{Kernel, ParamType, Special};
 
 /// Generates `transpose` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {

@@ -4,10 +4,10 @@
 //! with sizes around a slab and a block, every layout and exchange with a
 //! few shapes and sizes that need `fm`, `hm` and `bc`, every distribution.
 //! The large sizes (up to 2^20 keys) are `#[ignore]`d: run them with
-//! `cargo test -p kernels-ir --release hotsort -- --ignored`.
+//! `cargo test -p sorts --release hotsort -- --ignored`.
 
 use super::*;
-use crate::interp::{Interp, InterpStats};
+use kernels_ir::interp::{Interp, InterpStats};
 
 const WARPS: [u32; 5] = [4, 8, 16, 32, 64];
 const HEIGHTS: [u32; 7] = [1, 2, 3, 4, 8, 16, 32];
@@ -71,7 +71,7 @@ fn sizes(cfg: &HotSortConfig) -> Vec<usize> {
 }
 
 fn valid(cfg: HotSortConfig) -> Option<HotSortConfig> {
-    cfg.validate().is_ok().then_some(cfg)
+    validate(&cfg).is_ok().then_some(cfg)
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn every_generated_kernel_verifies() {
                         merge,
                         ..HotSortConfig::new(w, h)
                     };
-                    if cfg.validate().is_err() {
+                    if validate(&cfg).is_err() {
                         continue;
                     }
                     let kernels = generate(&cfg);
@@ -180,7 +180,7 @@ fn every_generated_kernel_verifies() {
                     assert_eq!(names, KERNEL_NAMES);
                     for k in kernels {
                         let name = k.name.clone();
-                        if let Err(e) = crate::verify_kernel(k) {
+                        if let Err(e) = kernels_ir::verify_kernel(k) {
                             panic!("{name} for {cfg:?}: {e}");
                         }
                     }
@@ -230,8 +230,8 @@ fn slab_loads_are_one_row_per_instruction() {
         .insts
         .iter()
         .filter_map(|i| match i.data {
-            crate::InstData::Load {
-                opcode: crate::Opcode::LdGlobalB32,
+            kernels_ir::InstData::Load {
+                opcode: kernels_ir::Opcode::LdGlobalB32,
                 addr,
                 ..
             } => Some(addr.offset),
@@ -277,4 +277,20 @@ fn large_powers_of_two_in_every_shape() {
             }
         }
     }
+}
+
+#[test]
+fn the_register_budget_bounds_the_slab_height() {
+    let ok = HotSortConfig {
+        block_slabs: 2,
+        ..HotSortConfig::new(32, 64)
+    };
+    assert!(validate(&ok).is_ok(), "{:?}", validate(&ok));
+    let c = HotSortConfig {
+        layout: Layout::Xor,
+        ..HotSortConfig::new(32, 128)
+    };
+    assert!(c.check_rules().is_ok(), "no rule but the budget is broken");
+    let e = validate(&c).unwrap_err();
+    assert!(e[0].0.contains("register words per thread"), "{e:?}");
 }

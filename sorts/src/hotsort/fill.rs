@@ -9,7 +9,7 @@
 
 use super::config::HotSortConfig;
 use super::emit::Gen;
-use crate::{Kernel, ParamType, Special};
+use kernels_ir::{Kernel, ParamType, Special};
 
 /// Threads per `fill` block: 8 warps.
 pub fn threads_per_block(cfg: &HotSortConfig) -> u32 {

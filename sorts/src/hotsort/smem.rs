@@ -14,7 +14,7 @@
 
 use super::config::Layout;
 use super::emit::Gen;
-use crate::Reg;
+use kernels_ir::Reg;
 
 /// A per-lane base for row-major accesses `o = r*W + lane_value`.
 #[derive(Clone, Debug)]

@@ -8,11 +8,11 @@
 //! sort `bs` sorts blocks of slabs; the streaming flip merge `fm`, half merge
 //! `hm` and block clean `bc` double the sorted run length until one run is
 //! left; `transpose` turns slab order into linear order. [`host`] holds the
-//! schedule, generic over [`crate::Device`].
+//! schedule, generic over [`kernels_ir::Device`].
 //!
 //! ```
 //! use kernels_ir::interp::Interp;
-//! use kernels_ir::kernels::hotsort::{HotSortConfig, sort};
+//! use sorts::hotsort::{HotSortConfig, sort};
 //! let cfg = HotSortConfig { block_slabs: 2, ..HotSortConfig::new(8, 4) };
 //! let keys: Vec<u32> = (0..300).map(|i| (i * 7919) % 1000).collect();
 //! let mut dev = Interp::new(8).unwrap();
@@ -43,7 +43,8 @@ mod tests;
 pub use config::{ConfigError, HotSortConfig, Layout, MergeExchange};
 pub use host::{HotSort, Launch, SortError, SortRun, sort};
 
-use crate::Kernel;
+use kernels_ir::Kernel;
+use kernels_ir::verify::MAX_WORDS_PER_THREAD;
 
 /// The names of the kernels, in launch order.
 pub const KERNEL_NAMES: [&str; 7] = ["fill_in", "fill_out", "bs", "fm", "hm", "bc", "transpose"];
@@ -60,4 +61,34 @@ pub fn generate(cfg: &HotSortConfig) -> Vec<Kernel> {
         bc::generate(cfg),
         transpose::generate(cfg),
     ]
+}
+
+/// Checks `cfg` completely and reports every violation at once: the rules of
+/// [`HotSortConfig::check_rules`] and then, when those hold, the register
+/// budget of [`check_register_budget`].
+pub fn validate(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>> {
+    cfg.check_rules()?;
+    check_register_budget(cfg)
+}
+
+/// The one check that generates kernels: the largest kernels (`bs` and
+/// `bc`) must fit the IR's per-thread register limit. Call it only on a
+/// configuration whose [`HotSortConfig::check_rules`] holds.
+pub fn check_register_budget(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>> {
+    let mut errors = Vec::new();
+    for kernel in [bs::generate(cfg), bc::generate(cfg)] {
+        let words = kernel.regs.words_per_thread();
+        if words > MAX_WORDS_PER_THREAD {
+            errors.push(ConfigError(format!(
+                "slab height {} needs {words} register words per thread in `{}`, more than the \
+                 limit of {MAX_WORDS_PER_THREAD}",
+                cfg.slab_height, kernel.name,
+            )));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }

@@ -13,7 +13,7 @@
 
 use super::emit::Gen;
 use super::networks;
-use crate::Reg;
+use kernels_ir::Reg;
 
 /// Where the group's columns come from.
 #[derive(Copy, Clone, Debug)]

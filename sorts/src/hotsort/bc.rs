@@ -14,7 +14,7 @@
 use super::columns::{self, Source};
 use super::config::{HotSortConfig, MergeExchange};
 use super::emit::Gen;
-use crate::{Kernel, Special};
+use kernels_ir::{Kernel, Special};
 
 /// Generates `bc` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {
