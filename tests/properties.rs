@@ -70,7 +70,7 @@ proptest! {
         let mut gpu = Gpu::new(prepared.gpu.clone(), RunOptions::default())
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let run = prepared
-            .hotsort
+            .sorter
             .sort(&mut gpu, &input)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut want = input.clone();
@@ -226,7 +226,7 @@ fn trace_bytes(keys: &[u32]) -> Vec<u8> {
     let writer = TraceWriter::new(Vec::new(), &header).expect("a trace header");
     let mut gpu = Gpu::new(cfg, RunOptions::default()).expect("a valid machine");
     let mut recorder = sim::Recorder::new(writer, Vec::new());
-    let mut dev = sim::TracedGpu::new(&mut gpu, Some(&mut recorder));
+    let mut dev = sim::traced(&mut gpu, Some(&mut recorder));
     let run = sorts::hotsort::sort(&mut dev, &hs, keys).expect("the sort runs");
     let mut want = keys.to_vec();
     want.sort_unstable();

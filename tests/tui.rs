@@ -160,7 +160,7 @@ fn record_hotsort_on<W: std::io::Write>(
     let writer = TraceWriter::new(out, &header).unwrap();
     let mut gpu = sim::Gpu::new(cfg, sim::RunOptions::default()).unwrap();
     let mut recorder = sim::Recorder::new(writer, Vec::new());
-    let mut dev = sim::TracedGpu::new(&mut gpu, Some(&mut recorder));
+    let mut dev = sim::traced(&mut gpu, Some(&mut recorder));
     let run = sorts::hotsort::sort(&mut dev, hs, keys).unwrap();
     let mut want = keys.to_vec();
     want.sort_unstable();

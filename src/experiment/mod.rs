@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod input;
+pub mod machine;
+pub mod options;
 pub mod plan;
 pub mod plot;
 pub mod report;

@@ -99,10 +99,7 @@ pub struct HotSortConfig {
     pub hm_slabs: u32,
 }
 
-/// One violated rule of a [`HotSortConfig`].
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
+pub use crate::ConfigError;
 
 impl HotSortConfig {
     /// The tallest slab the generators accept; [`super::validate`] also

@@ -14,70 +14,10 @@
 //! Pairs of runs whose right run is all padding are already one sorted run,
 //! so `fm`, `hm` and `bc` only cover spans that hold keys.
 
-use super::config::{ConfigError, HotSortConfig};
+use super::config::HotSortConfig;
 use super::{bc, bs, fill, fm, hm, transpose, validate};
-use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, VerifierErrors, verify_kernel};
-
-/// One kernel launch of a sort.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Launch<S> {
-    /// The kernel's name: `fill_in`, `fill_out`, `bs`, `fm`, `hm`, `bc` or
-    /// `transpose`.
-    pub name: &'static str,
-    /// The grid.
-    pub grid: Dim3,
-    /// The block.
-    pub block: Dim3,
-    /// What the device reported.
-    pub stats: S,
-}
-
-/// The result of a sort.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SortRun<S> {
-    /// The keys read back, ascending.
-    pub sorted: Vec<u32>,
-    /// Every launch, in order.
-    pub launches: Vec<Launch<S>>,
-}
-
-/// Why a sort could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum SortError<E: std::error::Error> {
-    /// The configuration is invalid (every violation).
-    #[error("invalid hotsort configuration: {}", join(.0))]
-    Config(Vec<ConfigError>),
-    /// A generated kernel failed verification (a generator bug).
-    #[error("generated kernel `{kernel}` does not verify: {errors}")]
-    Verify {
-        /// The kernel.
-        kernel: String,
-        /// What the verifier found.
-        errors: VerifierErrors,
-    },
-    /// The device's warp width differs from the configuration's.
-    #[error("the device has {device}-lane warps but the kernels are built for {config}")]
-    WarpMismatch {
-        /// The device's warp width.
-        device: u32,
-        /// The configuration's.
-        config: u32,
-    },
-    /// More keys than 32-bit key indices address.
-    #[error("{0} keys are more than this sort addresses (at most 2^31)")]
-    TooManyKeys(usize),
-    /// A device error (a kernel fault or a memory error).
-    #[error("{0}")]
-    Device(E),
-}
-
-fn join(errors: &[ConfigError]) -> String {
-    errors
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
-}
+use crate::{Launch, SortError, SortRun};
+use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
 
 /// The verified kernels of one configuration, built once and reused for
 /// every launch and every sort.

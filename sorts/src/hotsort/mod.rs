@@ -22,6 +22,7 @@
 //! assert_eq!(run.sorted, want);
 //! ```
 
+pub mod algorithm;
 pub mod bc;
 pub mod bs;
 pub mod columns;
@@ -40,8 +41,10 @@ pub mod transpose;
 #[cfg(test)]
 mod tests;
 
+pub use crate::{Launch, SortError, SortRun};
+pub use algorithm::{HotSortOptions, configure};
 pub use config::{ConfigError, HotSortConfig, Layout, MergeExchange};
-pub use host::{HotSort, Launch, SortError, SortRun, sort};
+pub use host::{HotSort, sort};
 
 use kernels_ir::Kernel;
 use kernels_ir::verify::MAX_WORDS_PER_THREAD;
