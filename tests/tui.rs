@@ -156,12 +156,19 @@ fn record_hotsort_on<W: std::io::Write>(
         focus,
         ..TraceOptions::default()
     };
-    let header = TraceHeader::new(options).with_config(&cfg).unwrap();
+    let hotsort = sorts::hotsort::HotSort::new::<std::convert::Infallible>(hs).unwrap();
+    let mut header = TraceHeader::new(options).with_config(&cfg).unwrap();
+    header.kernels = hotsort
+        .marked_kernels()
+        .into_iter()
+        .map(|(k, marks)| simsort::experiment::trace::kernel_source(k, marks))
+        .collect();
+    let names = header.kernels.iter().map(|k| k.name.clone()).collect();
     let writer = TraceWriter::new(out, &header).unwrap();
     let mut gpu = sim::Gpu::new(cfg, sim::RunOptions::default()).unwrap();
-    let mut recorder = sim::Recorder::new(writer, Vec::new());
+    let mut recorder = sim::Recorder::new(writer, names);
     let mut dev = sim::traced(&mut gpu, Some(&mut recorder));
-    let run = sorts::hotsort::sort(&mut dev, hs, keys).unwrap();
+    let run = hotsort.sort(&mut dev, keys).unwrap();
     let mut want = keys.to_vec();
     want.sort_unstable();
     assert_eq!(run.sorted, want);
@@ -231,12 +238,27 @@ fn a_real_simulator_trace_of_hotsort_replays_with_its_merges() {
         !d.regs[0].is_empty(),
         "the focused warp's registers are recorded"
     );
-    // Without stage marks, stages are the shuffle-xor mask changes.
+    // The stages are named by the generator's marks, and the slab panel
+    // shows the generator's key registers.
     let stages = app.stage_starts();
-    assert!(stages.len() >= 3, "{stages:?}");
+    let labels: Vec<&str> = stages.iter().map(|s| s.1.as_str()).collect();
+    for want in [
+        "lane sort",
+        "flip f=2",
+        "half m=1",
+        "lane merge",
+        "block flip g=2",
+    ] {
+        assert!(labels.contains(&want), "{want}: {labels:?}");
+    }
+    assert_eq!(app.replay.kernel().source.slab_regs.len(), 4);
     app.apply(Action::NextStage);
-    assert!(app.current_stage().is_some_and(|s| s.starts_with("xor")));
-    // The slab panel shows the lane pairs of the exchange.
+    app.apply(Action::NextStage);
+    assert!(app.current_stage().is_some_and(|s| s.starts_with("flip")));
+    // The stage opens with the lane-pivot test, then the shuffles: the
+    // slab panel shows the lane pairs of the exchange.
+    app.apply(Action::StepInst);
+    app.apply(Action::StepInst);
     let screen = tui::screen(&app, 80, 24);
     assert!(screen.contains("slab · block 0 warp 0"), "{screen}");
     assert!(screen.contains('→') && screen.contains('←'), "{screen}");

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use kernels_ir::{Device, Dim3, Kernel, VerifierErrors};
+use kernels_ir::{Device, Dim3, Kernel, Reg, VerifiedKernel, VerifierErrors};
 
 pub mod hotsort;
 
@@ -52,12 +52,58 @@ pub trait Algorithm: Sized {
     /// Generates and verifies the kernels of `cfg` (a valid configuration).
     fn build(cfg: &Self::Config) -> Result<Self, SortError<std::convert::Infallible>>;
 
+    /// Every verified kernel with its marks, in launch order: what a trace
+    /// records up front so the replay UI can show keys and name stages.
+    fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)>;
+
     /// Sorts `keys` on `dev`, launching every kernel through it.
-    fn sort<D: Device>(
+    fn sort<D: Device, K: Key>(
         &self,
         dev: &mut D,
-        keys: &[u32],
-    ) -> Result<SortRun<D::Stats>, SortError<D::Error>>;
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>>;
+}
+
+/// What the generator knows about one kernel that the trace and the replay
+/// UI need: which registers hold keys and where each merge stage begins.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelMarks {
+    /// The registers holding the thread's keys, row 0 first (for a slab
+    /// kernel, register `r` of every lane is row `r` of the slab).
+    pub key_regs: Vec<Reg>,
+    /// The first instruction of each merge stage with its name (`lane
+    /// sort`, `flip f=4`, `half m=2`, `block clean`, ...), in pc order.
+    pub stages: Vec<(u32, String)>,
+}
+
+/// A key type a sort handles: 32-bit or 64-bit unsigned keys.
+pub trait Key: Copy + Ord + fmt::Debug + Into<u64> {
+    /// The width in bits.
+    const BITS: u32;
+    /// Copies `keys` to device memory at `addr`.
+    fn write<D: Device>(dev: &mut D, addr: u64, keys: &[Self]) -> Result<(), D::Error>;
+    /// Reads `n` keys at `addr`.
+    fn read<D: Device>(dev: &D, addr: u64, n: usize) -> Result<Vec<Self>, D::Error>;
+}
+
+impl Key for u32 {
+    const BITS: u32 = 32;
+    fn write<D: Device>(dev: &mut D, addr: u64, keys: &[u32]) -> Result<(), D::Error> {
+        dev.write_u32s(addr, keys)
+    }
+    fn read<D: Device>(dev: &D, addr: u64, n: usize) -> Result<Vec<u32>, D::Error> {
+        dev.read_u32s(addr, n)
+    }
+}
+
+impl Key for u64 {
+    const BITS: u32 = 64;
+    fn write<D: Device>(dev: &mut D, addr: u64, keys: &[u64]) -> Result<(), D::Error> {
+        dev.write_u64s(addr, keys)
+    }
+    fn read<D: Device>(dev: &D, addr: u64, n: usize) -> Result<Vec<u64>, D::Error> {
+        dev.read_u64s(addr, n)
+    }
 }
 
 /// One kernel launch of a sort.
@@ -76,9 +122,9 @@ pub struct Launch<S> {
 
 /// The result of a sort.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SortRun<S> {
+pub struct SortRun<S, K = u32> {
     /// The keys read back, ascending.
-    pub sorted: Vec<u32>,
+    pub sorted: Vec<K>,
     /// Every launch, in order.
     pub launches: Vec<Launch<S>>,
 }
@@ -107,6 +153,14 @@ pub enum SortError<E: std::error::Error> {
     WarpMismatch {
         /// The device's warp width.
         device: u32,
+        /// The configuration's.
+        config: u32,
+    },
+    /// The keys are not as wide as the kernels were generated for.
+    #[error("the keys are {keys}-bit but the kernels are built for {config}-bit keys")]
+    KeyWidth {
+        /// The keys' width.
+        keys: u32,
         /// The configuration's.
         config: u32,
     },

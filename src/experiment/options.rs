@@ -37,6 +37,15 @@ macro_rules! number_value {
 }
 number_value!(u32, u64);
 
+impl OptionValue for bool {
+    fn text(&self) -> String {
+        self.to_string()
+    }
+    fn json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
 impl OptionValue for Option<u32> {
     fn text(&self) -> String {
         self.map_or_else(|| "default".to_string(), |v| v.to_string())
@@ -135,18 +144,31 @@ fn override_lists(overrides: &[(String, String)]) -> Vec<(String, Vec<String>)> 
         .collect()
 }
 
+/// Whether a table entry is marked `quiet`: left out of the report's
+/// `config`, the CSV and the sweep's axes while it has its default value,
+/// so options added later leave existing reports unchanged.
+macro_rules! quiet {
+    () => {
+        false
+    };
+    (quiet) => {
+        true
+    };
+}
+
 /// The table's entries, in grid order (outermost sweep axis first; the
 /// machine overrides follow the first entry, `gpu`). Each entry: help,
 /// `name: Type = default`, the command-line type and `#[arg]` attributes,
 /// the type of one element of the sweep's list,
 /// the CSV rank (column order among the sort options), the summary column
-/// header and the plot label.
+/// header and the plot label, and optionally `quiet` (see [`quiet!`]).
 macro_rules! sort_options {
     ($(
         $(#[doc = $help:literal])+
         $name:ident: $ty:ty = $default:expr,
             cli $cli:ty [$($attr:tt)*], list $lcli:ty,
-            csv $csv:literal, column $column:literal, label $label:literal;
+            csv $csv:literal, column $column:literal, label $label:literal
+            $(, $quiet:ident)?;
     )+) => {
         /// Everything that defines one sort experiment (`cli.md`, sort options).
         #[derive(Clone, Debug, PartialEq)]
@@ -170,7 +192,12 @@ macro_rules! sort_options {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 use serde::ser::SerializeMap;
                 let mut map = s.serialize_map(None)?;
-                $( map.serialize_entry(stringify!($name), &self.$name.json())?; )+
+                let d = SortOptions::default();
+                $(
+                    if !(quiet!($($quiet)?) && self.$name == d.$name) {
+                        map.serialize_entry(stringify!($name), &self.$name.json())?;
+                    }
+                )+
                 map.serialize_entry("overrides", &self.overrides)?;
                 map.end()
             }
@@ -254,8 +281,11 @@ macro_rules! sort_options {
             /// Every axis with its (deduplicated) values, in grid order.
             pub fn axes(&self) -> Vec<Axis> {
                 let mut axes = Vec::new();
+                let d = SortOptions::default();
                 $(
-                    axes.push(axis(stringify!($name), &self.$name));
+                    if !(quiet!($($quiet)?) && self.$name == [d.$name.clone()]) {
+                        axes.push(axis(stringify!($name), &self.$name));
+                    }
                     if axes.len() == 1 {
                         for (field, values) in &self.overrides {
                             axes.push(axis(field, values));
@@ -351,6 +381,11 @@ sort_options! {
     block_slabs: Option<u32> = None,
         cli Option<u32> [], list u32,
         csv 4, column "block-slabs", label "block slabs";
+    /// Carry a 32-bit value with every key (`--values` or `--values true`).
+    values: bool = false,
+        cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
+        list bool,
+        csv 11, column "values", label "values", quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.

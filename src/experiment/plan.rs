@@ -86,9 +86,14 @@ impl Device for PlanDevice<'_> {
     }
 }
 
-/// Every launch sorting `keys` keys with `sorter` on `gpu` will make, or
-/// every reason a launch would be refused.
-pub fn plan(sorter: &Sorter, gpu: &Gpu, keys: usize) -> Result<Vec<PlannedLaunch>, Vec<String>> {
+/// Every launch sorting `keys` keys of `key_bits` bits with `sorter` on
+/// `gpu` will make, or every reason a launch would be refused.
+pub fn plan(
+    sorter: &Sorter,
+    gpu: &Gpu,
+    keys: usize,
+    key_bits: u32,
+) -> Result<Vec<PlannedLaunch>, Vec<String>> {
     let mut dev = PlanDevice {
         gpu,
         next_addr: 0,
@@ -96,16 +101,20 @@ pub fn plan(sorter: &Sorter, gpu: &Gpu, keys: usize) -> Result<Vec<PlannedLaunch
         problems: Vec::new(),
         checked: Vec::new(),
     };
-    let run = match sorter.sort(&mut dev, &vec![0u32; keys]) {
-        Ok(run) => run,
+    let launches = if key_bits == 64 {
+        sorter.sort(&mut dev, &vec![0u64; keys]).map(|r| r.launches)
+    } else {
+        sorter.sort(&mut dev, &vec![0u32; keys]).map(|r| r.launches)
+    };
+    let launches = match launches {
+        Ok(launches) => launches,
         Err(SortError::Device(never)) => match never {},
         Err(other) => return Err(vec![other.to_string()]),
     };
     if !dev.problems.is_empty() {
         return Err(dev.problems);
     }
-    Ok(run
-        .launches
+    Ok(launches
         .iter()
         .zip(&dev.launches)
         .map(|(l, &(grid, block, work))| PlannedLaunch {
@@ -198,7 +207,7 @@ mod tests {
         let hs = HotSort::new::<Infallible>(&cfg).unwrap();
         let mut gpu = tiny_gpu();
         let sorter = Sorter::Hotsort(HotSort::new::<Infallible>(&cfg).unwrap());
-        let planned = plan(&sorter, &gpu, 1000).unwrap();
+        let planned = plan(&sorter, &gpu, 1000, 32).unwrap();
         let keys: Vec<u32> = (0..1000u32).rev().collect();
         let run = hs.sort(&mut gpu, &keys).unwrap();
         let real: Vec<_> = run
@@ -221,7 +230,7 @@ mod tests {
             ..HotSortConfig::new(8, 16)
         };
         let hs = HotSort::new::<Infallible>(&cfg).unwrap();
-        let problems = plan(&Sorter::Hotsort(hs), &tiny_gpu(), 5000).unwrap_err();
+        let problems = plan(&Sorter::Hotsort(hs), &tiny_gpu(), 5000, 32).unwrap_err();
         assert!(problems.iter().any(|p| p.contains("`bs`")), "{problems:?}");
         let bs = problems.iter().filter(|p| p.contains("`bs`")).count();
         assert_eq!(bs, 1, "{problems:?}");

@@ -10,10 +10,10 @@ use kernels_ir::{Device, Hooked, Kernel};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
 use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
-use sorts::{Algorithm, Limits, SortError, SortRun};
+use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
 use super::check::{CheckError, check_sorted};
-use super::input::generate_u32;
+use super::input::{Distribution, generate_u32, generate_u64};
 pub use super::options::SortOptions;
 use super::plan::{PlannedLaunch, Progress, ProgressHook, plan};
 use super::report::{Report, aggregate};
@@ -52,7 +52,7 @@ impl Selected for HotSort {
             block_slabs: opts.block_slabs,
             layout: opts.smem_layout,
             merge: opts.merge,
-            key_bits: opts.key_bits,
+            key_bits: opts.word_bits(),
         }
     }
 
@@ -91,12 +91,17 @@ macro_rules! with_algo {
 
 impl Sorter {
     /// Sorts `keys` on `dev`.
-    pub fn sort<D: Device>(
+    pub fn sort<D: Device, K: Key>(
         &self,
         dev: &mut D,
-        keys: &[u32],
-    ) -> Result<SortRun<D::Stats>, SortError<D::Error>> {
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         with_sorter!(self, a => a.sort(dev, keys))
+    }
+
+    /// Every verified kernel with its generator's marks, in launch order.
+    pub fn marked_kernels(&self) -> Vec<(&kernels_ir::VerifiedKernel, &sorts::KernelMarks)> {
+        with_sorter!(self, a => a.marked_kernels())
     }
 }
 
@@ -137,6 +142,15 @@ pub struct Outcome {
     pub host_seconds: f64,
     /// Warp instructions simulated.
     pub warp_instructions: u64,
+}
+
+impl SortOptions {
+    /// The bits of one word the sort moves: the key width, or 64 for a
+    /// 32-bit key with its 32-bit value (the pair sorts as one word, key in
+    /// the high half, so the value moves with every exchange).
+    pub fn word_bits(&self) -> u32 {
+        if self.values { 64 } else { self.key_bits }
+    }
 }
 
 /// The machine config the options describe: the preset, then `--warp`, then
@@ -248,6 +262,14 @@ fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentE
         }
         Err(other) => return Err(other),
     };
+    if opts.values && opts.key_bits != 32 {
+        problems.push(format!(
+            "--values with --key-bits {}: {} carries a 32-bit value only with 32-bit keys (the \
+             pair sorts as one 64-bit word)",
+            opts.key_bits,
+            A::NAME
+        ));
+    }
     let keys = usize::try_from(opts.keys).ok().filter(|&k| k <= 1 << 31);
     if keys.is_none() {
         problems.push(format!(
@@ -266,7 +288,7 @@ fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentE
     })?;
     let gpu = Gpu::new(gpu_cfg.clone(), RunOptions::default())?;
     let sorter = algo.into_sorter();
-    let plan = plan(&sorter, &gpu, keys).map_err(ExperimentError::Invalid)?;
+    let plan = plan(&sorter, &gpu, keys, opts.word_bits()).map_err(ExperimentError::Invalid)?;
     Ok(Prepared {
         opts: opts.clone(),
         gpu: gpu_cfg,
@@ -303,7 +325,40 @@ impl Prepared {
         sink: Option<&mut (dyn sim::TraceSink + '_)>,
     ) -> Result<Outcome, ExperimentError> {
         let opts = &self.opts;
-        let input = generate_u32(opts.dist, opts.keys as usize, opts.seed);
+        let (n, seed) = (opts.keys as usize, opts.seed);
+        let (launches, host_seconds) = if opts.values {
+            let keys = generate_u32(opts.dist, n, seed);
+            let values = generate_u32(Distribution::Uniform, n, seed ^ 0xB7E1_5162_8AED_2A6A);
+            let pairs: Vec<u64> = keys
+                .iter()
+                .zip(&values)
+                .map(|(&k, &v)| (u64::from(k) << 32) | u64::from(v))
+                .collect();
+            self.run_keys(&pairs, progress, sink)?
+        } else if opts.key_bits == 64 {
+            self.run_keys(&generate_u64(opts.dist, n, seed), progress, sink)?
+        } else {
+            self.run_keys(&generate_u32(opts.dist, n, seed), progress, sink)?
+        };
+        let rows = aggregate(launches.iter().map(|l| (l.name, &l.stats)));
+        let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
+        let report = Report::new(config_json(opts, &self.gpu), opts.keys, rows);
+        Ok(Outcome {
+            report,
+            host_seconds,
+            warp_instructions,
+        })
+    }
+
+    /// Sorts `input` on a fresh simulated machine (tracing into `sink` when
+    /// given), checks the result, and returns the launches and the host
+    /// seconds spent.
+    fn run_keys<K: Key>(
+        &self,
+        input: &[K],
+        progress: &mut dyn FnMut(Progress),
+        sink: Option<&mut (dyn sim::TraceSink + '_)>,
+    ) -> Result<(Vec<sorts::Launch<sim::KernelStats>>, f64), ExperimentError> {
         let mut gpu = Gpu::new(self.gpu.clone(), RunOptions::default())?;
         let start = Instant::now();
         let mut traced = sim::traced(&mut gpu, sink);
@@ -316,20 +371,15 @@ impl Prepared {
                 work_done: 0,
             },
         };
-        let run = self.sorter.sort(&mut dev, &input).map_err(|e| match e {
+        let run = self.sorter.sort(&mut dev, input).map_err(|e| match e {
             SortError::Device(e) => ExperimentError::Sim(e),
             other => ExperimentError::Invalid(vec![other.to_string()]),
         })?;
         dev.hook.finish();
         let host_seconds = start.elapsed().as_secs_f64();
-        check_sorted(&input, &run.sorted)?;
-        let rows = aggregate(run.launches.iter().map(|l| (l.name, &l.stats)));
-        let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
-        let report = Report::new(config_json(opts, &self.gpu), opts.keys, rows);
-        Ok(Outcome {
-            report,
-            host_seconds,
-            warp_instructions,
-        })
+        // Equal to the reference sort: ascending and the same multiset (for
+        // key-value pairs, of (key, value) pairs).
+        check_sorted(input, &run.sorted)?;
+        Ok((run.launches, host_seconds))
     }
 }

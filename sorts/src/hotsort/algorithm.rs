@@ -3,12 +3,12 @@
 
 use std::convert::Infallible;
 
-use kernels_ir::{Device, Kernel};
+use kernels_ir::{Device, Kernel, VerifiedKernel};
 
 use super::config::{HotSortConfig, Layout, MergeExchange};
 use super::host::HotSort;
 use super::layout::SmemLayout;
-use crate::{Algorithm, Limits, SortError, SortRun};
+use crate::{Algorithm, KernelMarks, Key, Limits, SortError, SortRun};
 
 /// What the user chooses for HotSort.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -96,11 +96,15 @@ impl Algorithm for HotSort {
         HotSort::new(cfg)
     }
 
-    fn sort<D: Device>(
+    fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)> {
+        HotSort::marked_kernels(self)
+    }
+
+    fn sort<D: Device, K: Key>(
         &self,
         dev: &mut D,
-        keys: &[u32],
-    ) -> Result<SortRun<D::Stats>, SortError<D::Error>> {
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         HotSort::sort(self, dev, keys)
     }
 }

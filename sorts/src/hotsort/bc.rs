@@ -14,20 +14,27 @@
 use super::columns::{self, Source};
 use super::config::{HotSortConfig, MergeExchange};
 use super::emit::Gen;
+use crate::KernelMarks;
 use kernels_ir::{Kernel, Special};
 
 /// Generates `bc` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {
+    generate_marked(cfg).0
+}
+
+/// [`generate`], with the key registers and stage marks.
+pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("bc", cfg);
     let (w, h, p) = (cfg.warp, cfg.slab_height, cfg.block_slabs);
     let warp = g.b.reg32();
     g.b.mov(warp, Special::WarpId);
-    let keys = g.b.regs32(h as usize);
+    let keys = g.key_regs(h as usize);
+    g.marks.key_regs.clone_from(&keys);
     let uses_shared = p > 1 || cfg.merge == MergeExchange::Shared;
     let region = uses_shared.then(|| {
-        g.b.shared(g.smem.block_bytes(p) as u32, 4);
+        g.b.shared(g.smem.block_bytes(p) as u32, g.kb());
         let region = g.b.reg32();
-        g.b.mul(region, warp, g.smem.region_phys * 4);
+        g.b.mul(region, warp, g.smem.region_phys * g.kb());
         region
     });
     // This warp's own slab, for the final store.
@@ -51,6 +58,7 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
         let addr = g.key_addr(first);
         let zero = g.b.reg32();
         g.b.mov(zero, 0u32);
+        g.stage("block clean");
         columns::cross_slab(&mut g, &keys, p, false, warp, zero, Source::Global { addr });
         g.b.bar_sync();
         columns::reload_slab(&mut g, &keys, region);
@@ -63,5 +71,5 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     for (r, &k) in keys.iter().enumerate() {
         g.store_row(own, r as u32, k);
     }
-    g.finish()
+    g.finish_marked()
 }

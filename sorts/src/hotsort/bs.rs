@@ -10,10 +10,16 @@
 use super::columns::{self, Source};
 use super::config::{HotSortConfig, MergeExchange};
 use super::emit::Gen;
+use crate::KernelMarks;
 use kernels_ir::{Kernel, Special};
 
 /// Generates `bs` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {
+    generate_marked(cfg).0
+}
+
+/// [`generate`], with the key registers and stage marks.
+pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("bs", cfg);
     let (w, h, p) = (cfg.warp, cfg.slab_height, cfg.block_slabs);
     let warp = g.b.reg32();
@@ -26,16 +32,17 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     g.b.mul(idx, idx, w * h);
     g.b.add(idx, idx, g.lane);
     let addr = g.key_addr(idx);
-    let keys = g.b.regs32(h as usize);
+    let keys = g.key_regs(h as usize);
+    g.marks.key_regs.clone_from(&keys);
     for (r, &k) in keys.iter().enumerate() {
         g.load_row(k, addr, r as u32);
     }
 
     let uses_shared = p > 1 || cfg.merge == MergeExchange::Shared;
     let region = uses_shared.then(|| {
-        g.b.shared(g.smem.block_bytes(p) as u32, 4);
+        g.b.shared(g.smem.block_bytes(p) as u32, g.kb());
         let region = g.b.reg32();
-        g.b.mul(region, warp, g.smem.region_phys * 4);
+        g.b.mul(region, warp, g.smem.region_phys * g.kb());
         region
     });
     g.sort_slab(&keys, region);
@@ -47,7 +54,8 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
         let (j, base) = (g.b.reg32(), g.b.reg32());
         g.b.and(j, warp, group - 1);
         g.b.sub(base, warp, j);
-        g.b.mul(base, base, g.smem.region_phys * 4);
+        g.b.mul(base, base, g.smem.region_phys * g.kb());
+        g.stage(format!("block flip g={group}"));
         columns::park_slab(&mut g, &keys, region);
         g.b.bar_sync();
         columns::cross_slab(&mut g, &keys, group, true, j, base, Source::Shared);
@@ -60,5 +68,5 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     for (r, &k) in keys.iter().enumerate() {
         g.store_row(addr, r as u32, k);
     }
-    g.finish()
+    g.finish_marked()
 }

@@ -48,12 +48,12 @@ pub fn cross_slab(
     source: Source,
 ) {
     let (w, h) = (g.w(), g.h());
-    let region_bytes = (g.smem.region_phys * 4) as i32;
+    let region_bytes = (g.smem.region_phys * g.kb()) as i32;
     let nm = h.div_ceil(group);
     let n = column_regs(h, group);
     // The keys are free while the slabs are in shared memory; only columns
     // beyond them need extra registers.
-    let extra = g.pool("columns", n.saturating_sub(keys.len()));
+    let extra = g.key_pool("columns", n.saturating_sub(keys.len()));
     let vals: Vec<Reg> = (0..n)
         .map(|i| {
             if i < keys.len() {
@@ -114,11 +114,11 @@ pub fn cross_slab(
             match source {
                 Source::Shared => {
                     let (a, off) = shared_at(m, i);
-                    g.b.ld_shared_b32(v, Some(a), off);
+                    g.ld_shared_key(v, Some(a), off);
                 }
                 Source::Global { addr: ga } => {
-                    let off = 4 * (i * h * w + group * m * w);
-                    g.b.ld_global_b32(v, ga, off as i32);
+                    let off = g.kb() * (i * h * w + group * m * w);
+                    g.ld_global_key(v, ga, off as i32);
                 }
             }
         }
@@ -132,7 +132,7 @@ pub fn cross_slab(
             if guarded {
                 g.b.when(g.q);
             }
-            g.b.st_shared_b32(Some(a), off, v);
+            g.st_shared_key(Some(a), off, v);
         }
     }
 }
@@ -143,7 +143,7 @@ pub fn park_slab(g: &mut Gen<'_>, keys: &[Reg], region: Reg) {
     let rows = g.rows(region, g.lane);
     for (r, &k) in keys.iter().enumerate() {
         let (a, off) = g.row(rows, r as u32);
-        g.b.st_shared_b32(Some(a), off, k);
+        g.st_shared_key(Some(a), off, k);
     }
 }
 
@@ -152,6 +152,6 @@ pub fn reload_slab(g: &mut Gen<'_>, keys: &[Reg], region: Reg) {
     let rows = g.rows(region, g.lane);
     for (r, &k) in keys.iter().enumerate() {
         let (a, off) = g.row(rows, r as u32);
-        g.b.ld_shared_b32(k, Some(a), off);
+        g.ld_shared_key(k, Some(a), off);
     }
 }

@@ -30,8 +30,15 @@ pub fn generate(cfg: &HotSortConfig, name: &str) -> Kernel {
     g.b.add(i, i, start);
     g.b.setp_lt_u(g.p, i, end);
     let addr = g.key_addr(i);
-    let max = g.b.reg32();
-    g.b.mov(max, u32::MAX);
-    g.b.when(g.p).st_global_b32(addr, 0, max);
+    // The sentinel: the largest key of the key width (every bit set).
+    let max = g.key_regs(1)[0];
+    if g.kb() == 4 {
+        g.b.mov(max, u32::MAX);
+    } else {
+        g.b.mov(max, -1i64);
+    }
+    let p = g.p;
+    g.b.when(p);
+    g.st_global_key(addr, 0, max);
     g.finish()
 }

@@ -12,6 +12,7 @@
 use super::config::HotSortConfig;
 use super::emit::Gen;
 use super::networks;
+use crate::KernelMarks;
 use kernels_ir::{Kernel, ParamType, Reg, Special};
 
 /// Rows of a slab one `fm`/`hm` block covers: the largest power of two
@@ -52,16 +53,21 @@ pub(super) fn strided(g: &mut Gen<'_>, first: Reg, step: Reg, k: u32, down: bool
     out
 }
 
-/// `stride * W*H*4` as a 64-bit byte step.
+/// `stride * W*H*key_bytes` as a 64-bit byte step.
 pub(super) fn step_bytes(g: &mut Gen<'_>, stride: Reg) -> Reg {
     let step = g.b.reg64();
     g.b.cvt_u64_u32(step, stride);
-    g.b.mul(step, step, i64::from(g.w() * g.h() * 4));
+    g.b.mul(step, step, i64::from(g.w() * g.h() * g.kb()));
     step
 }
 
 /// Generates `fm` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {
+    generate_marked(cfg).0
+}
+
+/// [`generate`], with the key registers and stage marks.
+pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("fm", cfg);
     let stride = g.b.param("stride", ParamType::U32);
     let run = g.b.param("run", ParamType::U32);
@@ -94,12 +100,14 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     let step = step_bytes(&mut g, stride_reg);
     let la = strided(&mut g, left, step, k, false);
     let ra = strided(&mut g, right, step, k, true);
-    let lv = g.b.regs32(k as usize);
-    let rv = g.b.regs32(k as usize);
+    let lv = g.key_regs(k as usize);
+    let rv = g.key_regs(k as usize);
+    g.marks.key_regs = lv.iter().chain(&rv).copied().collect();
     for i in 0..k as usize {
-        g.b.ld_global_b32(lv[i], la[i], 0);
-        g.b.ld_global_b32(rv[i], ra[i], 0);
+        g.ld_global_key(lv[i], la[i], 0);
+        g.ld_global_key(rv[i], ra[i], 0);
     }
+    g.stage("flip merge");
     for i in 0..k as usize {
         g.b.cmpx_u(lv[i], rv[i]);
     }
@@ -112,8 +120,8 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
         g.b.cmpx_u(rv[a], rv[b]);
     }
     for i in 0..k as usize {
-        g.b.st_global_b32(la[i], 0, lv[i]);
-        g.b.st_global_b32(ra[i], 0, rv[i]);
+        g.st_global_key(la[i], 0, lv[i]);
+        g.st_global_key(ra[i], 0, rv[i]);
     }
-    g.finish()
+    g.finish_marked()
 }

@@ -11,10 +11,16 @@ use super::config::HotSortConfig;
 use super::emit::Gen;
 use super::fm::{position, step_bytes, strided};
 use super::networks;
+use crate::KernelMarks;
 use kernels_ir::{Kernel, ParamType, Special};
 
 /// Generates `hm` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {
+    generate_marked(cfg).0
+}
+
+/// [`generate`], with the key registers and stage marks.
+pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("hm", cfg);
     let stride = g.b.param("stride", ParamType::U32);
     let span = g.b.param("span", ParamType::U32);
@@ -34,13 +40,15 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     g.b.mov(stride_reg, stride);
     let step = step_bytes(&mut g, stride_reg);
     let addrs = strided(&mut g, first, step, k, false);
-    let vals = g.b.regs32(k as usize);
+    let vals = g.key_regs(k as usize);
+    g.marks.key_regs.clone_from(&vals);
     for (v, a) in vals.iter().zip(&addrs) {
-        g.b.ld_global_b32(*v, *a, 0);
+        g.ld_global_key(*v, *a, 0);
     }
+    g.stage("half merge");
     g.network(&vals, &networks::bitonic_merge(k as usize));
     for (v, a) in vals.iter().zip(&addrs) {
-        g.b.st_global_b32(*a, 0, *v);
+        g.st_global_key(*a, 0, *v);
     }
-    g.finish()
+    g.finish_marked()
 }

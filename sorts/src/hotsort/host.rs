@@ -16,7 +16,7 @@
 
 use super::config::HotSortConfig;
 use super::{bc, bs, fill, fm, hm, transpose, validate};
-use crate::{Launch, SortError, SortRun};
+use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
 
 /// The verified kernels of one configuration, built once and reused for
@@ -30,6 +30,10 @@ pub struct HotSort {
     fm: VerifiedKernel,
     hm: VerifiedKernel,
     transpose: VerifiedKernel,
+    /// The marks of `bs`, `fm`, `hm` and `bc` (the kernels that merge).
+    marks: [KernelMarks; 4],
+    /// The marks of the kernels that do not merge.
+    no_marks: KernelMarks,
 }
 
 fn verified<E: std::error::Error>(k: kernels_ir::Kernel) -> Result<VerifiedKernel, SortError<E>> {
@@ -41,16 +45,36 @@ impl HotSort {
     /// Validates `cfg`, generates and verifies its kernels.
     pub fn new<E: std::error::Error>(cfg: &HotSortConfig) -> Result<HotSort, SortError<E>> {
         validate(cfg).map_err(SortError::Config)?;
+        let (bs, bs_marks) = bs::generate_marked(cfg);
+        let (fm, fm_marks) = fm::generate_marked(cfg);
+        let (hm, hm_marks) = hm::generate_marked(cfg);
+        let (bc, bc_marks) = bc::generate_marked(cfg);
         Ok(HotSort {
             cfg: cfg.clone(),
             fill_in: verified(fill::generate(cfg, "fill_in"))?,
             fill_out: verified(fill::generate(cfg, "fill_out"))?,
-            bs: verified(bs::generate(cfg))?,
-            bc: verified(bc::generate(cfg))?,
-            fm: verified(fm::generate(cfg))?,
-            hm: verified(hm::generate(cfg))?,
+            bs: verified(bs)?,
+            bc: verified(bc)?,
+            fm: verified(fm)?,
+            hm: verified(hm)?,
             transpose: verified(transpose::generate(cfg))?,
+            marks: [bs_marks, fm_marks, hm_marks, bc_marks],
+            no_marks: KernelMarks::default(),
         })
+    }
+
+    /// Every verified kernel with its marks, in [`super::KERNEL_NAMES`] order.
+    pub fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)> {
+        let [bs, fm, hm, bc] = &self.marks;
+        vec![
+            (&self.fill_in, &self.no_marks),
+            (&self.fill_out, &self.no_marks),
+            (&self.bs, bs),
+            (&self.fm, fm),
+            (&self.hm, hm),
+            (&self.bc, bc),
+            (&self.transpose, &self.no_marks),
+        ]
     }
 
     /// The configuration.
@@ -59,12 +83,18 @@ impl HotSort {
     }
 
     /// Sorts `keys` on `dev`.
-    pub fn sort<D: Device>(
+    pub fn sort<D: Device, K: Key>(
         &self,
         dev: &mut D,
-        keys: &[u32],
-    ) -> Result<SortRun<D::Stats>, SortError<D::Error>> {
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         let cfg = &self.cfg;
+        if K::BITS != cfg.key_bits {
+            return Err(SortError::KeyWidth {
+                keys: K::BITS,
+                config: cfg.key_bits,
+            });
+        }
         if dev.warp_size() != cfg.warp {
             return Err(SortError::WarpMismatch {
                 device: dev.warp_size(),
@@ -98,8 +128,8 @@ impl HotSort {
         if alloc_slabs * sk > 1 << 31 {
             return Err(SortError::TooManyKeys(keys.len()));
         }
-        let buf = run.dev.alloc(alloc_slabs * sk * 4);
-        run.dev.write_u32s(buf, keys).map_err(SortError::Device)?;
+        let buf = run.dev.alloc(alloc_slabs * sk * u64::from(cfg.key_bytes()));
+        K::write(run.dev, buf, keys).map_err(SortError::Device)?;
         let keys_param = ParamValue::U64(buf);
 
         for (kernel, name, lo, hi) in [
@@ -155,10 +185,7 @@ impl HotSort {
         let grid = Dim3::x(slabs.div_ceil(p) as u32);
         let params = [keys_param, u32p(slabs)];
         run.launch(&self.transpose, "transpose", grid, block, &params)?;
-        let sorted = run
-            .dev
-            .read_u32s(buf, keys.len())
-            .map_err(SortError::Device)?;
+        let sorted = K::read(run.dev, buf, keys.len()).map_err(SortError::Device)?;
         Ok(SortRun {
             sorted,
             launches: run.launches,
@@ -200,10 +227,10 @@ impl<D: Device> Runner<'_, D> {
 
 /// Sorts `keys` on `dev` with the kernels of `cfg` (generated and verified
 /// once for this call; keep a [`HotSort`] to reuse them across sorts).
-pub fn sort<D: Device>(
+pub fn sort<D: Device, K: Key>(
     dev: &mut D,
     cfg: &HotSortConfig,
-    keys: &[u32],
-) -> Result<SortRun<D::Stats>, SortError<D::Error>> {
+    keys: &[K],
+) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
     HotSort::new(cfg)?.sort(dev, keys)
 }

@@ -35,7 +35,7 @@ pub fn shared_stages(g: &mut Gen<'_>, keys: &[Reg], stages: &[LaneStage], region
     let rows = g.rows(region, lane);
     for (r, &k) in keys.iter().enumerate() {
         let (a, off) = g.row(rows, r as u32);
-        g.b.st_shared_b32(Some(a), off, k);
+        g.st_shared_key(Some(a), off, k);
     }
     g.b.warp_sync();
     for pass in passes(stages, max_unit(g.w(), g.h())) {
@@ -44,7 +44,7 @@ pub fn shared_stages(g: &mut Gen<'_>, keys: &[Reg], stages: &[LaneStage], region
     }
     for (r, &k) in keys.iter().enumerate() {
         let (a, off) = g.row(rows, r as u32);
-        g.b.ld_shared_b32(k, Some(a), off);
+        g.ld_shared_key(k, Some(a), off);
     }
 }
 
@@ -141,7 +141,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
         }
         g.b.add(dst, dst, lane_v);
         if fast {
-            g.b.shl(dst, dst, 2u32);
+            g.b.shl(dst, dst, g.kb_log2());
             g.b.add(dst, dst, region);
         }
     };
@@ -159,7 +159,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
     // Units beyond the key registers (when U does not divide H) need extra
     // registers; the keys themselves are free while the slab is in shared.
     let total = (nj * u) as usize;
-    let wide = g.pool("lanes_wide", total.saturating_sub(keys.len()));
+    let wide = g.key_pool("lanes_wide", total.saturating_sub(keys.len()));
     let vals: Vec<Reg> = (0..total)
         .map(|i| {
             if i < keys.len() {
@@ -191,7 +191,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
                 g.b.xor(y, y, if side == 0 { lane0 } else { lane_hi });
                 g.b.shl(row, row, w.trailing_zeros());
                 g.b.add(y, y, row);
-                g.b.shl(y, y, 2u32);
+                g.b.shl(y, y, g.kb_log2());
                 g.b.add(y, y, region);
             }
         }
@@ -207,7 +207,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
                 return (y, 0);
             }
             let a = g.pool("lanes_addr", 1)[0];
-            g.b.xor(a, y, 4 * el.halves);
+            g.b.xor(a, y, g.kb() * el.halves);
             return (a, 0);
         }
         let (base, sign) = if el.flipped {
@@ -217,7 +217,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
         };
         let c = sign * i64::from(j * u * row_words + pad(el.halves));
         if fast {
-            (base, (4 * c) as i32)
+            (base, (i64::from(g.kb()) * c) as i32)
         } else {
             let t2 = g.pool("lanes_addr", 2);
             g.b.add(t2[1], base, c);
@@ -244,9 +244,9 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
                     g.b.when(g.q);
                 }
                 if load {
-                    g.b.ld_shared_b32(v, Some(a), off);
+                    g.ld_shared_key(v, Some(a), off);
                 } else {
-                    g.b.st_shared_b32(Some(a), off, v);
+                    g.st_shared_key(Some(a), off, v);
                 }
             }
         }

@@ -26,8 +26,12 @@ use super::config::{HotSortConfig, Layout};
 pub struct SmemLayout {
     /// Which layout.
     pub kind: Layout,
-    /// Banks `B` (a power of two).
+    /// Banks `B` (a power of two), counted in keys: the machine's 4-byte
+    /// banks times 4 over the key's bytes (16 for 64-bit keys on 32 banks:
+    /// a bank row of 128 bytes holds 16 of them).
     pub banks: u32,
+    /// Bytes per key (a layout word is one key).
+    pub key_bytes: u32,
     /// The XOR hash's row shift (0 for other layouts).
     pub shift: u32,
     /// The XOR hash's fold: 0 for none, else `s ^ (s << fold)`.
@@ -68,7 +72,8 @@ pub enum Pattern {
 impl SmemLayout {
     /// The layout `cfg` asks for.
     pub fn new(cfg: &HotSortConfig) -> SmemLayout {
-        let banks = cfg.banks.max(1);
+        let key_bytes = cfg.key_bytes().max(1);
+        let banks = (cfg.banks.max(1) * 4 / key_bytes).max(1);
         let words = cfg.warp * cfg.slab_height;
         let region_logical = if cfg.layout == Layout::Plain {
             words
@@ -82,6 +87,7 @@ impl SmemLayout {
         let mut layout = SmemLayout {
             kind: cfg.layout,
             banks,
+            key_bytes,
             shift: 0,
             fold: 0,
             warp: cfg.warp,
@@ -188,7 +194,7 @@ impl SmemLayout {
 
     /// Shared bytes for `slabs` regions of 32-bit keys.
     pub fn block_bytes(&self, slabs: u32) -> u64 {
-        u64::from(slabs) * u64::from(self.region_phys) * 4
+        u64::from(slabs) * u64::from(self.region_phys) * u64::from(self.key_bytes)
     }
 
     /// The logical offsets the lanes of one warp access in `pattern`.

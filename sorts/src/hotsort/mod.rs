@@ -79,19 +79,54 @@ pub fn validate(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>> {
 /// configuration whose [`HotSortConfig::check_rules`] holds.
 pub fn check_register_budget(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>> {
     let mut errors = Vec::new();
-    for kernel in [bs::generate(cfg), bc::generate(cfg)] {
-        let words = kernel.regs.words_per_thread();
+    for (name, words) in register_words(cfg) {
         if words > MAX_WORDS_PER_THREAD {
             errors.push(ConfigError(format!(
-                "slab height {} needs {words} register words per thread in `{}`, more than the \
+                "slab height {} needs {words} register words per thread in `{name}`, more than the \
                  limit of {MAX_WORDS_PER_THREAD}",
-                cfg.slab_height, kernel.name,
+                cfg.slab_height,
             )));
         }
     }
     if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
+        return Ok(());
     }
+    // The register budget is monotone in the slab height: search the
+    // tallest that fits, so the message can name it.
+    let fits = |h: u32| {
+        let c = HotSortConfig {
+            slab_height: h,
+            ..cfg.clone()
+        };
+        register_words(&c)
+            .iter()
+            .all(|&(_, w)| w <= MAX_WORDS_PER_THREAD)
+    };
+    let (mut lo, mut hi) = (0, cfg.slab_height);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(mid) { lo = mid } else { hi = mid }
+    }
+    errors.push(ConfigError(if lo == 0 {
+        format!(
+            "--slab-height: no slab height fits the register limit of {MAX_WORDS_PER_THREAD} \
+             words per thread with {}-bit keys",
+            cfg.key_bits
+        )
+    } else {
+        format!(
+            "--slab-height {}: with {}-bit keys the tallest slab that fits the register limit of \
+             {MAX_WORDS_PER_THREAD} words per thread is {lo}",
+            cfg.slab_height, cfg.key_bits
+        )
+    }));
+    Err(errors)
+}
+
+/// The register words per thread of the largest kernels, `bs` and `bc`.
+fn register_words(cfg: &HotSortConfig) -> [(&'static str, u32); 2] {
+    [
+        ("bs", bs::generate(cfg).regs.words_per_thread()),
+        ("bc", bc::generate(cfg).regs.words_per_thread()),
+    ]
 }

@@ -1,6 +1,6 @@
 //! Shared-memory addresses in the IR for each layout.
 //!
-//! A physical address is `region + 4 * phys_offset(o)` (see
+//! A physical address is `region + key_bytes * phys_offset(o)` (see
 //! [`super::layout`]). The generic path computes it at run time from a
 //! register holding `o` (up to four instructions). The two access shapes the
 //! kernels use most have cheaper forms, valid because a region starts at a
@@ -51,25 +51,25 @@ impl Gen<'_> {
         self.b.and(dst, dst, l.banks - 1);
     }
 
-    /// `dst = region + 4 * phys_offset(o)`: the generic path.
+    /// `dst = region + key_bytes * phys_offset(o)`: the generic path.
     pub fn phys_addr(&mut self, dst: Reg, region: Reg, o: Reg) {
         let l = self.smem;
         let k = l.log2_banks();
         match l.kind {
             Layout::Plain => {
-                self.b.shl(dst, o, 2u32);
+                self.b.shl(dst, o, self.kb_log2());
             }
             Layout::Pad => {
                 self.b.shr(dst, o, k);
                 self.b.add(dst, dst, o);
-                self.b.shl(dst, dst, 2u32);
+                self.b.shl(dst, dst, self.kb_log2());
             }
             Layout::Xor => {
                 let q = self.pool("phys", 1)[0];
                 self.b.shr(q, o, k);
                 self.emit_hash(dst, q);
                 self.b.xor(dst, dst, o);
-                self.b.shl(dst, dst, 2u32);
+                self.b.shl(dst, dst, self.kb_log2());
             }
         }
         self.b.add(dst, dst, region);
@@ -107,17 +107,17 @@ impl Gen<'_> {
             Layout::Pad if w > l.banks => {
                 self.b.shr(base, lane, k);
                 self.b.add(base, base, lane);
-                self.b.shl(base, base, 2u32);
+                self.b.shl(base, base, self.kb_log2());
             }
             Layout::Xor if w > l.banks => {
                 let q = self.pool("phys", 1)[0];
                 self.b.shr(q, lane, k);
                 self.emit_hash(base, q);
                 self.b.xor(base, base, lane);
-                self.b.shl(base, base, 2u32);
+                self.b.shl(base, base, self.kb_log2());
             }
             _ => {
-                self.b.shl(base, lane, 2u32);
+                self.b.shl(base, lane, self.kb_log2());
             }
         }
         self.b.add(base, base, region);
@@ -131,10 +131,11 @@ impl Gen<'_> {
     fn row_addr(&mut self, rb: &mut RowBase, r: u32) -> (Reg, i32) {
         let l = self.smem;
         let (k, w, banks) = (l.log2_banks(), self.w(), l.banks);
+        let kb = self.kb();
         let rw = r * w;
         match l.kind {
-            Layout::Plain => (rb.base, (4 * rw) as i32),
-            Layout::Pad => (rb.base, (4 * (rw + (rw >> k))) as i32),
+            Layout::Plain => (rb.base, (kb * rw) as i32),
+            Layout::Pad => (rb.base, (kb * (rw + (rw >> k))) as i32),
             Layout::Xor => {
                 let hash = l.hash(rw >> k);
                 let (x, imm) = if w >= banks {
@@ -144,7 +145,7 @@ impl Gen<'_> {
                     let high = hash & !(w - 1);
                     (hash & (w - 1), rw - col + (col ^ high))
                 };
-                (self.xor_cached(rb, x), (4 * imm) as i32)
+                (self.xor_cached(rb, x), (kb * imm) as i32)
             }
         }
     }
@@ -157,7 +158,7 @@ impl Gen<'_> {
             return reg;
         }
         let reg = self.b.reg32();
-        self.b.xor(reg, rb.base, 4 * x);
+        self.b.xor(reg, rb.base, self.kb() * x);
         rb.cache.push((x, reg));
         reg
     }
@@ -171,7 +172,7 @@ impl Gen<'_> {
         let base = match l.kind {
             Layout::Plain => {
                 let base = self.b.reg32();
-                self.b.shl(base, lh, 2u32);
+                self.b.shl(base, lh, self.kb_log2());
                 self.b.add(base, base, region);
                 Some(base)
             }
@@ -179,7 +180,7 @@ impl Gen<'_> {
                 let base = self.b.reg32();
                 self.b.shr(base, lh, k);
                 self.b.add(base, base, lh);
-                self.b.shl(base, base, 2u32);
+                self.b.shl(base, base, self.kb_log2());
                 self.b.add(base, base, region);
                 Some(base)
             }
@@ -190,7 +191,7 @@ impl Gen<'_> {
                 self.b.shr(q, lh, k);
                 self.emit_hash(base, q);
                 self.b.xor(base, base, lh);
-                self.b.shl(base, base, 2u32);
+                self.b.shl(base, base, self.kb_log2());
                 self.b.add(base, base, region);
                 Some(base)
             }
@@ -205,19 +206,20 @@ impl Gen<'_> {
     pub fn linear_addr(&mut self, lb: &LinearBase, r: u32) -> (Reg, i32) {
         let l = self.smem;
         let (k, h, banks) = (l.log2_banks(), self.h(), l.banks);
+        let kb = self.kb();
         match (l.kind, lb.base) {
-            (Layout::Plain, Some(base)) => (base, (4 * r) as i32),
-            (Layout::Pad, Some(base)) => (base, (4 * (r + (r >> k))) as i32),
+            (Layout::Plain, Some(base)) => (base, (kb * r) as i32),
+            (Layout::Pad, Some(base)) => (base, (kb * (r + (r >> k))) as i32),
             (Layout::Xor, Some(base)) => {
                 let t = self.pool("linear", 1)[0];
                 if h <= banks {
-                    self.b.xor(t, base, 4 * r);
+                    self.b.xor(t, base, kb * r);
                     (t, 0)
                 } else {
                     let hash = l.hash(r >> k);
                     let col = r & (banks - 1);
-                    self.b.xor(t, base, 4 * (col ^ hash));
-                    (t, (4 * (r - col)) as i32)
+                    self.b.xor(t, base, kb * (col ^ hash));
+                    (t, (kb * (r - col)) as i32)
                 }
             }
             _ => {

@@ -216,7 +216,7 @@ fn the_schedule_follows_hotsort() {
     assert_eq!(n.iter().filter(|&&k| k == "hm").count(), 1);
     assert_eq!(n.iter().filter(|&&k| k == "bc").count(), 4);
     let mut dev = Interp::new(16).unwrap();
-    let err = sort(&mut dev, &cfg, &[1, 2]).unwrap_err();
+    let err = sort(&mut dev, &cfg, &[1u32, 2]).unwrap_err();
     assert!(err.to_string().contains("16-lane warps"), "{err}");
 }
 
@@ -293,4 +293,124 @@ fn the_register_budget_bounds_the_slab_height() {
     assert!(c.check_rules().is_ok(), "no rule but the budget is broken");
     let e = validate(&c).unwrap_err();
     assert!(e[0].0.contains("register words per thread"), "{e:?}");
+}
+
+/// 64-bit keys from two uniform streams, with the high word taken from a
+/// small set so equal high words make the low word decide.
+fn uniform64(n: usize, seed: u64) -> Vec<u64> {
+    let hi = uniform(n, seed);
+    let lo = uniform(n, seed ^ 0x5555);
+    hi.iter()
+        .zip(&lo)
+        .map(|(&h, &l)| (u64::from(h % 5) << 32) | u64::from(l))
+        .collect()
+}
+
+fn run64(cfg: &HotSortConfig, keys: &[u64]) {
+    let mut dev = Interp::new(cfg.warp).expect("warp width");
+    let run = sort(&mut dev, cfg, keys).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+    let mut want = keys.to_vec();
+    want.sort_unstable();
+    assert!(
+        run.sorted == want,
+        "wrong 64-bit result: W={} H={} P={} {} {} n={}",
+        cfg.warp,
+        cfg.slab_height,
+        cfg.block_slabs,
+        cfg.layout,
+        cfg.merge,
+        keys.len()
+    );
+}
+
+#[test]
+fn sixty_four_bit_keys_sort_in_every_layout_and_exchange() {
+    let shapes = [
+        (32, 8, 4),
+        (32, 16, 2),
+        (8, 3, 4),
+        (4, 1, 8),
+        (16, 4, 4),
+        (64, 2, 4),
+    ];
+    for (w, h, p) in shapes {
+        for layout in Layout::ALL {
+            for merge in MergeExchange::ALL {
+                let cfg = HotSortConfig {
+                    layout,
+                    merge,
+                    block_slabs: p,
+                    key_bits: 64,
+                    ..HotSortConfig::new(w, h)
+                };
+                let Some(cfg) = valid(cfg) else {
+                    continue;
+                };
+                let b = cfg.block_keys() as usize;
+                for n in [0, 1, cfg.slab_keys() as usize + 1, b + 1, 9 * b + 5] {
+                    run64(&cfg, &uniform64(n, n as u64));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sixty_four_bit_keys_of_every_distribution_sort() {
+    let cfg = HotSortConfig {
+        block_slabs: 4,
+        key_bits: 64,
+        ..HotSortConfig::new(8, 4)
+    };
+    let n = 5 * cfg.block_keys() as usize + 3;
+    let u = uniform64(n, 3);
+    let mut sorted = u.clone();
+    sorted.sort_unstable();
+    let reverse: Vec<u64> = sorted.iter().rev().copied().collect();
+    for keys in [u, sorted, reverse, vec![u64::MAX; n], vec![1 << 40; n]] {
+        run64(&cfg, &keys);
+    }
+}
+
+#[test]
+fn keys_of_the_wrong_width_are_refused() {
+    let cfg = HotSortConfig {
+        key_bits: 64,
+        ..HotSortConfig::new(8, 4)
+    };
+    let mut dev = Interp::new(8).unwrap();
+    let e = sort(&mut dev, &cfg, &[1u32, 2]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            SortError::KeyWidth {
+                keys: 32,
+                config: 64
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+#[ignore = "large: run with --release -- --ignored"]
+fn large_sixty_four_bit_inputs_sort_in_every_layout_and_exchange() {
+    for layout in Layout::ALL {
+        for merge in MergeExchange::ALL {
+            for h in [8, 16] {
+                let cfg = HotSortConfig {
+                    layout,
+                    merge,
+                    key_bits: 64,
+                    ..HotSortConfig::new(32, h)
+                };
+                let Some(cfg) = valid(cfg) else {
+                    continue;
+                };
+                for n in [(1 << 18) - 1, 1 << 18, 333_333] {
+                    run64(&cfg, &uniform64(n, n as u64));
+                }
+            }
+        }
+    }
 }

@@ -28,23 +28,23 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     g.b.mul(idx, slab, w * h);
     g.b.add(idx, idx, g.lane);
     let addr = g.key_addr(idx);
-    let keys = g.b.regs32(h as usize);
+    let keys = g.key_regs(h as usize);
     for (r, &k) in keys.iter().enumerate() {
         g.load_row(k, addr, r as u32);
     }
-    g.b.shared(g.smem.block_bytes(p) as u32, 4);
+    g.b.shared(g.smem.block_bytes(p) as u32, g.kb());
     let region = g.b.reg32();
-    g.b.mul(region, warp, g.smem.region_phys * 4);
+    g.b.mul(region, warp, g.smem.region_phys * g.kb());
     let lin = g.linear_base(region);
     for (r, &k) in keys.iter().enumerate() {
         let (a, off) = g.linear_addr(&lin, r as u32);
-        g.b.st_shared_b32(Some(a), off, k);
+        g.st_shared_key(Some(a), off, k);
     }
     g.b.warp_sync();
     let rows = g.rows(region, g.lane);
     for (r, &k) in keys.iter().enumerate() {
         let (a, off) = g.row(rows, r as u32);
-        g.b.ld_shared_b32(k, Some(a), off);
+        g.ld_shared_key(k, Some(a), off);
     }
     for (r, &k) in keys.iter().enumerate() {
         g.store_row(addr, r as u32, k);
