@@ -27,6 +27,21 @@ pub struct Limits {
     pub max_threads_per_block: u32,
     /// Warps one SM holds.
     pub max_warps_per_sm: u32,
+    /// 32-bit registers of one SM.
+    pub regs_per_sm: u32,
+    /// Registers are allocated per warp in multiples of this.
+    pub reg_alloc_unit: u32,
+}
+
+impl Limits {
+    /// Whether one block of `threads` threads using `regs` registers per
+    /// thread fits one SM's register file (the simulator's occupancy rule).
+    pub fn block_regs_fit(&self, threads: u64, regs: u32) -> bool {
+        let warp = u64::from(self.warp_size.max(1));
+        let per_warp =
+            (u64::from(regs) * warp).next_multiple_of(u64::from(self.reg_alloc_unit.max(1)));
+        per_warp * threads.div_ceil(warp) <= u64::from(self.regs_per_sm)
+    }
 }
 
 /// One sort algorithm: its options, their check against a machine, its

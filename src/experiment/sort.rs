@@ -181,6 +181,8 @@ pub fn limits(gpu: &GpuConfig) -> Limits {
         smem_bytes_per_block: gpu.smem_bytes_per_block,
         max_threads_per_block: gpu.max_threads_per_block,
         max_warps_per_sm: gpu.max_warps_per_sm,
+        regs_per_sm: gpu.regs_per_sm,
+        reg_alloc_unit: gpu.reg_alloc_unit,
     }
 }
 

@@ -52,6 +52,12 @@ pub fn configure(opts: &HotSortOptions, limits: &Limits) -> Result<HotSortConfig
             while cfg.block_slabs > 1 && !fits(&cfg) {
                 cfg.block_slabs /= 2;
             }
+            // Wide keys take more registers: shrink the block until `bs`
+            // and `bc` also fit the SM's register file (only for a
+            // configuration whose rules hold, since it generates them).
+            while cfg.block_slabs > 1 && cfg.check_rules().is_ok() && !regs_fit(&cfg, limits) {
+                cfg.block_slabs /= 2;
+            }
         }
     }
     let mut problems: Vec<String> = match super::validate(&cfg) {
@@ -70,6 +76,14 @@ pub fn configure(opts: &HotSortOptions, limits: &Limits) -> Result<HotSortConfig
     } else {
         Err(problems)
     }
+}
+
+/// Whether a block of `bs` and of `bc` fits one SM's register file.
+fn regs_fit(cfg: &HotSortConfig, limits: &Limits) -> bool {
+    let threads = u64::from(cfg.warp) * u64::from(cfg.block_slabs);
+    [super::bs::generate(cfg), super::bc::generate(cfg)]
+        .iter()
+        .all(|k| limits.block_regs_fit(threads, k.regs.words_per_thread()))
 }
 
 impl Algorithm for HotSort {
