@@ -135,3 +135,46 @@ fn unknown_kernel_names_suggest_the_closest_and_exit_2() {
     let out = simsort(&["kernels", "--bogus"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn wide_keys_and_key_value_pairs_sort_and_bad_widths_are_refused() {
+    for extra in [&["--key-bits", "64"][..], &["--values"][..]] {
+        let mut args = vec!["--gpu", "tiny", "--warp", "8", "--slab-height", "4"];
+        args.extend(["--keys", "3000", "--quiet", "--json"]);
+        args.extend(extra);
+        let out = simsort(&args, None);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{extra:?}: {}",
+            text(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let values = report["config"]["values"].as_bool().unwrap_or(false);
+        assert_eq!(values, extra == ["--values"], "{report}");
+    }
+    let refused: [(&[&str], &str); 3] = [
+        (
+            &["--key-bits", "48"],
+            "`48` is not a key width: use 32 or 64",
+        ),
+        (
+            &["--key-bits", "64", "--values"],
+            "--values with --key-bits 64: hotsort carries a 32-bit value only with 32-bit keys",
+        ),
+        (
+            &["--key-bits", "64", "--slab-height", "128"],
+            "--slab-height 128: with 64-bit keys the tallest slab that fits the register limit \
+             of 255 words per thread is",
+        ),
+    ];
+    for (args, want) in refused {
+        let out = simsort(&[args, &["--keys", "100", "--quiet"]].concat(), None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(want),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

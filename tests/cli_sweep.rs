@@ -404,3 +404,27 @@ fn completions_are_printed_for_each_shell() {
     }
     assert_input_error(&["completions", "tcsh"], &["invalid value 'tcsh'"]);
 }
+
+#[test]
+fn key_widths_and_values_are_sweep_axes() {
+    let dir = scratch("widths");
+    let out = dir.join("w.csv");
+    let mut args = vec!["sweep", "--json", "-q", "--out", out.to_str().unwrap()];
+    args.extend(TINY);
+    args.extend(["--warp", "8", "--slab-height", "4"]);
+    args.extend(["--key-bits", "32,64", "--values", "false,true"]);
+    let o = simsort(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let json: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let text = json.to_string();
+    // Three configurations ran; 64-bit keys with values are skipped.
+    assert!(text.contains("--values with --key-bits 64"), "{text}");
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.contains("key_bits") && header.contains("values"),
+        "{header}"
+    );
+    let totals = csv.lines().filter(|l| l.contains(",total,")).count();
+    assert_eq!(totals, 3, "{csv}");
+}

@@ -3,10 +3,10 @@
 //! and the same inputs give byte-identical JSON reports and traces, in one
 //! process and across processes (`simsort --json --trace`).
 
-use kernels_ir::kernels::hotsort::{HotSortConfig, Layout, MergeExchange};
 use proptest::prelude::*;
 use sim::{Gpu, GpuConfig, RunOptions};
 use simsort::experiment::{Distribution, ExperimentError, SortOptions, generate_u32, prepare};
+use sorts::hotsort::{HotSortConfig, Layout, MergeExchange};
 
 use crate::util::simsort_bin;
 
@@ -70,7 +70,7 @@ proptest! {
         let mut gpu = Gpu::new(prepared.gpu.clone(), RunOptions::default())
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let run = prepared
-            .hotsort
+            .sorter
             .sort(&mut gpu, &input)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut want = input.clone();
@@ -226,8 +226,8 @@ fn trace_bytes(keys: &[u32]) -> Vec<u8> {
     let writer = TraceWriter::new(Vec::new(), &header).expect("a trace header");
     let mut gpu = Gpu::new(cfg, RunOptions::default()).expect("a valid machine");
     let mut recorder = sim::Recorder::new(writer, Vec::new());
-    let mut dev = sim::TracedGpu::new(&mut gpu, Some(&mut recorder));
-    let run = kernels_ir::kernels::hotsort::sort(&mut dev, &hs, keys).expect("the sort runs");
+    let mut dev = sim::traced(&mut gpu, Some(&mut recorder));
+    let run = sorts::hotsort::sort(&mut dev, &hs, keys).expect("the sort runs");
     let mut want = keys.to_vec();
     want.sort_unstable();
     assert_eq!(run.sorted, want);

@@ -1,5 +1,6 @@
 //! The counter matrix: every HotSort kernel's counters on the `h200` preset,
-//! one insta snapshot per configuration (W x H x layout x exchange), so a
+//! one insta snapshot per configuration (W x H x layout x exchange, for
+//! 32-bit keys, 64-bit keys (`_k64`) and key-value pairs (`_kv`)), so a
 //! changed counter points at its configuration. Configurations the sort
 //! refuses are listed, with the reason, in a snapshot of their own, so a
 //! change in validity shows too.
@@ -9,16 +10,51 @@
 
 use std::fmt::Write as _;
 
-use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
 use rayon::prelude::*;
 use sim::KernelStats;
 use simsort::experiment::sort::{hotsort_config, machine_config};
 use simsort::experiment::{Distribution, ExperimentError, KernelRow, SortOptions, run_sort};
+use sorts::hotsort::{Layout, MergeExchange};
 
 /// Warp widths of the matrix.
 const WARPS: [u32; 4] = [8, 16, 32, 64];
 /// Slab heights of the matrix.
 const HEIGHTS: [u32; 4] = [4, 8, 16, 32];
+
+/// What the slabs hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Words {
+    /// 32-bit keys.
+    Keys32,
+    /// 64-bit keys.
+    Keys64,
+    /// 32-bit keys, each with a 32-bit value.
+    Pairs,
+}
+
+impl Words {
+    /// Every kind, in matrix order.
+    const ALL: [Words; 3] = [Words::Keys32, Words::Keys64, Words::Pairs];
+
+    /// The snapshot name suffix (none for 32-bit keys, whose names predate
+    /// the others).
+    fn suffix(self) -> &'static str {
+        match self {
+            Words::Keys32 => "",
+            Words::Keys64 => "_k64",
+            Words::Pairs => "_kv",
+        }
+    }
+
+    /// The snapshot header's words.
+    fn describe(self) -> &'static str {
+        match self {
+            Words::Keys32 => "",
+            Words::Keys64 => ", 64-bit",
+            Words::Pairs => ", with 32-bit values,",
+        }
+    }
+}
 
 /// One configuration of the matrix.
 #[derive(Clone, Copy, Debug)]
@@ -27,14 +63,19 @@ struct Case {
     height: u32,
     layout: Layout,
     merge: MergeExchange,
+    words: Words,
 }
 
 impl Case {
     /// The snapshot name: `w32_h16_pad_shuffle`.
     fn name(&self) -> String {
         format!(
-            "w{}_h{}_{}_{}",
-            self.warp, self.height, self.layout, self.merge
+            "w{}_h{}_{}_{}{}",
+            self.warp,
+            self.height,
+            self.layout,
+            self.merge,
+            self.words.suffix()
         )
     }
 
@@ -51,6 +92,8 @@ impl Case {
             gpu: "h200".to_string(),
             smem_layout: self.layout,
             merge: self.merge,
+            key_bits: if self.words == Words::Keys64 { 64 } else { 32 },
+            values: self.words == Words::Pairs,
             ..SortOptions::default()
         }
     }
@@ -59,16 +102,19 @@ impl Case {
 /// Every configuration, in a fixed order.
 fn matrix() -> Vec<Case> {
     let mut cases = Vec::new();
-    for warp in WARPS {
-        for height in HEIGHTS {
-            for layout in Layout::ALL {
-                for merge in MergeExchange::ALL {
-                    cases.push(Case {
-                        warp,
-                        height,
-                        layout,
-                        merge,
-                    });
+    for words in Words::ALL {
+        for warp in WARPS {
+            for height in HEIGHTS {
+                for layout in Layout::ALL {
+                    for merge in MergeExchange::ALL {
+                        cases.push(Case {
+                            warp,
+                            height,
+                            layout,
+                            merge,
+                            words,
+                        });
+                    }
                 }
             }
         }
@@ -128,8 +174,12 @@ fn snapshot_text(case: &Case, keys: u64, rows: &[KernelRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# h200, W={} H={} layout={} exchange={}, {keys} uniform keys (seed 1)",
-        case.warp, case.height, case.layout, case.merge
+        "# h200, W={} H={} layout={} exchange={}, {keys} uniform{} keys (seed 1)",
+        case.warp,
+        case.height,
+        case.layout,
+        case.merge,
+        case.words.describe()
     );
     for row in rows {
         let _ = writeln!(out, "\n[{}]", row.name);
@@ -162,7 +212,7 @@ fn run_case(case: &Case) -> Result<Run, String> {
         Ok(outcome) => {
             let rows = &outcome.report.kernels;
             let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-            for kernel in kernels_ir::kernels::hotsort::KERNEL_NAMES {
+            for kernel in sorts::hotsort::KERNEL_NAMES {
                 if !names.contains(&kernel) {
                     return Err(format!("{keys} keys did not launch `{kernel}` ({names:?})"));
                 }
@@ -206,7 +256,7 @@ fn orphan_snapshots(counted: &[String]) -> Vec<String> {
         else {
             continue;
         };
-        if name != "invalid_configs" && !counted.iter().any(|c| c == name) {
+        if !name.starts_with("invalid_configs") && !counted.iter().any(|c| c == name) {
             orphans.push(format!(
                 "{file}: no configuration produces this snapshot; delete it"
             ));
@@ -222,10 +272,11 @@ fn hotsort_counter_matrix() {
     // Runs in parallel; results come back in matrix order, so the
     // assertions below are in a fixed order whatever the scheduling.
     let runs: Vec<Result<Run, String>> = cases.par_iter().map(run_case).collect();
-    let mut invalid = String::new();
+    let mut invalid: Vec<String> = vec![String::new(); Words::ALL.len()];
     let mut failed = Vec::new();
     let mut counted = Vec::new();
     for (case, run) in cases.iter().zip(runs) {
+        let invalid = &mut invalid[Words::ALL.iter().position(|&w| w == case.words).unwrap()];
         match run {
             Ok(Run::Counters(text)) => {
                 let name = case.name();
@@ -239,10 +290,13 @@ fn hotsort_counter_matrix() {
         }
     }
     failed.extend(orphan_snapshots(&counted));
-    if invalid.is_empty() {
-        invalid.push_str("(every configuration of the matrix is valid)\n");
+    for (words, mut invalid) in Words::ALL.into_iter().zip(invalid) {
+        if invalid.is_empty() {
+            invalid.push_str("(every configuration of the matrix is valid)\n");
+        }
+        let name = format!("invalid_configs{}", words.suffix());
+        failed.extend(check_snapshot!(&name, &invalid));
     }
-    failed.extend(check_snapshot!("invalid_configs", &invalid));
     assert!(
         failed.is_empty(),
         "{} problems in the matrix of {} configurations:\n{}",

@@ -2,12 +2,12 @@
 //! printed IR of a few HotSort kernels (a generator change shows as a text
 //! diff), and every catalogue kernel's counters on the `h200` preset.
 
-use kernels_ir::kernels::hotsort::{self, HotSortConfig, Layout, MergeExchange};
 use kernels_ir::printer::print_kernel;
 use kernels_ir::{Dim3, Kernel, ParamType, ParamValue, verify_kernel};
 use sim::{Gpu, GpuConfig, RunOptions};
 use simsort::experiment::SortOptions;
 use simsort::experiment::sort::{hotsort_config, machine_config};
+use sorts::hotsort::{self, HotSortConfig, Layout, MergeExchange};
 
 use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 

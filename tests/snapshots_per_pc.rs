@@ -5,10 +5,10 @@
 //! simulator splits them over instructions (what the replay's IR listing
 //! and per-line stall columns show), under both scheduler policies.
 
-use kernels_ir::kernels::hotsort;
 use sim::{Gpu, KernelStats, RunOptions, STALL_METRICS};
 use simsort::experiment::SortOptions;
 use simsort::experiment::sort::{hotsort_config, machine_config};
+use sorts::hotsort;
 
 use crate::snapshots_hotsort::check_snapshot;
 

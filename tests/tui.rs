@@ -140,7 +140,7 @@ fn the_interactive_ui_runs_in_tmux_resizes_and_restores_the_terminal() {
 /// block 0 at `level`; checks the sort and returns `out`.
 fn record_hotsort_on<W: std::io::Write>(
     cfg: sim::GpuConfig,
-    hs: &kernels_ir::kernels::hotsort::HotSortConfig,
+    hs: &sorts::hotsort::HotSortConfig,
     level: traces::TraceLevel,
     keys: &[u32],
     out: W,
@@ -156,12 +156,19 @@ fn record_hotsort_on<W: std::io::Write>(
         focus,
         ..TraceOptions::default()
     };
-    let header = TraceHeader::new(options).with_config(&cfg).unwrap();
+    let hotsort = sorts::hotsort::HotSort::new::<std::convert::Infallible>(hs).unwrap();
+    let mut header = TraceHeader::new(options).with_config(&cfg).unwrap();
+    header.kernels = hotsort
+        .marked_kernels()
+        .into_iter()
+        .map(|(k, marks)| simsort::experiment::trace::kernel_source(k, marks))
+        .collect();
+    let names = header.kernels.iter().map(|k| k.name.clone()).collect();
     let writer = TraceWriter::new(out, &header).unwrap();
     let mut gpu = sim::Gpu::new(cfg, sim::RunOptions::default()).unwrap();
-    let mut recorder = sim::Recorder::new(writer, Vec::new());
-    let mut dev = sim::TracedGpu::new(&mut gpu, Some(&mut recorder));
-    let run = kernels_ir::kernels::hotsort::sort(&mut dev, hs, keys).unwrap();
+    let mut recorder = sim::Recorder::new(writer, names);
+    let mut dev = sim::traced(&mut gpu, Some(&mut recorder));
+    let run = hotsort.sort(&mut dev, keys).unwrap();
     let mut want = keys.to_vec();
     want.sort_unstable();
     assert_eq!(run.sorted, want);
@@ -171,7 +178,7 @@ fn record_hotsort_on<W: std::io::Write>(
 /// Records a HotSort run on the `tiny` machine (warps of 8, slabs of 8x4,
 /// blocks of 2 slabs) focused on block 0, and returns the trace's bytes.
 fn record_hotsort(keys: &[u32]) -> Vec<u8> {
-    use kernels_ir::kernels::hotsort::HotSortConfig;
+    use sorts::hotsort::HotSortConfig;
     let hs = HotSortConfig {
         block_slabs: 2,
         ..HotSortConfig::new(8, 4)
@@ -187,7 +194,7 @@ fn record_hotsort(keys: &[u32]) -> Vec<u8> {
 #[test]
 #[ignore = "slow: simulates and traces a 1M-key sort"]
 fn a_million_key_trace_with_focus_and_counters_only_is_under_200_mb() {
-    use kernels_ir::kernels::hotsort::HotSortConfig;
+    use sorts::hotsort::HotSortConfig;
     let dir = scratch("million");
     let path = dir.join("run.trace");
     let keys: Vec<u32> = (0..1u32 << 20)
@@ -231,12 +238,27 @@ fn a_real_simulator_trace_of_hotsort_replays_with_its_merges() {
         !d.regs[0].is_empty(),
         "the focused warp's registers are recorded"
     );
-    // Without stage marks, stages are the shuffle-xor mask changes.
+    // The stages are named by the generator's marks, and the slab panel
+    // shows the generator's key registers.
     let stages = app.stage_starts();
-    assert!(stages.len() >= 3, "{stages:?}");
+    let labels: Vec<&str> = stages.iter().map(|s| s.1.as_str()).collect();
+    for want in [
+        "lane sort",
+        "flip f=2",
+        "half m=1",
+        "lane merge",
+        "block flip g=2",
+    ] {
+        assert!(labels.contains(&want), "{want}: {labels:?}");
+    }
+    assert_eq!(app.replay.kernel().source.slab_regs.len(), 4);
     app.apply(Action::NextStage);
-    assert!(app.current_stage().is_some_and(|s| s.starts_with("xor")));
-    // The slab panel shows the lane pairs of the exchange.
+    app.apply(Action::NextStage);
+    assert!(app.current_stage().is_some_and(|s| s.starts_with("flip")));
+    // The stage opens with the lane-pivot test, then the shuffles: the
+    // slab panel shows the lane pairs of the exchange.
+    app.apply(Action::StepInst);
+    app.apply(Action::StepInst);
     let screen = tui::screen(&app, 80, 24);
     assert!(screen.contains("slab · block 0 warp 0"), "{screen}");
     assert!(screen.contains('→') && screen.contains('←'), "{screen}");

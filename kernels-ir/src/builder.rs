@@ -118,6 +118,11 @@ impl KernelBuilder {
         label
     }
 
+    /// The pc the next instruction will have.
+    pub fn next_pc(&self) -> u32 {
+        self.kernel.insts.len() as u32
+    }
+
     /// Places `label` before the next instruction.
     pub fn bind(&mut self, label: Label) {
         self.kernel.labels[label.index()].pos = self.kernel.insts.len() as u32;

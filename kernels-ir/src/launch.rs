@@ -119,3 +119,59 @@ pub trait Device {
             .collect())
     }
 }
+
+/// What a [`Hooked`] device does for each launch in place of its inner
+/// device's plain launch: the one way to add behaviour around launches
+/// (tracing, progress) without forwarding a device's memory operations by
+/// hand.
+pub trait LaunchHook<D: Device> {
+    /// Runs `kernel` on `dev`, doing whatever the hook adds.
+    fn launch(
+        &mut self,
+        dev: &mut D,
+        kernel: &crate::VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+    ) -> Result<D::Stats, D::Error>;
+}
+
+/// A device that forwards memory operations to `dev` and launches through
+/// `hook` (the only forwarding [`Device`] implementation).
+pub struct Hooked<'d, D, H> {
+    /// The device that does the work.
+    pub dev: &'d mut D,
+    /// What happens around each launch.
+    pub hook: H,
+}
+
+impl<D: Device, H: LaunchHook<D>> Device for Hooked<'_, D, H> {
+    type Stats = D::Stats;
+    type Error = D::Error;
+
+    fn warp_size(&self) -> u32 {
+        self.dev.warp_size()
+    }
+
+    fn alloc(&mut self, bytes: u64) -> u64 {
+        self.dev.alloc(bytes)
+    }
+
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), D::Error> {
+        self.dev.write_bytes(addr, data)
+    }
+
+    fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, D::Error> {
+        self.dev.read_bytes(addr, len)
+    }
+
+    fn launch(
+        &mut self,
+        kernel: &crate::VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+    ) -> Result<D::Stats, D::Error> {
+        self.hook.launch(self.dev, kernel, grid, block, params)
+    }
+}

@@ -27,7 +27,7 @@ pub use builder::KernelBuilder;
 pub use entities::{Label, Param, Reg, RegClass};
 pub use inst::{Address, Guard, Inst, InstData, Operand, RegList, Special};
 pub use kernel::{Kernel, LabelData, ParamData, ParamType, RegCounts};
-pub use launch::{Device, Dim3, ParamValue};
+pub use launch::{Device, Dim3, Hooked, LaunchHook, ParamValue};
 pub use opcode::{Cmp, Format, Opcode, ShflMode, Space};
 pub use parser::{ParseErrors, SourceMap, parse_kernel};
 pub use printer::print_kernel;

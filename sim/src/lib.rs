@@ -135,7 +135,7 @@ pub use options::RunOptions;
 pub use stats::{KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls};
 pub use time::Cycle;
 pub use trace::{Recorder, TraceSink, VecSink};
-pub use traced::TracedGpu;
+pub use traced::{TraceHook, TracedGpu, traced};
 
 /// The statistics of a launch (the name the architecture notes use).
 pub type Stats = KernelStats;

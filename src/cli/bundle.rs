@@ -16,8 +16,9 @@ use sim::{Gpu, KernelStats, RunOptions};
 use simsort::calib::bundle::Bundle;
 use simsort::calib::recorder::{DryDevice, Event, Recorder};
 use simsort::experiment::report::KernelRow;
-use simsort::experiment::sort::{config_json, prepare};
-use simsort::experiment::{check_sorted, generate_u32};
+use simsort::experiment::check_sorted;
+use simsort::experiment::sort::{Input, Prepared, config_json, input, prepare};
+use sorts::Key;
 
 use super::run::RunArgs;
 use super::sort::SortArgs;
@@ -111,7 +112,7 @@ impl Recorded {
 }
 
 /// Records a sort: simulated unless `simulate` is false (then on no
-/// device: HotSort's schedule depends only on the key count). The sort's
+/// device: the sorts' schedules depend only on the key count). The sort's
 /// last read is its result; the record checks it against the reference
 /// sort, and keeps no other read.
 pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure> {
@@ -120,35 +121,45 @@ pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure>
         status: e.exit_status(),
         message: e.to_string(),
     })?;
-    let input = generate_u32(opts.dist, opts.keys as usize, opts.seed);
-    let mut expected = input.clone();
+    match input(&opts) {
+        Input::U32(keys) => record_keys(&prepared, &keys, simulate),
+        Input::U64(keys) => record_keys(&prepared, &keys, simulate),
+    }
+}
+
+fn record_keys<K: Key>(prepared: &Prepared, input: &[K], simulate: bool) -> Result<Recorded, Failure> {
+    let mut expected = input.to_vec();
     expected.sort_unstable();
     let fail = |e: String| Failure::run(e);
-    let config = config_json(&opts, &prepared.gpu);
+    let config = config_json(&prepared.opts, &prepared.gpu);
     let (kernels, mut events, rows) = if simulate {
         let gpu = Gpu::new(prepared.gpu.clone(), RunOptions::default())
             .map_err(|e| Failure::input(e.to_string()))?;
         let mut rec = Recorder::new(gpu);
         let run = prepared
-            .hotsort
-            .sort(&mut rec, &input)
+            .sorter
+            .sort(&mut rec, input)
             .map_err(|e| fail(e.to_string()))?;
-        check_sorted(&input, &run.sorted).map_err(|e| fail(e.to_string()))?;
+        check_sorted(input, &run.sorted).map_err(|e| fail(e.to_string()))?;
         let (k, e, stats) = rec.into_events();
         let names = launch_names(&k, &e);
         (k, e, Some(rows(&names, stats)))
     } else {
         let mut rec = Recorder::new(DryDevice::new(prepared.gpu.warp_size));
         prepared
-            .hotsort
-            .sort(&mut rec, &input)
+            .sorter
+            .sort(&mut rec, input)
             .map_err(|e| fail(e.to_string()))?;
         let (k, e, _) = rec.into_events();
         (k, e, None)
     };
     // The simulated run was checked against the reference sort; a dry run
     // read zeros: either way the result must hold the reference sort.
-    let expected_bytes: Vec<u8> = expected.iter().flat_map(|k| k.to_le_bytes()).collect();
+    let width = (K::BITS / 8) as usize;
+    let expected_bytes: Vec<u8> = expected
+        .iter()
+        .flat_map(|&k| Into::<u64>::into(k).to_le_bytes().into_iter().take(width))
+        .collect();
     let last = events.iter().rposition(|e| matches!(e, Event::Read { .. }));
     match last.map(|i| &mut events[i]) {
         Some(Event::Read { data, .. }) if data.len() == expected_bytes.len() => {

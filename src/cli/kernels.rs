@@ -5,15 +5,15 @@ use std::io::Write;
 
 use clap::Args;
 use kernels_ir::Kernel;
-use kernels_ir::kernels::hotsort;
 use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::SortOptions;
-use simsort::experiment::sort::{hotsort_config, machine_config};
+use simsort::experiment::sort::algo_kernels;
+use sorts::hotsort;
 
-use super::sort::{LayoutArg, MergeArg};
 use super::{Failure, output_error};
+use simsort::experiment::options::{LayoutArg, MergeArg};
 
 /// Arguments of `simsort kernels`.
 #[derive(Debug, Args)]
@@ -77,13 +77,7 @@ impl BuildArgs {
             status: e.exit_status(),
             message: format!("error: {e}"),
         };
-        let gpu = machine_config(&opts).map_err(invalid)?;
-        let cfg = hotsort_config(&opts, &gpu).map_err(invalid)?;
-        let title = format!(
-            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={}",
-            cfg.warp, cfg.slab_height, cfg.block_slabs, cfg.layout, cfg.merge
-        );
-        Ok((title, hotsort::generate(&cfg)))
+        algo_kernels(&opts).map_err(invalid)
     }
 
     /// The kernel called `name` built with these flags: a HotSort kernel or

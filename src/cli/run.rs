@@ -135,25 +135,9 @@ fn buffer_data(spec: &str) -> Result<Vec<u8>, String> {
 
 /// The machine config: preset, `--warp`, then every override; validated.
 pub(super) fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
-    let mut cfg = GpuConfig::preset(&args.gpu).ok_or_else(|| {
-        let known = GpuConfig::PRESETS.join(", ");
-        Failure::input(format!(
-            "unknown --gpu preset `{}` (known: {known})",
-            args.gpu
-        ))
-    })?;
-    let mut problems = Vec::new();
-    if let Some(w) = args.warp {
-        cfg.warp_size = w;
-    }
-    for (name, value) in &args.machine.0 {
-        if let Err(e) = cfg.set(name, value) {
-            problems.push(e.to_string());
-        }
-    }
-    if let Err(errors) = cfg.validate() {
-        problems.extend(errors.iter().map(ToString::to_string));
-    }
+    let (cfg, problems) =
+        simsort::experiment::machine::assemble(&args.gpu, args.warp, &args.machine.0)
+            .map_err(Failure::input)?;
     if problems.is_empty() {
         Ok(cfg)
     } else {

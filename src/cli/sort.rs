@@ -4,10 +4,10 @@
 use std::io::Write;
 
 use clap::Args;
-use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
+use simsort::experiment::options::SortOptionArgs;
 use simsort::experiment::sort::prepare;
 use simsort::experiment::trace::{TraceSpec, run_recorded};
-use simsort::experiment::{Algo, Distribution, SortOptions, run_sort_with};
+use simsort::experiment::{SortOptions, run_sort_with};
 use std::path::PathBuf;
 use traces::{Focus, TraceLevel, TraceOptions};
 
@@ -15,81 +15,12 @@ use super::machine::MachineOverrides;
 use super::progress::SortBar;
 use super::{Failure, output_error};
 
-/// Shared-memory layout names for the command line.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum LayoutArg {
-    /// No conflict avoidance.
-    Plain,
-    /// One pad word per row of banks (the patent's COLUMN-PAD).
-    Pad,
-    /// XOR-hashed columns.
-    Xor,
-}
-
-impl From<LayoutArg> for Layout {
-    fn from(l: LayoutArg) -> Layout {
-        match l {
-            LayoutArg::Plain => Layout::Plain,
-            LayoutArg::Pad => Layout::Pad,
-            LayoutArg::Xor => Layout::Xor,
-        }
-    }
-}
-
-/// Warp-merge exchange names for the command line.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum MergeArg {
-    /// Shuffle-xor between lanes.
-    Shuffle,
-    /// Through shared memory.
-    Shared,
-}
-
-impl From<MergeArg> for MergeExchange {
-    fn from(m: MergeArg) -> MergeExchange {
-        match m {
-            MergeArg::Shuffle => MergeExchange::Shuffle,
-            MergeArg::Shared => MergeExchange::Shared,
-        }
-    }
-}
-
 /// The sort options of `cli.md`.
 #[derive(Debug, Clone, Args)]
 pub struct SortArgs {
-    /// Sorting algorithm.
-    #[arg(long, value_enum, default_value = "hotsort")]
-    pub algo: Algo,
-    /// Lanes per warp: a power of two, 4..=64.
-    #[arg(long, default_value_t = 32)]
-    pub warp: u32,
-    /// Key registers per lane (the slab height).
-    #[arg(long, default_value_t = 16)]
-    pub slab_height: u32,
-    /// Slabs (warps) per block in the block sort [default: the largest that fits].
-    #[arg(long)]
-    pub block_slabs: Option<u32>,
-    /// Number of keys (any N >= 0).
-    #[arg(long, default_value_t = 65536)]
-    pub keys: u64,
-    /// Key width in bits: 32 or 64.
-    #[arg(long, default_value_t = 32, value_parser = key_bits)]
-    pub key_bits: u32,
-    /// Input key distribution.
-    #[arg(long, value_enum, default_value = "uniform")]
-    pub dist: Distribution,
-    /// Input generator seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Machine preset.
-    #[arg(long, default_value = "h200")]
-    pub gpu: String,
-    /// Shared-memory layout (bank-conflict avoidance).
-    #[arg(long, value_enum, default_value = "pad")]
-    pub smem_layout: LayoutArg,
-    /// How lanes exchange keys in warp merges.
-    #[arg(long, value_enum, default_value = "shuffle")]
-    pub merge: MergeArg,
+    /// The sort options (declared once, in `experiment::options`).
+    #[command(flatten)]
+    pub opts: SortOptionArgs,
     /// Print the report as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -118,32 +49,10 @@ fn parse_level(s: &str) -> Result<TraceLevel, String> {
     s.parse::<TraceLevel>().map_err(|e| e.to_string())
 }
 
-/// Parses `--key-bits`: 32 or 64.
-pub(super) fn key_bits(s: &str) -> Result<u32, String> {
-    match s {
-        "32" => Ok(32),
-        "64" => Ok(64),
-        _ => Err(format!("`{s}` is not a key width: use 32 or 64")),
-    }
-}
-
 impl SortArgs {
     /// The experiment these arguments describe.
     pub fn options(&self) -> SortOptions {
-        SortOptions {
-            algo: self.algo,
-            warp: self.warp,
-            slab_height: self.slab_height,
-            block_slabs: self.block_slabs,
-            keys: self.keys,
-            key_bits: self.key_bits,
-            dist: self.dist,
-            seed: self.seed,
-            gpu: self.gpu.clone(),
-            overrides: self.machine.0.clone(),
-            smem_layout: self.smem_layout.into(),
-            merge: self.merge.into(),
-        }
+        self.opts.options(self.machine.0.clone())
     }
 }
 
@@ -178,7 +87,7 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
         eprintln!(
             "sorted {} keys: verified against the reference sort; simulated {} warp instructions \
              in {:.2} s ({:.1} M warp instructions per host second)",
-            args.keys,
+            args.opts.keys,
             outcome.warp_instructions,
             outcome.host_seconds,
             rate / 1e6

@@ -9,52 +9,23 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use simsort::experiment::options::SweepOptionArgs;
 use simsort::experiment::plot::{Format, plot};
 use simsort::experiment::sweep::{self, RunResult, SweepRun, SweepSpec, axis_value};
 use simsort::experiment::sweep_out::{summary, to_csv, to_json};
-use simsort::experiment::{Algo, Distribution, ExperimentError, SortOptions};
+use simsort::experiment::{ExperimentError, SortOptions};
 
 use super::machine::MachineOverrides;
 use super::progress::sweep_bar;
-use super::sort::{LayoutArg, MergeArg, key_bits};
 use super::{Failure, output_error};
 
 /// The options of `simsort sweep`: the sort options, each a comma list.
 #[derive(Debug, Clone, Args)]
 pub struct SweepArgs {
-    /// Sorting algorithms.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "hotsort")]
-    pub algo: Vec<Algo>,
-    /// Lanes per warp: powers of two, 4..=64 (e.g. 8,16,32,64).
-    #[arg(long, value_delimiter = ',', default_value = "32")]
-    pub warp: Vec<u32>,
-    /// Key registers per lane (e.g. 4,8,16,32).
-    #[arg(long, value_delimiter = ',', default_value = "16")]
-    pub slab_height: Vec<u32>,
-    /// Slabs (warps) per block in the block sort [default: the largest that fits].
-    #[arg(long, value_delimiter = ',')]
-    pub block_slabs: Vec<u32>,
-    /// Numbers of keys.
-    #[arg(long, value_delimiter = ',', default_value = "65536")]
-    pub keys: Vec<u64>,
-    /// Key widths in bits: 32 or 64.
-    #[arg(long, value_delimiter = ',', default_value = "32", value_parser = key_bits)]
-    pub key_bits: Vec<u32>,
-    /// Input key distributions.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "uniform")]
-    pub dist: Vec<Distribution>,
-    /// Input generator seeds.
-    #[arg(long, value_delimiter = ',', default_value = "1")]
-    pub seed: Vec<u64>,
-    /// Machine presets.
-    #[arg(long, value_delimiter = ',', default_value = "h200")]
-    pub gpu: Vec<String>,
-    /// Shared-memory layouts (bank-conflict avoidance).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "pad")]
-    pub smem_layout: Vec<LayoutArg>,
-    /// How lanes exchange keys in warp merges.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "shuffle")]
-    pub merge: Vec<MergeArg>,
+    /// The sort options, each a comma list (declared once, in
+    /// `experiment::options`).
+    #[command(flatten)]
+    pub opts: SweepOptionArgs,
     /// Write the results as FILE.csv and FILE.json (a .csv or .json ending
     /// is replaced).
     #[arg(long, value_name = "FILE")]
@@ -79,32 +50,7 @@ pub struct SweepArgs {
 impl SweepArgs {
     /// The lists as a sweep specification.
     pub fn spec(&self) -> SweepSpec {
-        SweepSpec {
-            gpu: self.gpu.clone(),
-            overrides: self
-                .machine
-                .0
-                .iter()
-                .map(|(field, values)| {
-                    let list = values.split(',').map(|v| v.trim().to_string()).collect();
-                    (field.clone(), list)
-                })
-                .collect(),
-            algo: self.algo.clone(),
-            keys: self.keys.clone(),
-            key_bits: self.key_bits.clone(),
-            dist: self.dist.clone(),
-            seed: self.seed.clone(),
-            merge: self.merge.iter().map(|&m| m.into()).collect(),
-            smem_layout: self.smem_layout.iter().map(|&l| l.into()).collect(),
-            warp: self.warp.clone(),
-            slab_height: self.slab_height.clone(),
-            block_slabs: if self.block_slabs.is_empty() {
-                vec![None]
-            } else {
-                self.block_slabs.iter().map(|&b| Some(b)).collect()
-            },
-        }
+        self.opts.spec(&self.machine.0)
     }
 
     /// The CSV and JSON paths of `--out`.

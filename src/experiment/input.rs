@@ -82,6 +82,22 @@ pub fn generate_u32(dist: Distribution, n: usize, seed: u64) -> Vec<u32> {
     }
 }
 
+/// `n` 64-bit keys of distribution `dist`: the high words are
+/// [`generate_u32`]'s keys; the low words are a second uniform stream for
+/// `uniform`, and otherwise a bijection of the high word (so sorted stays
+/// sorted, reverse reversed, few-unique has 16 values, all-equal one).
+pub fn generate_u64(dist: Distribution, n: usize, seed: u64) -> Vec<u64> {
+    let hi = generate_u32(dist, n, seed);
+    let lo = match dist {
+        Distribution::Uniform => generate_u32(dist, n, seed ^ 0x6A09_E667_F3BC_C909),
+        _ => hi.iter().map(|&h| spread(u64::from(h))).collect(),
+    };
+    hi.iter()
+        .zip(&lo)
+        .map(|(&h, &l)| (u64::from(h) << 32) | u64::from(l))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +134,15 @@ mod tests {
         let top = zipf.iter().filter(|&&k| k == spread(1)).count();
         assert!(top > n / 20, "rank 1 should dominate, got {top} of {n}");
         assert_eq!(generate_u32(Distribution::Uniform, 0, 3), Vec::<u32>::new());
+        let sorted = generate_u64(Distribution::Sorted, n, 3);
+        assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
+        let reverse = generate_u64(Distribution::Reverse, n, 3);
+        assert!(reverse.windows(2).all(|w| w[0] >= w[1]));
+        let mut few = generate_u64(Distribution::FewUnique, n, 3);
+        few.sort_unstable();
+        few.dedup();
+        assert!(few.len() <= 16);
+        let uniform = generate_u64(Distribution::Uniform, n, 3);
+        assert!(uniform.iter().any(|&k| (k >> 32) as u32 != k as u32));
     }
 }

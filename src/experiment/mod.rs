@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod input;
+pub mod machine;
+pub mod options;
 pub mod plan;
 pub mod plot;
 pub mod report;
@@ -12,7 +14,7 @@ pub mod sweep_out;
 pub mod trace;
 
 pub use check::{CheckError, check_sorted};
-pub use input::{Distribution, generate_u32};
+pub use input::{Distribution, generate_u32, generate_u64};
 pub use plan::{PlannedLaunch, Progress};
 pub use report::{KernelRow, Report, TotalRow, aggregate};
 pub use sort::{

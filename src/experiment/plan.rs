@@ -1,5 +1,5 @@
-//! The launches of a sort before it runs. The HotSort host schedule depends
-//! only on the key count and the configuration, never on key values, so a
+//! The launches of a sort before it runs. A host schedule (HotSort's)
+//! depends only on the key count and the configuration, never on key values, so a
 //! dry run on a device that executes nothing lists every launch. That list
 //! lets a sort be checked against the machine up front (every kernel's block
 //! must fit one SM: threads, registers, shared memory) and gives the
@@ -7,9 +7,11 @@
 
 use std::convert::Infallible;
 
-use kernels_ir::kernels::hotsort::{HotSort, SortError};
-use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel};
+use kernels_ir::{Device, Dim3, LaunchHook, ParamValue, VerifiedKernel};
 use sim::Gpu;
+use sorts::SortError;
+
+use super::sort::Sorter;
 
 /// One launch the sort will make.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,9 +86,14 @@ impl Device for PlanDevice<'_> {
     }
 }
 
-/// Every launch sorting `keys` keys with `hotsort` on `gpu` will make, or
-/// every reason a launch would be refused.
-pub fn plan(hotsort: &HotSort, gpu: &Gpu, keys: usize) -> Result<Vec<PlannedLaunch>, Vec<String>> {
+/// Every launch sorting `keys` keys of `key_bits` bits with `sorter` on
+/// `gpu` will make, or every reason a launch would be refused.
+pub fn plan(
+    sorter: &Sorter,
+    gpu: &Gpu,
+    keys: usize,
+    key_bits: u32,
+) -> Result<Vec<PlannedLaunch>, Vec<String>> {
     let mut dev = PlanDevice {
         gpu,
         next_addr: 0,
@@ -94,16 +101,20 @@ pub fn plan(hotsort: &HotSort, gpu: &Gpu, keys: usize) -> Result<Vec<PlannedLaun
         problems: Vec::new(),
         checked: Vec::new(),
     };
-    let run = match hotsort.sort(&mut dev, &vec![0u32; keys]) {
-        Ok(run) => run,
+    let launches = if key_bits == 64 {
+        sorter.sort(&mut dev, &vec![0u64; keys]).map(|r| r.launches)
+    } else {
+        sorter.sort(&mut dev, &vec![0u32; keys]).map(|r| r.launches)
+    };
+    let launches = match launches {
+        Ok(launches) => launches,
         Err(SortError::Device(never)) => match never {},
         Err(other) => return Err(vec![other.to_string()]),
     };
     if !dev.problems.is_empty() {
         return Err(dev.problems);
     }
-    Ok(run
-        .launches
+    Ok(launches
         .iter()
         .zip(&dev.launches)
         .map(|(l, &(grid, block, work))| PlannedLaunch {
@@ -130,18 +141,16 @@ pub struct Progress {
     pub work: u64,
 }
 
-/// A device that forwards to the simulator (tracing when its
-/// [`sim::TracedGpu`] has a sink) and reports progress against a plan
-/// before each launch.
-pub(crate) struct ProgressDevice<'a, 's> {
-    pub(crate) dev: sim::TracedGpu<'a, 's>,
+/// The launch hook that reports progress against a plan before each launch
+/// (around a [`sim::TracedGpu`], so a run can trace too).
+pub(crate) struct ProgressHook<'a> {
     pub(crate) plan: &'a [PlannedLaunch],
     pub(crate) report: &'a mut dyn FnMut(Progress),
     pub(crate) done: usize,
     pub(crate) work_done: u64,
 }
 
-impl ProgressDevice<'_, '_> {
+impl ProgressHook<'_> {
     fn progress(&self) -> Progress {
         Progress {
             kernel: self.plan.get(self.done).map(|l| l.name),
@@ -159,36 +168,18 @@ impl ProgressDevice<'_, '_> {
     }
 }
 
-impl Device for ProgressDevice<'_, '_> {
-    type Stats = sim::KernelStats;
-    type Error = sim::SimError;
-
-    fn warp_size(&self) -> u32 {
-        self.dev.warp_size()
-    }
-
-    fn alloc(&mut self, bytes: u64) -> u64 {
-        self.dev.alloc(bytes)
-    }
-
-    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), sim::SimError> {
-        self.dev.write_bytes(addr, data)
-    }
-
-    fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, sim::SimError> {
-        self.dev.read_bytes(addr, len)
-    }
-
+impl<D: Device> LaunchHook<D> for ProgressHook<'_> {
     fn launch(
         &mut self,
+        dev: &mut D,
         kernel: &VerifiedKernel,
         grid: Dim3,
         block: Dim3,
         params: &[ParamValue],
-    ) -> Result<sim::KernelStats, sim::SimError> {
+    ) -> Result<D::Stats, D::Error> {
         let p = self.progress();
         (self.report)(p);
-        let stats = self.dev.launch(kernel, grid, block, params)?;
+        let stats = dev.launch(kernel, grid, block, params)?;
         self.work_done += self.plan.get(self.done).map_or(0, |l| l.work);
         self.done += 1;
         Ok(stats)
@@ -198,8 +189,8 @@ impl Device for ProgressDevice<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels_ir::kernels::hotsort::HotSortConfig;
     use sim::{GpuConfig, RunOptions};
+    use sorts::hotsort::{HotSort, HotSortConfig};
 
     fn tiny_gpu() -> Gpu {
         Gpu::new(GpuConfig::tiny(), RunOptions::default()).unwrap()
@@ -215,7 +206,8 @@ mod tests {
         };
         let hs = HotSort::new::<Infallible>(&cfg).unwrap();
         let mut gpu = tiny_gpu();
-        let planned = plan(&hs, &gpu, 1000).unwrap();
+        let sorter = Sorter::Hotsort(HotSort::new::<Infallible>(&cfg).unwrap());
+        let planned = plan(&sorter, &gpu, 1000, 32).unwrap();
         let keys: Vec<u32> = (0..1000u32).rev().collect();
         let run = hs.sort(&mut gpu, &keys).unwrap();
         let real: Vec<_> = run
@@ -238,7 +230,7 @@ mod tests {
             ..HotSortConfig::new(8, 16)
         };
         let hs = HotSort::new::<Infallible>(&cfg).unwrap();
-        let problems = plan(&hs, &tiny_gpu(), 5000).unwrap_err();
+        let problems = plan(&Sorter::Hotsort(hs), &tiny_gpu(), 5000, 32).unwrap_err();
         assert!(problems.iter().any(|p| p.contains("`bs`")), "{problems:?}");
         let bs = problems.iter().filter(|p| p.contains("`bs`")).count();
         assert_eq!(bs, 1, "{problems:?}");

@@ -14,6 +14,7 @@ use plotters::coord::types::RangedCoordusize;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::options::label;
 use super::sweep::{Axis, RunResult, SweepRun, axis_value};
 use super::sweep_out::per_key;
 
@@ -117,17 +118,6 @@ struct Point {
 /// The axes the picture is laid out by; the others either vary (a row per
 /// combination) or are fixed (the title).
 const DRAWN: &[&str] = &["warp", "slab_height", "smem_layout"];
-
-/// Short labels for axes in titles.
-fn label(name: &str) -> String {
-    match name {
-        "smem_layout" => "layout".into(),
-        "slab_height" => "slab height".into(),
-        "key_bits" => "key bits".into(),
-        "block_slabs" => "block slabs".into(),
-        other => other.replace('_', " "),
-    }
-}
 
 /// The title: what the sweep held fixed.
 fn title(axes: &[Axis]) -> String {
@@ -519,7 +509,7 @@ mod tests {
     #[test]
     fn a_sweep_plots_every_layout_with_labelled_axes_and_a_legend() {
         use crate::experiment::sweep::{SweepSpec, check, run};
-        use kernels_ir::kernels::hotsort::Layout;
+        use sorts::hotsort::Layout;
         let spec = SweepSpec {
             gpu: vec!["tiny".into()],
             keys: vec![256],

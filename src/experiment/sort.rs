@@ -1,17 +1,21 @@
 //! One sort experiment: build the machine and the kernels from the options,
-//! generate the input, run the HotSort schedule on the simulated GPU, check
-//! the output against a reference sort, and report.
+//! generate the input, run the selected algorithm (any [`sorts::Algorithm`])
+//! on the simulated GPU, check the output against a reference sort, and
+//! report. Nothing here names an algorithm but [`Algo`] and [`Sorter`], the
+//! one place `--algo` values map to implementations.
 
 use std::time::Instant;
 
-use kernels_ir::kernels::hotsort::layout::SmemLayout;
-use kernels_ir::kernels::hotsort::{HotSort, HotSortConfig, Layout, MergeExchange, SortError};
+use kernels_ir::{Device, Hooked, Kernel};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
+use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
+use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
 use super::check::{CheckError, check_sorted};
-use super::input::{Distribution, generate_u32};
-use super::plan::{PlannedLaunch, Progress, ProgressDevice, plan};
+use super::input::{Distribution, generate_u32, generate_u64};
+pub use super::options::SortOptions;
+use super::plan::{PlannedLaunch, Progress, ProgressHook, plan};
 use super::report::{Report, aggregate};
 
 /// The sorting algorithm (`--algo`).
@@ -22,61 +26,82 @@ pub enum Algo {
     Hotsort,
 }
 
-/// Everything that defines one sort experiment (`cli.md`, sort options).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SortOptions {
-    /// The algorithm.
-    pub algo: Algo,
-    /// Lanes per warp.
-    pub warp: u32,
-    /// Key registers per lane.
-    pub slab_height: u32,
-    /// Slabs per block in the block sort; `None`: the largest that fits.
-    pub block_slabs: Option<u32>,
-    /// Number of keys.
-    pub keys: u64,
-    /// Key width in bits.
-    pub key_bits: u32,
-    /// Input distribution.
-    pub dist: Distribution,
-    /// Input generator seed.
-    pub seed: u64,
-    /// Machine preset name.
-    pub gpu: String,
-    /// Machine config fields overridden by name (`--sms 8` is `num_sms = 8`).
-    pub overrides: Vec<(String, String)>,
-    /// Shared-memory layout.
-    #[serde(serialize_with = "serialize_layout")]
-    pub smem_layout: Layout,
-    /// Warp-merge exchange.
-    #[serde(serialize_with = "serialize_merge")]
-    pub merge: MergeExchange,
-}
-
-fn serialize_layout<S: serde::Serializer>(l: &Layout, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(l.name())
-}
-
-fn serialize_merge<S: serde::Serializer>(m: &MergeExchange, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(m.name())
-}
-
-impl Default for SortOptions {
-    fn default() -> SortOptions {
-        SortOptions {
-            algo: Algo::Hotsort,
-            warp: 32,
-            slab_height: 16,
-            block_slabs: None,
-            keys: 65536,
-            key_bits: 32,
-            dist: Distribution::Uniform,
-            seed: 1,
-            gpu: "h200".to_string(),
-            overrides: Vec::new(),
-            smem_layout: Layout::Pad,
-            merge: MergeExchange::Shuffle,
+impl Algo {
+    /// The name `--algo` takes (the algorithm's [`Algorithm::NAME`]).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Algo::Hotsort => HotSort::NAME,
         }
+    }
+}
+
+/// An algorithm as the experiment layer runs it: the [`Algorithm`] and the
+/// options it takes from a [`SortOptions`].
+pub trait Selected: Algorithm {
+    /// The algorithm's options in `opts`.
+    fn options(opts: &SortOptions) -> Self::Options;
+    /// The verified algorithm as a [`Sorter`].
+    fn into_sorter(self) -> Sorter;
+}
+
+impl Selected for HotSort {
+    fn options(opts: &SortOptions) -> HotSortOptions {
+        HotSortOptions {
+            warp: opts.warp,
+            slab_height: opts.slab_height,
+            block_slabs: opts.block_slabs,
+            layout: opts.smem_layout,
+            merge: opts.merge,
+            key_bits: opts.word_bits(),
+        }
+    }
+
+    fn into_sorter(self) -> Sorter {
+        Sorter::Hotsort(self)
+    }
+}
+
+/// A verified algorithm, ready to sort on any device.
+pub enum Sorter {
+    /// HotSort.
+    Hotsort(HotSort),
+}
+
+/// Runs `$body` with `$a` bound to the algorithm of `$sorter` (every
+/// variant of [`Sorter`]).
+macro_rules! with_sorter {
+    ($sorter:expr, $a:ident => $body:expr) => {
+        match $sorter {
+            Sorter::Hotsort($a) => $body,
+        }
+    };
+}
+
+/// Runs `$body` with `$A` the algorithm type `$algo` selects.
+macro_rules! with_algo {
+    ($algo:expr, $A:ident => $body:expr) => {
+        match $algo {
+            Algo::Hotsort => {
+                type $A = HotSort;
+                $body
+            }
+        }
+    };
+}
+
+impl Sorter {
+    /// Sorts `keys` on `dev`.
+    pub fn sort<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
+        with_sorter!(self, a => a.sort(dev, keys))
+    }
+
+    /// Every verified kernel with its generator's marks, in launch order.
+    pub fn marked_kernels(&self) -> Vec<(&kernels_ir::VerifiedKernel, &sorts::KernelMarks)> {
+        with_sorter!(self, a => a.marked_kernels())
     }
 }
 
@@ -119,6 +144,15 @@ pub struct Outcome {
     pub warp_instructions: u64,
 }
 
+impl SortOptions {
+    /// The bits of one word the sort moves: the key width, or 64 for a
+    /// 32-bit key with its 32-bit value (the pair sorts as one word, key in
+    /// the high half, so the value moves with every exchange).
+    pub fn word_bits(&self) -> u32 {
+        if self.values { 64 } else { self.key_bits }
+    }
+}
+
 /// The machine config the options describe: the preset, then `--warp`, then
 /// every override; validated, with every violation listed.
 pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> {
@@ -135,71 +169,48 @@ pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> 
 fn machine_config_unchecked(
     opts: &SortOptions,
 ) -> Result<(GpuConfig, Vec<String>), ExperimentError> {
-    let mut problems = Vec::new();
-    let mut cfg = GpuConfig::preset(&opts.gpu).ok_or_else(|| {
-        ExperimentError::Invalid(vec![format!(
-            "unknown --gpu preset `{}` (known: {})",
-            opts.gpu,
-            GpuConfig::PRESETS.join(", ")
-        )])
-    })?;
-    cfg.warp_size = opts.warp;
-    for (name, value) in &opts.overrides {
-        if let Err(e) = cfg.set(name, value) {
-            problems.push(e.to_string());
-        }
-    }
-    if let Err(errors) = cfg.validate() {
-        problems.extend(errors.iter().map(ToString::to_string));
-    }
-    Ok((cfg, problems))
+    super::machine::assemble(&opts.gpu, Some(opts.warp), &opts.overrides)
+        .map_err(|e| ExperimentError::Invalid(vec![e]))
 }
 
-/// The HotSort config the options describe on machine `gpu`: shared memory
-/// is bounded by the machine's per-block limit, and without `--block-slabs`
-/// the block is the largest (from HotSort's default down) that fits the
-/// machine's threads and shared memory per block and warps per SM.
+/// The limits of `gpu` an algorithm's options are checked against.
+pub fn limits(gpu: &GpuConfig) -> Limits {
+    Limits {
+        warp_size: gpu.warp_size,
+        smem_banks: gpu.smem_banks,
+        smem_bytes_per_block: gpu.smem_bytes_per_block,
+        max_threads_per_block: gpu.max_threads_per_block,
+        max_warps_per_sm: gpu.max_warps_per_sm,
+        regs_per_sm: gpu.regs_per_sm,
+        reg_alloc_unit: gpu.reg_alloc_unit,
+    }
+}
+
+/// The configuration of algorithm `A` the options describe on machine `gpu`.
+pub fn algo_config<A: Selected>(
+    opts: &SortOptions,
+    gpu: &GpuConfig,
+) -> Result<A::Config, ExperimentError> {
+    A::configure(&A::options(opts), &limits(gpu)).map_err(ExperimentError::Invalid)
+}
+
+/// The HotSort config the options describe on machine `gpu` (see
+/// [`sorts::hotsort::configure`]).
 pub fn hotsort_config(
     opts: &SortOptions,
     gpu: &GpuConfig,
 ) -> Result<HotSortConfig, ExperimentError> {
-    let mut cfg = HotSortConfig::new(opts.warp, opts.slab_height);
-    cfg.banks = gpu.smem_banks;
-    cfg.smem_bytes_max = gpu.smem_bytes_per_block;
-    cfg.layout = opts.smem_layout;
-    cfg.merge = opts.merge;
-    cfg.key_bits = opts.key_bits;
-    match opts.block_slabs {
-        Some(slabs) => cfg.block_slabs = slabs,
-        None => {
-            let fits = |c: &HotSortConfig| {
-                let threads = u64::from(c.warp) * u64::from(c.block_slabs);
-                threads <= u64::from(gpu.max_threads_per_block)
-                    && threads.div_ceil(u64::from(gpu.warp_size.max(1)))
-                        <= u64::from(gpu.max_warps_per_sm)
-                    && SmemLayout::new(c).block_bytes(c.block_slabs) <= u64::from(c.smem_bytes_max)
-            };
-            while cfg.block_slabs > 1 && !fits(&cfg) {
-                cfg.block_slabs /= 2;
-            }
-        }
-    }
-    let mut problems: Vec<String> = match cfg.validate() {
-        Ok(()) => Vec::new(),
-        Err(errors) => errors.iter().map(ToString::to_string).collect(),
-    };
-    let threads = u64::from(cfg.warp) * u64::from(cfg.block_slabs);
-    if threads > u64::from(gpu.max_threads_per_block) {
-        problems.push(format!(
-            "a block of {} slabs of {} lanes is {threads} threads, over the machine's {} per block",
-            cfg.block_slabs, cfg.warp, gpu.max_threads_per_block
-        ));
-    }
-    if problems.is_empty() {
-        Ok(cfg)
-    } else {
-        Err(ExperimentError::Invalid(problems))
-    }
+    algo_config::<HotSort>(opts, gpu)
+}
+
+/// The selected algorithm's kernels for these options (unverified, in launch
+/// order) with a one-line title: what `simsort kernels` lists.
+pub fn algo_kernels(opts: &SortOptions) -> Result<(String, Vec<Kernel>), ExperimentError> {
+    let gpu = machine_config(opts)?;
+    with_algo!(opts.algo, A => {
+        let cfg = algo_config::<A>(opts, &gpu)?;
+        Ok((A::describe(&cfg), A::generate(&cfg)))
+    })
 }
 
 /// The report's `config` object: every machine field, then the sort options.
@@ -217,6 +228,34 @@ pub fn config_json(
     map
 }
 
+/// The keys an experiment sorts: 32-bit keys, or 64-bit words (64-bit
+/// keys, or a 32-bit key in the high half over its 32-bit value).
+pub enum Input {
+    /// 32-bit keys.
+    U32(Vec<u32>),
+    /// 64-bit keys or key-value pairs.
+    U64(Vec<u64>),
+}
+
+/// The input the options describe (distribution, count, seed, key type).
+pub fn input(opts: &SortOptions) -> Input {
+    let (n, seed) = (opts.keys as usize, opts.seed);
+    if opts.values {
+        let keys = generate_u32(opts.dist, n, seed);
+        let values = generate_u32(Distribution::Uniform, n, seed ^ 0xB7E1_5162_8AED_2A6A);
+        Input::U64(
+            keys.iter()
+                .zip(&values)
+                .map(|(&k, &v)| (u64::from(k) << 32) | u64::from(v))
+                .collect(),
+        )
+    } else if opts.key_bits == 64 {
+        Input::U64(generate_u64(opts.dist, n, seed))
+    } else {
+        Input::U32(generate_u32(opts.dist, n, seed))
+    }
+}
+
 /// An experiment checked against the machine and ready to run: the
 /// machine, the verified kernels and every launch the sort will make.
 pub struct Prepared {
@@ -224,8 +263,8 @@ pub struct Prepared {
     pub opts: SortOptions,
     /// The machine.
     pub gpu: GpuConfig,
-    /// The verified HotSort kernels.
-    pub hotsort: HotSort,
+    /// The verified algorithm.
+    pub sorter: Sorter,
     /// Every launch, in order.
     pub plan: Vec<PlannedLaunch>,
 }
@@ -235,8 +274,13 @@ pub struct Prepared {
 /// these listed together), then every kernel's block against one SM's
 /// threads, registers and shared memory.
 pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
+    with_algo!(opts.algo, A => prepare_algo::<A>(opts))
+}
+
+/// [`prepare`] for algorithm `A`.
+fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
     let (gpu_cfg, mut problems) = machine_config_unchecked(opts)?;
-    let hs_cfg = match hotsort_config(opts, &gpu_cfg) {
+    let algo_cfg = match algo_config::<A>(opts, &gpu_cfg) {
         Ok(cfg) => Some(cfg),
         Err(ExperimentError::Invalid(more)) => {
             for p in more {
@@ -248,6 +292,14 @@ pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
         }
         Err(other) => return Err(other),
     };
+    if opts.values && opts.key_bits != 32 {
+        problems.push(format!(
+            "--values with --key-bits {}: {} carries a 32-bit value only with 32-bit keys (the \
+             pair sorts as one 64-bit word)",
+            opts.key_bits,
+            A::NAME
+        ));
+    }
     let keys = usize::try_from(opts.keys).ok().filter(|&k| k <= 1 << 31);
     if keys.is_none() {
         problems.push(format!(
@@ -255,21 +307,22 @@ pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
             opts.keys
         ));
     }
-    let (Some(hs_cfg), Some(keys), true) = (hs_cfg, keys, problems.is_empty()) else {
+    let (Some(algo_cfg), Some(keys), true) = (algo_cfg, keys, problems.is_empty()) else {
         return Err(ExperimentError::Invalid(problems));
     };
-    let hotsort = HotSort::new::<SimError>(&hs_cfg).map_err(|e| match e {
+    let algo = A::build(&algo_cfg).map_err(|e| match e {
         SortError::Config(errors) => {
             ExperimentError::Invalid(errors.iter().map(ToString::to_string).collect())
         }
         other => ExperimentError::Invalid(vec![other.to_string()]),
     })?;
     let gpu = Gpu::new(gpu_cfg.clone(), RunOptions::default())?;
-    let plan = plan(&hotsort, &gpu, keys).map_err(ExperimentError::Invalid)?;
+    let sorter = algo.into_sorter();
+    let plan = plan(&sorter, &gpu, keys, opts.word_bits()).map_err(ExperimentError::Invalid)?;
     Ok(Prepared {
         opts: opts.clone(),
         gpu: gpu_cfg,
-        hotsort,
+        sorter,
         plan,
     })
 }
@@ -302,24 +355,11 @@ impl Prepared {
         sink: Option<&mut (dyn sim::TraceSink + '_)>,
     ) -> Result<Outcome, ExperimentError> {
         let opts = &self.opts;
-        let input = generate_u32(opts.dist, opts.keys as usize, opts.seed);
-        let mut gpu = Gpu::new(self.gpu.clone(), RunOptions::default())?;
-        let start = Instant::now();
-        let mut dev = ProgressDevice {
-            dev: sim::TracedGpu::new(&mut gpu, sink),
-            plan: &self.plan,
-            report: progress,
-            done: 0,
-            work_done: 0,
+        let (launches, host_seconds) = match input(opts) {
+            Input::U32(keys) => self.run_keys(&keys, progress, sink)?,
+            Input::U64(keys) => self.run_keys(&keys, progress, sink)?,
         };
-        let run = self.hotsort.sort(&mut dev, &input).map_err(|e| match e {
-            SortError::Device(e) => ExperimentError::Sim(e),
-            other => ExperimentError::Invalid(vec![other.to_string()]),
-        })?;
-        dev.finish();
-        let host_seconds = start.elapsed().as_secs_f64();
-        check_sorted(&input, &run.sorted)?;
-        let rows = aggregate(run.launches.iter().map(|l| (l.name, &l.stats)));
+        let rows = aggregate(launches.iter().map(|l| (l.name, &l.stats)));
         let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
         let report = Report::new(config_json(opts, &self.gpu), opts.keys, rows);
         Ok(Outcome {
@@ -327,5 +367,38 @@ impl Prepared {
             host_seconds,
             warp_instructions,
         })
+    }
+
+    /// Sorts `input` on a fresh simulated machine (tracing into `sink` when
+    /// given), checks the result, and returns the launches and the host
+    /// seconds spent.
+    fn run_keys<K: Key>(
+        &self,
+        input: &[K],
+        progress: &mut dyn FnMut(Progress),
+        sink: Option<&mut (dyn sim::TraceSink + '_)>,
+    ) -> Result<(Vec<sorts::Launch<sim::KernelStats>>, f64), ExperimentError> {
+        let mut gpu = Gpu::new(self.gpu.clone(), RunOptions::default())?;
+        let start = Instant::now();
+        let mut traced = sim::traced(&mut gpu, sink);
+        let mut dev = Hooked {
+            dev: &mut traced,
+            hook: ProgressHook {
+                plan: &self.plan,
+                report: progress,
+                done: 0,
+                work_done: 0,
+            },
+        };
+        let run = self.sorter.sort(&mut dev, input).map_err(|e| match e {
+            SortError::Device(e) => ExperimentError::Sim(e),
+            other => ExperimentError::Invalid(vec![other.to_string()]),
+        })?;
+        dev.hook.finish();
+        let host_seconds = start.elapsed().as_secs_f64();
+        // Equal to the reference sort: ascending and the same multiset (for
+        // key-value pairs, of (key, value) pairs).
+        check_sorted(input, &run.sorted)?;
+        Ok((run.launches, host_seconds))
     }
 }

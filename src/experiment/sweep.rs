@@ -14,178 +14,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use kernels_ir::kernels::hotsort::{Layout, MergeExchange};
 use rayon::prelude::*;
 
-use super::input::Distribution;
+pub use super::options::{Axis, SweepSpec, axis_value};
 use super::report::Report;
-use super::sort::{Algo, ExperimentError, Prepared, SortOptions, prepare};
-
-/// The lists of a sweep, one per sort option.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SweepSpec {
-    /// Machine presets.
-    pub gpu: Vec<String>,
-    /// Machine config fields, each with its list of values (text form).
-    pub overrides: Vec<(String, Vec<String>)>,
-    /// Algorithms.
-    pub algo: Vec<Algo>,
-    /// Key counts.
-    pub keys: Vec<u64>,
-    /// Key widths.
-    pub key_bits: Vec<u32>,
-    /// Input distributions.
-    pub dist: Vec<Distribution>,
-    /// Input seeds.
-    pub seed: Vec<u64>,
-    /// Warp-merge exchanges.
-    pub merge: Vec<MergeExchange>,
-    /// Shared-memory layouts.
-    pub smem_layout: Vec<Layout>,
-    /// Warp widths.
-    pub warp: Vec<u32>,
-    /// Slab heights.
-    pub slab_height: Vec<u32>,
-    /// Slabs per block (`None`: the largest that fits).
-    pub block_slabs: Vec<Option<u32>>,
-}
-
-impl Default for SweepSpec {
-    /// One configuration: the sort's defaults.
-    fn default() -> SweepSpec {
-        let d = SortOptions::default();
-        SweepSpec {
-            gpu: vec![d.gpu],
-            overrides: Vec::new(),
-            algo: vec![d.algo],
-            keys: vec![d.keys],
-            key_bits: vec![d.key_bits],
-            dist: vec![d.dist],
-            seed: vec![d.seed],
-            merge: vec![d.merge],
-            smem_layout: vec![d.smem_layout],
-            warp: vec![d.warp],
-            slab_height: vec![d.slab_height],
-            block_slabs: vec![d.block_slabs],
-        }
-    }
-}
-
-/// One axis of the grid: its name as in the report's `config` object and
-/// the text of each of its values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Axis {
-    /// The config key (`warp`, `slab_height`, `num_sms`, ...).
-    pub name: String,
-    /// Each value as text, in list order.
-    pub values: Vec<String>,
-}
-
-fn dedup<T: PartialEq + Clone>(list: &[T]) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(list.len());
-    for v in list {
-        if !out.contains(v) {
-            out.push(v.clone());
-        }
-    }
-    out
-}
-
-/// Expands one axis: every option set so far, times every value.
-fn expand<T: PartialEq + Clone>(
-    grid: Vec<SortOptions>,
-    values: &[T],
-    set: impl Fn(&mut SortOptions, &T),
-) -> Vec<SortOptions> {
-    let values = dedup(values);
-    let mut out = Vec::with_capacity(grid.len() * values.len());
-    for base in grid {
-        for v in &values {
-            let mut o = base.clone();
-            set(&mut o, v);
-            out.push(o);
-        }
-    }
-    out
-}
-
-fn opt_text(v: Option<u32>) -> String {
-    v.map_or_else(|| "default".to_string(), |v| v.to_string())
-}
-
-impl SweepSpec {
-    /// Every configuration, in grid order (the last axis varies fastest).
-    pub fn expand(&self) -> Vec<SortOptions> {
-        let mut grid = vec![SortOptions::default()];
-        grid = expand(grid, &self.gpu, |o, v| o.gpu.clone_from(v));
-        for (field, values) in &self.overrides {
-            grid = expand(grid, values, |o, v| {
-                o.overrides.push((field.clone(), v.clone()));
-            });
-        }
-        grid = expand(grid, &self.algo, |o, v| o.algo = *v);
-        grid = expand(grid, &self.keys, |o, v| o.keys = *v);
-        grid = expand(grid, &self.key_bits, |o, v| o.key_bits = *v);
-        grid = expand(grid, &self.dist, |o, v| o.dist = *v);
-        grid = expand(grid, &self.seed, |o, v| o.seed = *v);
-        grid = expand(grid, &self.merge, |o, v| o.merge = *v);
-        grid = expand(grid, &self.smem_layout, |o, v| o.smem_layout = *v);
-        grid = expand(grid, &self.warp, |o, v| o.warp = *v);
-        grid = expand(grid, &self.slab_height, |o, v| o.slab_height = *v);
-        expand(grid, &self.block_slabs, |o, v| o.block_slabs = *v)
-    }
-
-    /// Every axis with its (deduplicated) values, in grid order.
-    pub fn axes(&self) -> Vec<Axis> {
-        fn axis<T: PartialEq + Clone>(name: &str, v: &[T], f: impl Fn(&T) -> String) -> Axis {
-            Axis {
-                name: name.to_string(),
-                values: dedup(v).iter().map(f).collect(),
-            }
-        }
-        let mut axes = vec![axis("gpu", &self.gpu, Clone::clone)];
-        for (field, values) in &self.overrides {
-            axes.push(axis(field, values, Clone::clone));
-        }
-        axes.extend([
-            axis("algo", &self.algo, |_| "hotsort".to_string()),
-            axis("keys", &self.keys, ToString::to_string),
-            axis("key_bits", &self.key_bits, ToString::to_string),
-            axis("dist", &self.dist, |d| d.name().to_string()),
-            axis("seed", &self.seed, ToString::to_string),
-            axis("merge", &self.merge, |m| m.name().to_string()),
-            axis("smem_layout", &self.smem_layout, |l| l.name().to_string()),
-            axis("warp", &self.warp, ToString::to_string),
-            axis("slab_height", &self.slab_height, ToString::to_string),
-            axis("block_slabs", &self.block_slabs, |v| opt_text(*v)),
-        ]);
-        axes
-    }
-}
-
-/// The value of axis `name` in `opts`, as text (see [`SweepSpec::axes`]).
-pub fn axis_value(opts: &SortOptions, name: &str) -> String {
-    match name {
-        "gpu" => opts.gpu.clone(),
-        "algo" => "hotsort".to_string(),
-        "keys" => opts.keys.to_string(),
-        "key_bits" => opts.key_bits.to_string(),
-        "dist" => opts.dist.name().to_string(),
-        "seed" => opts.seed.to_string(),
-        "merge" => opts.merge.name().to_string(),
-        "smem_layout" => opts.smem_layout.name().to_string(),
-        "warp" => opts.warp.to_string(),
-        "slab_height" => opts.slab_height.to_string(),
-        "block_slabs" => opt_text(opts.block_slabs),
-        field => opts
-            .overrides
-            .iter()
-            .rev()
-            .find(|(f, _)| f == field)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default(),
-    }
-}
+use super::sort::{ExperimentError, Prepared, SortOptions, prepare};
 
 /// A configuration of the grid, checked against its machine.
 pub struct Checked {
@@ -298,6 +131,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sorts::hotsort::Layout;
 
     fn tiny_spec() -> SweepSpec {
         SweepSpec {

@@ -8,24 +8,9 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value, json};
 use sim::GpuConfig;
 
+use super::options::{column, csv_keys};
 use super::report::{Report, group};
 use super::sweep::{Axis, RunResult, SweepRun, axis_value};
-
-/// The sort options' keys in the report's `config` object, in the order
-/// the CSV gives them (the machine fields follow).
-const SORT_KEYS: &[&str] = &[
-    "algo",
-    "gpu",
-    "warp",
-    "slab_height",
-    "block_slabs",
-    "smem_layout",
-    "merge",
-    "keys",
-    "key_bits",
-    "dist",
-    "seed",
-];
 
 /// Config keys left out of the CSV: the overrides are already in the
 /// machine fields they set.
@@ -69,7 +54,7 @@ fn quote(field: &str) -> String {
 /// The config columns: sort options, machine fields, then anything else
 /// the config holds, sorted.
 fn config_columns(config: &Map<String, Value>) -> Vec<String> {
-    let mut cols: Vec<String> = SORT_KEYS.iter().map(ToString::to_string).collect();
+    let mut cols: Vec<String> = csv_keys().iter().map(ToString::to_string).collect();
     cols.extend(GpuConfig::field_names().iter().map(ToString::to_string));
     cols.retain(|c| config.contains_key(c));
     for key in config.keys() {
@@ -232,11 +217,7 @@ pub fn summary(axes: &[Axis], runs: &[SweepRun]) -> String {
             a.values.len() > 1 || ["smem_layout", "warp", "slab_height"].contains(&a.name.as_str())
         })
         .collect();
-    let title = |name: &str| match name {
-        "smem_layout" => "layout".to_string(),
-        "slab_height" => "slab".to_string(),
-        other => other.replace('_', "-"),
-    };
+    let title = column;
     let widths: Vec<usize> = shown
         .iter()
         .map(|a| {

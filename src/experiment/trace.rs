@@ -4,7 +4,11 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
-use traces::{Focus, TraceHeader, TraceLevel, TraceOptions, TraceWriter};
+use kernels_ir::{RegClass, VerifiedKernel};
+use sorts::KernelMarks;
+use traces::{
+    Focus, KernelSource, RegRef, StageMark, TraceHeader, TraceLevel, TraceOptions, TraceWriter,
+};
 
 use super::plan::Progress;
 use super::sort::{ExperimentError, Outcome, Prepared, SortOptions};
@@ -39,6 +43,35 @@ fn sort_options(opts: &SortOptions) -> Vec<(String, String)> {
     }
 }
 
+/// The trace header's entry for `kernel`: its printed IR, and from the
+/// generator's `marks` the registers that hold keys and the merge stages.
+pub fn kernel_source(kernel: &VerifiedKernel, marks: &KernelMarks) -> KernelSource {
+    let k = kernel.kernel();
+    let (text, lines) = kernels_ir::printer::print_with_lines(k);
+    let mut source = KernelSource::with_inst_lines(&k.name, &text, &lines);
+    source.slab_regs = marks
+        .key_regs
+        .iter()
+        .map(|r| RegRef {
+            class: match r.class() {
+                RegClass::B32 => traces::RegClass::B32,
+                RegClass::B64 => traces::RegClass::B64,
+                RegClass::Pred => traces::RegClass::Pred,
+            },
+            index: r.index(),
+        })
+        .collect();
+    source.stages = marks
+        .stages
+        .iter()
+        .map(|(pc, label)| StageMark {
+            pc: *pc,
+            label: label.clone(),
+        })
+        .collect();
+    source
+}
+
 /// Runs `prepared` and records it into `spec.path`.
 pub fn run_recorded(
     prepared: &Prepared,
@@ -54,12 +87,19 @@ pub fn run_recorded(
         .with_config(&prepared.gpu)
         .map_err(|e| ExperimentError::Trace(e.to_string()))?;
     header.sort_options = sort_options(&prepared.opts);
+    header.kernels = prepared
+        .sorter
+        .marked_kernels()
+        .into_iter()
+        .map(|(k, marks)| kernel_source(k, marks))
+        .collect();
+    let names = header.kernels.iter().map(|k| k.name.clone()).collect();
     let file = File::create(&spec.path).map_err(|e| {
         ExperimentError::Invalid(vec![format!("--trace {}: {e}", spec.path.display())])
     })?;
     let writer = TraceWriter::new(BufWriter::new(file), &header)
         .map_err(|e| ExperimentError::Trace(e.to_string()))?;
-    let mut recorder = sim::Recorder::new(writer, Vec::new());
+    let mut recorder = sim::Recorder::new(writer, names);
     let outcome = prepared.run_traced(progress, Some(&mut recorder))?;
     let mut out = recorder
         .finish()

@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use crate::inst::InstKind;
 use crate::replay::{LaunchData, Replay};
 
 /// Playback speeds, in cycles per second.
@@ -191,24 +190,15 @@ impl App {
         }
     }
 
-    /// Issue cycles of the focused warp that begin a merge stage: the
-    /// kernel's stage marks, or (without marks) each `shfl.xor` whose mask
-    /// differs from the warp's previous one.
+    /// Issue cycles of the focused warp that begin a merge stage, named by
+    /// the kernel's stage marks (the generator's; a kernel without marks
+    /// has no stages).
     pub fn stage_starts(&self) -> Vec<(u64, String)> {
-        let k = self.replay.kernel();
-        let marks = &k.source.stages;
+        let marks = &self.replay.kernel().source.stages;
         let mut out = Vec::new();
-        let mut last_mask = None;
         for i in self.replay.data.warp_issues(self.warp) {
-            if !marks.is_empty() {
-                if let Some(m) = marks.iter().find(|m| m.pc == i.pc) {
-                    out.push((i.cycle, m.label.clone()));
-                }
-            } else if let InstKind::ShflXor { mask, .. } = k.kind(i.pc)
-                && last_mask != Some(mask)
-            {
-                last_mask = Some(mask);
-                out.push((i.cycle, format!("xor {mask}")));
+            if let Some(m) = marks.iter().find(|m| m.pc == i.pc) {
+                out.push((i.cycle, m.label.clone()));
             }
         }
         out

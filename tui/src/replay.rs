@@ -26,10 +26,8 @@ pub struct KernelView {
     pub line_of_pc: Vec<Option<usize>>,
     /// For each pc, what the slab panel draws for it.
     pub kind_of_pc: Vec<InstKind>,
-    /// The slab's registers: the header's `slab_regs`, or else the
-    /// registers `cmpx` instructions compare that no `shfl` writes (in a
-    /// sorting kernel, the key registers, without the shuffled partner
-    /// copies), in order; empty if neither.
+    /// The slab's registers: the header's `slab_regs` (the generator's
+    /// marks); empty for a kernel without them.
     pub key_regs: Vec<traces::RegRef>,
 }
 
@@ -48,7 +46,7 @@ impl KernelView {
                 kind_of_pc[pc] = InstKind::parse(&l.text);
             }
         }
-        let key_regs = key_regs(&source, &kind_of_pc);
+        let key_regs = source.slab_regs.clone();
         KernelView {
             source,
             line_of_pc,
@@ -64,26 +62,6 @@ impl KernelView {
             .copied()
             .unwrap_or(InstKind::Other)
     }
-}
-
-/// See [`KernelView::key_regs`].
-fn key_regs(source: &KernelSource, kinds: &[InstKind]) -> Vec<traces::RegRef> {
-    if !source.slab_regs.is_empty() {
-        return source.slab_regs.clone();
-    }
-    let mut compared = Vec::new();
-    let mut shuffled = Vec::new();
-    for k in kinds {
-        match *k {
-            InstKind::Cmpx { lo, hi } => compared.extend([lo, hi]),
-            InstKind::ShflXor { dst, .. } => shuffled.push(dst),
-            _ => {}
-        }
-    }
-    compared.sort_unstable();
-    compared.dedup();
-    compared.retain(|r| !shuffled.contains(r));
-    compared
 }
 
 /// One issued instruction of a warp.
@@ -417,7 +395,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn key_registers_are_the_compared_ones_minus_shuffled_copies() {
+    fn key_registers_are_the_marked_ones_and_never_guessed() {
         let text = "kernel bs {\n    shfl.xor r8, r3, 1, 8\n    cmpx.u r3, r8\n    \
                     cmpx.u r3, r4\n    add r9, r3, r4\n}\n";
         let k = KernelView::new(KernelSource::from_text("bs", text));
@@ -425,7 +403,7 @@ mod tests {
             class: RegClass::B32,
             index,
         };
-        assert_eq!(k.key_regs, [r(3), r(4)]);
+        assert!(k.key_regs.is_empty(), "no marks, no guessing");
         assert_eq!(k.kind(1), InstKind::Cmpx { lo: r(3), hi: r(8) });
         let mut marked = KernelSource::from_text("bs", text);
         marked.slab_regs = vec![r(4)];

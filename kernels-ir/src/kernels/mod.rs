@@ -12,7 +12,6 @@ use std::ops::RangeInclusive;
 use crate::kernel::Kernel;
 
 pub mod examples;
-pub mod hotsort;
 
 /// The strides `smem_stride_S` and `gmem_stride_S` accept.
 pub const STRIDES: RangeInclusive<u32> = 1..=128;

@@ -1,0 +1,436 @@
+//! The code-generation context every HotSort kernel generator shares: the
+//! builder, the configuration, and the small pieces of code all of them
+//! emit (global slab addresses, compare-exchange networks, the shuffle flip
+//! and half steps).
+
+use crate::KernelMarks;
+use crate::hotsort::config::{HotSortConfig, MergeExchange};
+use crate::hotsort::layout::SmemLayout;
+use crate::hotsort::networks::{self, Comparator};
+use kernels_ir::{Kernel, KernelBuilder, Opcode, Param, ParamType, Reg, Special};
+
+/// One step of a merge across the lanes of a warp.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LaneStage {
+    /// Lane `l` against lane `l ^ (f-1)`, register `r` against `H-1-r`:
+    /// merges two sorted runs of `f/2` lanes.
+    Flip(u32),
+    /// Lane `l` against lane `l ^ m`, register `r` against `r`.
+    Half(u32),
+}
+
+impl LaneStage {
+    /// The lane XOR mask.
+    pub fn mask(self) -> u32 {
+        match self {
+            LaneStage::Flip(f) => f - 1,
+            LaneStage::Half(m) => m,
+        }
+    }
+
+    /// The lane bit that tells the lower lane (bit clear, keeps the minimum)
+    /// from the upper one.
+    pub fn pivot(self) -> u32 {
+        match self {
+            LaneStage::Flip(f) => f / 2,
+            LaneStage::Half(m) => m,
+        }
+    }
+}
+
+/// A lane stage's name in the trace marks: `flip f=8`, `half m=2`.
+pub fn stage_name(stage: LaneStage) -> String {
+    match stage {
+        LaneStage::Flip(f) => format!("flip f={f}"),
+        LaneStage::Half(m) => format!("half m={m}"),
+    }
+}
+
+/// The stages of the warp merge at level `f` (runs of `f/2` lanes become
+/// runs of `f`): the flip, then half steps `f/4 .. 1`.
+pub fn flip_stages(f: u32) -> Vec<LaneStage> {
+    let mut stages = vec![LaneStage::Flip(f)];
+    let mut m = f / 4;
+    while m >= 1 {
+        stages.push(LaneStage::Half(m));
+        m /= 2;
+    }
+    stages
+}
+
+/// The half steps that clean a bitonic slab: masks `W/2 .. 1`.
+pub fn clean_stages(warp: u32) -> Vec<LaneStage> {
+    let mut stages = Vec::new();
+    let mut m = warp / 2;
+    while m >= 1 {
+        stages.push(LaneStage::Half(m));
+        m /= 2;
+    }
+    stages
+}
+
+/// Shuffles issued before their results are consumed.
+pub const SHUFFLE_BATCH: usize = 8;
+
+/// A kernel under construction.
+pub struct Gen<'a> {
+    /// The builder.
+    pub b: KernelBuilder,
+    /// The configuration.
+    pub cfg: &'a HotSortConfig,
+    /// The shared-memory layout.
+    pub smem: SmemLayout,
+    /// `%laneid`.
+    pub lane: Reg,
+    /// The keys buffer parameter.
+    pub keys: Param,
+    /// A predicate for lane-lower tests and guards (reused; the IR allows 7).
+    pub p: Reg,
+    /// A second predicate.
+    pub q: Reg,
+    /// Named pools of reusable 32-bit registers (the IR allows 255 words
+    /// per thread, so helpers reuse their temporaries instead of allocating
+    /// fresh ones at every call).
+    pools: Vec<(&'static str, Vec<Reg>)>,
+    /// Named pools of reusable 64-bit key registers (64-bit keys only).
+    key_pools: Vec<(&'static str, Vec<Reg>)>,
+    /// Row-major shared accessors by (region, lane value), see [`Gen::rows`].
+    pub(super) row_bases: Vec<(Reg, Reg, super::smem::RowBase)>,
+    /// The key registers and stage starts recorded so far.
+    pub marks: KernelMarks,
+}
+
+impl<'a> Gen<'a> {
+    /// A kernel called `name` with the keys buffer as its first parameter.
+    pub fn new(name: &str, cfg: &'a HotSortConfig) -> Gen<'a> {
+        let mut b = KernelBuilder::new(name);
+        let keys = b.param("keys", ParamType::U64);
+        let lane = b.reg32();
+        let (p, q) = (b.pred(), b.pred());
+        b.mov(lane, Special::LaneId);
+        Gen {
+            b,
+            cfg,
+            smem: SmemLayout::new(cfg),
+            lane,
+            keys,
+            p,
+            q,
+            pools: Vec::new(),
+            key_pools: Vec::new(),
+            row_bases: Vec::new(),
+            marks: KernelMarks::default(),
+        }
+    }
+
+    /// The first `n` registers of pool `name`. Each helper owns its pool
+    /// names, so registers of one pool are never live across a call that
+    /// uses the same pool.
+    pub fn pool(&mut self, name: &'static str, n: usize) -> Vec<Reg> {
+        let at = match self.pools.iter().position(|(p, _)| *p == name) {
+            Some(at) => at,
+            None => {
+                self.pools.push((name, Vec::new()));
+                self.pools.len() - 1
+            }
+        };
+        while self.pools[at].1.len() < n {
+            let r = self.b.reg32();
+            self.pools[at].1.push(r);
+        }
+        self.pools[at].1[..n].to_vec()
+    }
+
+    /// The first `n` key-class registers of pool `name` (32 or 64 bits, as
+    /// the configuration's keys): pools that hold keys.
+    pub fn key_pool(&mut self, name: &'static str, n: usize) -> Vec<Reg> {
+        if self.cfg.key_bits == 32 {
+            return self.pool(name, n);
+        }
+        let at = match self.key_pools.iter().position(|(p, _)| *p == name) {
+            Some(at) => at,
+            None => {
+                self.key_pools.push((name, Vec::new()));
+                self.key_pools.len() - 1
+            }
+        };
+        while self.key_pools[at].1.len() < n {
+            let r = self.b.reg64();
+            self.key_pools[at].1.push(r);
+        }
+        self.key_pools[at].1[..n].to_vec()
+    }
+
+    /// `n` fresh key-class registers.
+    pub fn key_regs(&mut self, n: usize) -> Vec<Reg> {
+        if self.cfg.key_bits == 32 {
+            self.b.regs32(n)
+        } else {
+            (0..n).map(|_| self.b.reg64()).collect()
+        }
+    }
+
+    /// Bytes per key.
+    pub fn kb(&self) -> u32 {
+        self.cfg.key_bytes()
+    }
+
+    /// log2 of the bytes per key (the shift from a key index to bytes).
+    pub fn kb_log2(&self) -> u32 {
+        self.kb().trailing_zeros()
+    }
+
+    /// Loads one key from global memory.
+    pub fn ld_global_key(&mut self, dst: Reg, base: Reg, offset: i32) {
+        let op = if self.kb() == 8 {
+            Opcode::LdGlobalB64
+        } else {
+            Opcode::LdGlobalB32
+        };
+        self.b.load(op, dst, Some(base), offset);
+    }
+
+    /// Stores one key to global memory.
+    pub fn st_global_key(&mut self, base: Reg, offset: i32, src: Reg) {
+        let op = if self.kb() == 8 {
+            Opcode::StGlobalB64
+        } else {
+            Opcode::StGlobalB32
+        };
+        self.b.store(op, Some(base), offset, src);
+    }
+
+    /// Loads one key from shared memory.
+    pub fn ld_shared_key(&mut self, dst: Reg, base: Option<Reg>, offset: i32) {
+        let op = if self.kb() == 8 {
+            Opcode::LdSharedB64
+        } else {
+            Opcode::LdSharedB32
+        };
+        self.b.load(op, dst, base, offset);
+    }
+
+    /// Stores one key to shared memory.
+    pub fn st_shared_key(&mut self, base: Option<Reg>, offset: i32, src: Reg) {
+        let op = if self.kb() == 8 {
+            Opcode::StSharedB64
+        } else {
+            Opcode::StSharedB32
+        };
+        self.b.store(op, base, offset, src);
+    }
+
+    /// `n` short-lived scratch registers: valid only until the next helper
+    /// call.
+    pub fn scratch(&mut self, n: usize) -> Vec<Reg> {
+        self.pool("scratch", n)
+    }
+
+    /// The finished kernel.
+    pub fn finish(self) -> Kernel {
+        self.finish_marked().0
+    }
+
+    /// The finished kernel with its marks.
+    pub fn finish_marked(mut self) -> (Kernel, KernelMarks) {
+        self.b.exit();
+        (self.b.build(), self.marks)
+    }
+
+    /// Marks the next instruction as the start of stage `label` (a stage
+    /// that emitted nothing is replaced by the next one).
+    pub fn stage(&mut self, label: impl Into<String>) {
+        let pc = self.b.next_pc();
+        if self.marks.stages.last().is_some_and(|(at, _)| *at == pc) {
+            self.marks.stages.pop();
+        }
+        self.marks.stages.push((pc, label.into()));
+    }
+
+    /// Warp width `W`.
+    pub fn w(&self) -> u32 {
+        self.cfg.warp
+    }
+
+    /// Slab height `H`.
+    pub fn h(&self) -> u32 {
+        self.cfg.slab_height
+    }
+
+    /// A 64-bit register holding `keys + key_bytes * index` for a 32-bit
+    /// key index.
+    pub fn key_addr(&mut self, index: Reg) -> Reg {
+        let d = self.b.reg64();
+        self.b.cvt_u64_u32(d, index);
+        self.b.shl(d, d, self.kb_log2());
+        self.b.add(d, d, self.keys);
+        d
+    }
+
+    /// Loads row `r` of the slab at `addr` (= slab base + lane) into `dst`:
+    /// one coalesced warp-wide load.
+    pub fn load_row(&mut self, dst: Reg, addr: Reg, r: u32) {
+        let off = (r * self.w() * self.kb()) as i32;
+        self.ld_global_key(dst, addr, off);
+    }
+
+    /// Stores `src` to row `r` of the slab at `addr`.
+    pub fn store_row(&mut self, addr: Reg, r: u32, src: Reg) {
+        let off = (r * self.w() * self.kb()) as i32;
+        self.st_global_key(addr, off, src);
+    }
+
+    /// Emits one compare-exchange per comparator over `regs`.
+    pub fn network(&mut self, regs: &[Reg], net: &[Comparator]) {
+        for &(a, b) in net {
+            self.b.cmpx_u(regs[a], regs[b]);
+        }
+    }
+
+    /// Sorts each lane's registers with the best known network.
+    pub fn sort_lanes(&mut self, keys: &[Reg]) {
+        self.stage("lane sort");
+        self.network(keys, &networks::sorting_network(keys.len()));
+    }
+
+    /// Sorts each lane's bitonic column of registers.
+    pub fn merge_lanes(&mut self, keys: &[Reg]) {
+        self.stage("lane merge");
+        self.network(keys, &networks::bitonic_sorter(keys.len()));
+    }
+
+    /// Sets `self.p` to "this lane is the lower one of `stage`".
+    pub fn set_lower(&mut self, pivot: u32) {
+        let t = self.scratch(1)[0];
+        self.b.and(t, self.lane, pivot);
+        self.b.setp_eq(self.p, t, 0u32);
+    }
+
+    /// `key = lower ? min(key, other) : max(key, other)`, with `self.p`
+    /// holding "lower"; `other` is clobbered.
+    fn keep(&mut self, key: Reg, other: Reg) {
+        self.b.cmpx_u(key, other);
+        let p = self.p;
+        self.b.unless(p).mov(key, other);
+    }
+
+    /// One lane stage through `shfl.xor`. Shuffles are issued in batches of
+    /// [`SHUFFLE_BATCH`] before their results are used, so several are in
+    /// flight at once.
+    pub fn shuffle_stage(&mut self, keys: &[Reg], stage: LaneStage) {
+        let h = keys.len();
+        self.set_lower(stage.pivot());
+        // (register that receives, register whose partner value it needs)
+        let pairs: Vec<(usize, usize)> = match stage {
+            LaneStage::Flip(_) => (0..h).map(|r| (r, h - 1 - r)).collect(),
+            LaneStage::Half(_) => (0..h).map(|r| (r, r)).collect(),
+        };
+        let mask = stage.mask();
+        // An even batch keeps a flip's pair (consecutive in `order`) together.
+        let chunk = if h == 1 { 1 } else { SHUFFLE_BATCH.min(h) & !1 };
+        let tmp = self.key_pool("scratch", chunk);
+        // A flip pairs r with H-1-r: both shuffles must read the old values,
+        // so a batch never splits a pair's reads from its writes.
+        let mut done = vec![false; h];
+        let mut order: Vec<usize> = Vec::new();
+        for &(r, s) in &pairs {
+            if !done[r] {
+                done[r] = true;
+                order.push(r);
+                if !done[s] {
+                    done[s] = true;
+                    order.push(s);
+                }
+            }
+        }
+        for batch in order.chunks(chunk) {
+            let batch: Vec<usize> = batch.to_vec();
+            for (i, &r) in batch.iter().enumerate() {
+                self.shfl_xor_key(tmp[i], keys[pairs[r].1], mask);
+            }
+            for (i, &r) in batch.iter().enumerate() {
+                self.keep(keys[r], tmp[i]);
+            }
+        }
+    }
+
+    /// `dst = src` of lane `lane ^ mask`: one shuffle for a 32-bit key, two
+    /// (the halves) for a 64-bit one.
+    pub fn shfl_xor_key(&mut self, dst: Reg, src: Reg, mask: u32) {
+        let w = self.w();
+        if self.kb() == 4 {
+            self.b.shfl_xor(dst, src, mask, w);
+            return;
+        }
+        let t = self.pool("shfl_halves", 2);
+        let (lo, hi) = (t[0], t[1]);
+        self.b.cvt_u32_u64(lo, src);
+        self.b.shr(dst, src, 32u32);
+        self.b.cvt_u32_u64(hi, dst);
+        self.b.shfl_xor(lo, lo, mask, w);
+        self.b.shfl_xor(hi, hi, mask, w);
+        self.b.cvt_u64_u32(dst, hi);
+        self.b.shl(dst, dst, 32u32);
+        let d = self.key_pool("shfl_wide", 1)[0];
+        self.b.cvt_u64_u32(d, lo);
+        self.b.or(dst, dst, d);
+    }
+
+    /// Runs `stages` across the lanes (through shuffles or shared memory, as
+    /// configured; `region` is the warp's own shared region, bytes) and then
+    /// sorts each lane's bitonic column.
+    pub fn lane_merge(&mut self, keys: &[Reg], stages: &[LaneStage], region: Option<Reg>) {
+        match (self.cfg.merge, region) {
+            (MergeExchange::Shared, Some(region)) => {
+                if let Some(&first) = stages.first() {
+                    self.stage(format!("smem {}", stage_name(first)));
+                }
+                super::lanes::shared_stages(self, keys, stages, region);
+            }
+            _ => {
+                for &stage in stages {
+                    self.stage(stage_name(stage));
+                    self.shuffle_stage(keys, stage);
+                }
+            }
+        }
+        self.merge_lanes(keys);
+    }
+
+    /// Sorts the slab held in `keys`: per-lane network, then the warp flip
+    /// merges `f = 2, 4, ..., W`.
+    pub fn sort_slab(&mut self, keys: &[Reg], region: Option<Reg>) {
+        self.sort_lanes(keys);
+        let mut f = 2;
+        while f <= self.w() {
+            self.lane_merge(keys, &flip_stages(f), region);
+            f *= 2;
+        }
+    }
+
+    /// Cleans the bitonic slab held in `keys` into a sorted slab.
+    pub fn clean_slab(&mut self, keys: &[Reg], region: Option<Reg>) {
+        let stages = clean_stages(self.w());
+        self.lane_merge(keys, &stages, region);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stage_lists() {
+        assert_eq!(
+            flip_stages(8),
+            vec![LaneStage::Flip(8), LaneStage::Half(2), LaneStage::Half(1)]
+        );
+        assert_eq!(flip_stages(2), vec![LaneStage::Flip(2)]);
+        assert_eq!(
+            clean_stages(4),
+            vec![LaneStage::Half(2), LaneStage::Half(1)]
+        );
+        assert_eq!(LaneStage::Flip(8).mask(), 7);
+        assert_eq!(LaneStage::Flip(8).pivot(), 4);
+    }
+}

@@ -1,0 +1,196 @@
+//! The sort algorithms simsort runs: for each one, the generators of its
+//! kernels (in the `kernels-ir` IR) and the host schedule that launches them
+//! on any [`kernels_ir::Device`] (the interpreter or the simulator).
+//!
+//! The IR crate keeps the IR, its interpreter and the small example kernels;
+//! everything specific to an algorithm lives here, behind one trait,
+//! [`Algorithm`]: the experiment layer (the main job, sweeps, reports, plots,
+//! traces) is written once against it.
+#![deny(missing_docs)]
+
+use std::fmt;
+
+use kernels_ir::{Device, Dim3, Kernel, Reg, VerifiedKernel, VerifierErrors};
+
+pub mod hotsort;
+
+/// The limits of the machine an algorithm's options are checked against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Lanes per warp.
+    pub warp_size: u32,
+    /// Shared-memory banks.
+    pub smem_banks: u32,
+    /// Shared memory one block may use, in bytes.
+    pub smem_bytes_per_block: u32,
+    /// Threads one block may have.
+    pub max_threads_per_block: u32,
+    /// Warps one SM holds.
+    pub max_warps_per_sm: u32,
+    /// 32-bit registers of one SM.
+    pub regs_per_sm: u32,
+    /// Registers are allocated per warp in multiples of this.
+    pub reg_alloc_unit: u32,
+}
+
+impl Limits {
+    /// Whether one block of `threads` threads using `regs` registers per
+    /// thread fits one SM's register file (the simulator's occupancy rule).
+    pub fn block_regs_fit(&self, threads: u64, regs: u32) -> bool {
+        let warp = u64::from(self.warp_size.max(1));
+        let per_warp =
+            (u64::from(regs) * warp).next_multiple_of(u64::from(self.reg_alloc_unit.max(1)));
+        per_warp * threads.div_ceil(warp) <= u64::from(self.regs_per_sm)
+    }
+}
+
+/// One sort algorithm: its options, their check against a machine, its
+/// kernels and its host schedule.
+pub trait Algorithm: Sized {
+    /// The name `--algo` takes and reports show.
+    const NAME: &'static str;
+    /// What the user chooses.
+    type Options: Clone + fmt::Debug;
+    /// The complete configuration the options describe on one machine.
+    type Config: Clone + fmt::Debug;
+
+    /// The configuration `opts` describe on a machine with `limits`, or
+    /// every violation (of the algorithm's rules and of the limits) at once.
+    fn configure(opts: &Self::Options, limits: &Limits) -> Result<Self::Config, Vec<String>>;
+
+    /// The configuration in one line (`simsort kernels` titles).
+    fn describe(cfg: &Self::Config) -> String;
+
+    /// Every kernel of `cfg`, unverified, in launch order.
+    fn generate(cfg: &Self::Config) -> Vec<Kernel>;
+
+    /// Generates and verifies the kernels of `cfg` (a valid configuration).
+    fn build(cfg: &Self::Config) -> Result<Self, SortError<std::convert::Infallible>>;
+
+    /// Every verified kernel with its marks, in launch order: what a trace
+    /// records up front so the replay UI can show keys and name stages.
+    fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)>;
+
+    /// Sorts `keys` on `dev`, launching every kernel through it.
+    fn sort<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>>;
+}
+
+/// What the generator knows about one kernel that the trace and the replay
+/// UI need: which registers hold keys and where each merge stage begins.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelMarks {
+    /// The registers holding the thread's keys, row 0 first (for a slab
+    /// kernel, register `r` of every lane is row `r` of the slab).
+    pub key_regs: Vec<Reg>,
+    /// The first instruction of each merge stage with its name (`lane
+    /// sort`, `flip f=4`, `half m=2`, `block clean`, ...), in pc order.
+    pub stages: Vec<(u32, String)>,
+}
+
+/// A key type a sort handles: 32-bit or 64-bit unsigned keys.
+pub trait Key: Copy + Ord + fmt::Debug + Into<u64> {
+    /// The width in bits.
+    const BITS: u32;
+    /// Copies `keys` to device memory at `addr`.
+    fn write<D: Device>(dev: &mut D, addr: u64, keys: &[Self]) -> Result<(), D::Error>;
+    /// Reads `n` keys at `addr`.
+    fn read<D: Device>(dev: &D, addr: u64, n: usize) -> Result<Vec<Self>, D::Error>;
+}
+
+impl Key for u32 {
+    const BITS: u32 = 32;
+    fn write<D: Device>(dev: &mut D, addr: u64, keys: &[u32]) -> Result<(), D::Error> {
+        dev.write_u32s(addr, keys)
+    }
+    fn read<D: Device>(dev: &D, addr: u64, n: usize) -> Result<Vec<u32>, D::Error> {
+        dev.read_u32s(addr, n)
+    }
+}
+
+impl Key for u64 {
+    const BITS: u32 = 64;
+    fn write<D: Device>(dev: &mut D, addr: u64, keys: &[u64]) -> Result<(), D::Error> {
+        dev.write_u64s(addr, keys)
+    }
+    fn read<D: Device>(dev: &D, addr: u64, n: usize) -> Result<Vec<u64>, D::Error> {
+        dev.read_u64s(addr, n)
+    }
+}
+
+/// One kernel launch of a sort.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch<S> {
+    /// The kernel's name (HotSort: `fill_in`, `fill_out`, `bs`, `fm`, `hm`,
+    /// `bc` or `transpose`).
+    pub name: &'static str,
+    /// The grid.
+    pub grid: Dim3,
+    /// The block.
+    pub block: Dim3,
+    /// What the device reported.
+    pub stats: S,
+}
+
+/// The result of a sort.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SortRun<S, K = u32> {
+    /// The keys read back, ascending.
+    pub sorted: Vec<K>,
+    /// Every launch, in order.
+    pub launches: Vec<Launch<S>>,
+}
+
+/// One violated rule of an algorithm's configuration.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+/// Why a sort could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SortError<E: std::error::Error> {
+    /// The configuration is invalid (every violation).
+    #[error("invalid hotsort configuration: {}", join(.0))]
+    Config(Vec<ConfigError>),
+    /// A generated kernel failed verification (a generator bug).
+    #[error("generated kernel `{kernel}` does not verify: {errors}")]
+    Verify {
+        /// The kernel.
+        kernel: String,
+        /// What the verifier found.
+        errors: VerifierErrors,
+    },
+    /// The device's warp width differs from the configuration's.
+    #[error("the device has {device}-lane warps but the kernels are built for {config}")]
+    WarpMismatch {
+        /// The device's warp width.
+        device: u32,
+        /// The configuration's.
+        config: u32,
+    },
+    /// The keys are not as wide as the kernels were generated for.
+    #[error("the keys are {keys}-bit but the kernels are built for {config}-bit keys")]
+    KeyWidth {
+        /// The keys' width.
+        keys: u32,
+        /// The configuration's.
+        config: u32,
+    },
+    /// More keys than 32-bit key indices address.
+    #[error("{0} keys are more than this sort addresses (at most 2^31)")]
+    TooManyKeys(usize),
+    /// A device error (a kernel fault or a memory error).
+    #[error("{0}")]
+    Device(E),
+}
+
+fn join(errors: &[ConfigError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}

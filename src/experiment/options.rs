@@ -1,0 +1,437 @@
+//! The sort options, declared once. [`sort_options!`] turns one table into
+//! everything that names an option: the [`SortOptions`] struct and its JSON
+//! `config` keys, the command-line flags of the main job
+//! ([`SortOptionArgs`]) and of `sweep` ([`SweepOptionArgs`], each a comma
+//! list), the sweep's [`SweepSpec`], its grid order and axes, the CSV column
+//! order, and the labels of plots and the sweep summary. Adding an option is
+//! one entry of the table (and, for an algorithm's option, one line in that
+//! algorithm's [`super::sort::Selected::options`]).
+
+use serde::Serialize;
+use serde_json::Value;
+use sorts::hotsort::{Layout, MergeExchange};
+
+use super::input::Distribution;
+use super::sort::Algo;
+
+/// An option's value as the sweep's axes and CSV spell it (`text`) and as
+/// the report's `config` object holds it (`json`).
+pub trait OptionValue {
+    /// The text form (`default` for an unset optional number).
+    fn text(&self) -> String;
+    /// The JSON form.
+    fn json(&self) -> Value;
+}
+
+macro_rules! number_value {
+    ($($t:ty),*) => {$(
+        impl OptionValue for $t {
+            fn text(&self) -> String {
+                self.to_string()
+            }
+            fn json(&self) -> Value {
+                Value::from(*self)
+            }
+        }
+    )*};
+}
+number_value!(u32, u64);
+
+impl OptionValue for bool {
+    fn text(&self) -> String {
+        self.to_string()
+    }
+    fn json(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl OptionValue for Option<u32> {
+    fn text(&self) -> String {
+        self.map_or_else(|| "default".to_string(), |v| v.to_string())
+    }
+    fn json(&self) -> Value {
+        self.map_or(Value::Null, Value::from)
+    }
+}
+
+impl OptionValue for String {
+    fn text(&self) -> String {
+        self.clone()
+    }
+    fn json(&self) -> Value {
+        Value::from(self.as_str())
+    }
+}
+
+macro_rules! named_value {
+    ($($t:ty),*) => {$(
+        impl OptionValue for $t {
+            fn text(&self) -> String {
+                self.name().to_string()
+            }
+            fn json(&self) -> Value {
+                Value::from(self.name())
+            }
+        }
+    )*};
+}
+named_value!(Algo, Distribution, Layout, MergeExchange);
+
+/// One axis of a sweep's grid: its name as in the report's `config` object
+/// and the text of each of its values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Axis {
+    /// The config key (`warp`, `slab_height`, `num_sms`, ...).
+    pub name: String,
+    /// Each value as text, in list order.
+    pub values: Vec<String>,
+}
+
+fn dedup<T: PartialEq + Clone>(list: &[T]) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(list.len());
+    for v in list {
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    out
+}
+
+/// Expands one axis: every option set so far, times every value.
+fn expand<T: PartialEq + Clone>(
+    grid: Vec<SortOptions>,
+    values: &[T],
+    set: impl Fn(&mut SortOptions, &T),
+) -> Vec<SortOptions> {
+    let values = dedup(values);
+    let mut out = Vec::with_capacity(grid.len() * values.len());
+    for base in grid {
+        for v in &values {
+            let mut o = base.clone();
+            set(&mut o, v);
+            out.push(o);
+        }
+    }
+    out
+}
+
+fn axis<T: PartialEq + Clone + OptionValue>(name: &str, values: &[T]) -> Axis {
+    Axis {
+        name: name.to_string(),
+        values: dedup(values).iter().map(OptionValue::text).collect(),
+    }
+}
+
+/// A flag's list as option values; an empty list (a flag without a
+/// default, not given) is the option's default alone.
+fn list<C: Clone + Into<T>, T>(given: &[C], default: T) -> Vec<T> {
+    if given.is_empty() {
+        vec![default]
+    } else {
+        given.iter().cloned().map(Into::into).collect()
+    }
+}
+
+/// The machine config overrides of a sweep as `(field, values)` lists.
+fn override_lists(overrides: &[(String, String)]) -> Vec<(String, Vec<String>)> {
+    overrides
+        .iter()
+        .map(|(field, values)| {
+            let list = values.split(',').map(|v| v.trim().to_string()).collect();
+            (field.clone(), list)
+        })
+        .collect()
+}
+
+/// Whether a table entry is marked `quiet`: left out of the report's
+/// `config`, the CSV and the sweep's axes while it has its default value,
+/// so options added later leave existing reports unchanged.
+macro_rules! quiet {
+    () => {
+        false
+    };
+    (quiet) => {
+        true
+    };
+}
+
+/// The table's entries, in grid order (outermost sweep axis first; the
+/// machine overrides follow the first entry, `gpu`). Each entry: help,
+/// `name: Type = default`, the command-line type and `#[arg]` attributes,
+/// the type of one element of the sweep's list,
+/// the CSV rank (column order among the sort options), the summary column
+/// header and the plot label, and optionally `quiet` (see [`quiet!`]).
+macro_rules! sort_options {
+    ($(
+        $(#[doc = $help:literal])+
+        $name:ident: $ty:ty = $default:expr,
+            cli $cli:ty [$($attr:tt)*], list $lcli:ty,
+            csv $csv:literal, column $column:literal, label $label:literal
+            $(, $quiet:ident)?;
+    )+) => {
+        /// Everything that defines one sort experiment (`cli.md`, sort options).
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct SortOptions {
+            $( $(#[doc = $help])+ pub $name: $ty, )+
+            /// Machine config fields overridden by name (`--sms 8` is
+            /// `num_sms = 8`).
+            pub overrides: Vec<(String, String)>,
+        }
+
+        impl Default for SortOptions {
+            fn default() -> SortOptions {
+                SortOptions {
+                    $( $name: $default, )+
+                    overrides: Vec::new(),
+                }
+            }
+        }
+
+        impl Serialize for SortOptions {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut map = s.serialize_map(None)?;
+                let d = SortOptions::default();
+                $(
+                    if !(quiet!($($quiet)?) && self.$name == d.$name) {
+                        map.serialize_entry(stringify!($name), &self.$name.json())?;
+                    }
+                )+
+                map.serialize_entry("overrides", &self.overrides)?;
+                map.end()
+            }
+        }
+
+        /// The sort options on the command line.
+        #[derive(Debug, Clone, clap::Args)]
+        pub struct SortOptionArgs {
+            $( $(#[doc = $help])+ #[arg(long, $($attr)*)] pub $name: $cli, )+
+        }
+
+        impl SortOptionArgs {
+            /// The experiment these flags describe, with machine `overrides`.
+            pub fn options(&self, overrides: Vec<(String, String)>) -> SortOptions {
+                SortOptions {
+                    $( $name: self.$name.clone().into(), )+
+                    overrides,
+                }
+            }
+        }
+
+        /// The sort options of `sweep`, each a comma list.
+        #[derive(Debug, Clone, clap::Args)]
+        pub struct SweepOptionArgs {
+            $(
+                $(#[doc = $help])+
+                #[arg(long, value_delimiter = ',', $($attr)*)]
+                pub $name: Vec<$lcli>,
+            )+
+        }
+
+        impl SweepOptionArgs {
+            /// The lists as a sweep specification, with machine
+            /// `overrides` (each value a comma list).
+            pub fn spec(&self, overrides: &[(String, String)]) -> SweepSpec {
+                let d = SortOptions::default();
+                SweepSpec {
+                    $( $name: list(&self.$name, d.$name), )+
+                    overrides: override_lists(overrides),
+                }
+            }
+        }
+
+        /// The lists of a sweep, one per sort option.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct SweepSpec {
+            $( $(#[doc = $help])+ pub $name: Vec<$ty>, )+
+            /// Machine config fields, each with its list of values (text form).
+            pub overrides: Vec<(String, Vec<String>)>,
+        }
+
+        impl Default for SweepSpec {
+            /// One configuration: the sort's defaults.
+            fn default() -> SweepSpec {
+                let d = SortOptions::default();
+                SweepSpec {
+                    $( $name: vec![d.$name], )+
+                    overrides: Vec::new(),
+                }
+            }
+        }
+
+        impl SweepSpec {
+            /// Every configuration, in grid order (the last axis varies fastest).
+            pub fn expand(&self) -> Vec<SortOptions> {
+                let mut grid = vec![SortOptions::default()];
+                let mut first = true;
+                $(
+                    grid = expand(grid, &self.$name, |o, v| o.$name = v.clone());
+                    if std::mem::take(&mut first) {
+                        for (field, values) in &self.overrides {
+                            grid = expand(grid, values, |o, v| {
+                                o.overrides.push((field.clone(), v.clone()));
+                            });
+                        }
+                    }
+                )+
+                grid
+            }
+
+            /// Every axis with its (deduplicated) values, in grid order.
+            pub fn axes(&self) -> Vec<Axis> {
+                let mut axes = Vec::new();
+                let d = SortOptions::default();
+                $(
+                    if !(quiet!($($quiet)?) && self.$name == [d.$name.clone()]) {
+                        axes.push(axis(stringify!($name), &self.$name));
+                    }
+                    if axes.len() == 1 {
+                        for (field, values) in &self.overrides {
+                            axes.push(axis(field, values));
+                        }
+                    }
+                )+
+                axes
+            }
+        }
+
+        /// The value of axis `name` in `opts`, as text (see [`SweepSpec::axes`]).
+        pub fn axis_value(opts: &SortOptions, name: &str) -> String {
+            match name {
+                $( stringify!($name) => opts.$name.text(), )+
+                field => opts
+                    .overrides
+                    .iter()
+                    .rev()
+                    .find(|(f, _)| f == field)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default(),
+            }
+        }
+
+        /// The sort options' keys in the report's `config` object, in the
+        /// order the CSV gives them (the machine fields follow).
+        pub fn csv_keys() -> Vec<&'static str> {
+            let mut keys = vec![$( ($csv, stringify!($name)), )+];
+            keys.sort_unstable();
+            keys.into_iter().map(|(_, k)| k).collect()
+        }
+
+        /// The sweep summary's column header for axis `name`.
+        pub fn column(name: &str) -> String {
+            match name {
+                $( stringify!($name) => $column.to_string(), )+
+                other => other.replace('_', "-"),
+            }
+        }
+
+        /// The plot's label for axis `name` (titles, groups).
+        pub fn label(name: &str) -> String {
+            match name {
+                $( stringify!($name) => $label.to_string(), )+
+                other => other.replace('_', " "),
+            }
+        }
+    };
+}
+
+sort_options! {
+    /// Machine preset.
+    gpu: String = "h200".to_string(),
+        cli String [default_value = "h200"], list String,
+        csv 1, column "gpu", label "gpu";
+    /// Sorting algorithm.
+    algo: Algo = Algo::Hotsort,
+        cli Algo [value_enum, default_value = "hotsort"], list Algo,
+        csv 0, column "algo", label "algo";
+    /// Number of keys (any N >= 0).
+    keys: u64 = 65536,
+        cli u64 [default_value = "65536"], list u64,
+        csv 7, column "keys", label "keys";
+    /// Key width in bits: 32 or 64.
+    key_bits: u32 = 32,
+        cli u32 [default_value = "32", value_parser = key_bits], list u32,
+        csv 8, column "key-bits", label "key bits";
+    /// Input key distribution.
+    dist: Distribution = Distribution::Uniform,
+        cli Distribution [value_enum, default_value = "uniform"], list Distribution,
+        csv 9, column "dist", label "dist";
+    /// Input generator seed.
+    seed: u64 = 1,
+        cli u64 [default_value = "1"], list u64,
+        csv 10, column "seed", label "seed";
+    /// How lanes exchange keys in warp merges.
+    merge: MergeExchange = MergeExchange::Shuffle,
+        cli MergeArg [value_enum, default_value = "shuffle"], list MergeArg,
+        csv 6, column "merge", label "merge";
+    /// Shared-memory layout (bank-conflict avoidance).
+    smem_layout: Layout = Layout::Pad,
+        cli LayoutArg [value_enum, default_value = "pad"], list LayoutArg,
+        csv 5, column "layout", label "layout";
+    /// Lanes per warp: a power of two, 4..=64.
+    warp: u32 = 32,
+        cli u32 [default_value = "32"], list u32,
+        csv 2, column "warp", label "warp";
+    /// Key registers per lane (the slab height).
+    slab_height: u32 = 16,
+        cli u32 [default_value = "16"], list u32,
+        csv 3, column "slab", label "slab height";
+    /// Slabs (warps) per block in the block sort [default: the largest that fits].
+    block_slabs: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 4, column "block-slabs", label "block slabs";
+    /// Carry a 32-bit value with every key (`--values` or `--values true`).
+    values: bool = false,
+        cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
+        list bool,
+        csv 11, column "values", label "values", quiet;
+}
+
+/// Parses `--key-bits`: 32 or 64.
+pub fn key_bits(s: &str) -> Result<u32, String> {
+    match s {
+        "32" => Ok(32),
+        "64" => Ok(64),
+        _ => Err(format!("`{s}` is not a key width: use 32 or 64")),
+    }
+}
+
+/// Shared-memory layout names for the command line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayoutArg {
+    /// No conflict avoidance.
+    Plain,
+    /// One pad word per row of banks (the patent's COLUMN-PAD).
+    Pad,
+    /// XOR-hashed columns.
+    Xor,
+}
+
+impl From<LayoutArg> for Layout {
+    fn from(l: LayoutArg) -> Layout {
+        match l {
+            LayoutArg::Plain => Layout::Plain,
+            LayoutArg::Pad => Layout::Pad,
+            LayoutArg::Xor => Layout::Xor,
+        }
+    }
+}
+
+/// Warp-merge exchange names for the command line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MergeArg {
+    /// Shuffle-xor between lanes.
+    Shuffle,
+    /// Through shared memory.
+    Shared,
+}
+
+impl From<MergeArg> for MergeExchange {
+    fn from(m: MergeArg) -> MergeExchange {
+        match m {
+            MergeArg::Shuffle => MergeExchange::Shuffle,
+            MergeArg::Shared => MergeExchange::Shared,
+        }
+    }
+}
