@@ -3,4 +3,6 @@
 //! the report). `main.rs` only parses arguments and wires these together.
 #![deny(missing_docs)]
 
+pub mod atomic;
 pub mod experiment;
+pub mod host_memory;

@@ -153,3 +153,109 @@ fn a_good_kernel_prints_its_report_as_json() {
         4.0
     );
 }
+
+fn simsort(args: &[&str]) -> Output {
+    Command::new(simsort_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run simsort")
+}
+
+fn vcopy(src: &str, extra: &[&str]) -> Output {
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let src = format!("src={src}");
+    let mut args = vec![
+        "run",
+        kernel.to_str().unwrap(),
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--buffer",
+        &src,
+        "--buffer",
+        "dst=4k",
+        "--param",
+        "n=32",
+    ];
+    args.extend(extra);
+    simsort(&args)
+}
+
+#[test]
+fn runs_too_large_for_the_host_are_refused_before_allocating() {
+    for (args, flag) in [
+        (vec!["--keys", "2147483648"], "--keys 2147483648"),
+        (vec!["sweep", "--keys", "2147483648"], "--keys 2147483648"),
+    ] {
+        let mut args = args.clone();
+        args.extend(["--max-host-memory", "1G"]);
+        let out = simsort(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("error: not enough host memory ({flag}")),
+            "{err}"
+        );
+        assert!(
+            err.contains("128.0 GiB") && err.contains("--max-host-memory"),
+            "{err}"
+        );
+    }
+    for src in ["100000M", "iota:4294967295", "rand:4294967295:1", "20G"] {
+        let out = vcopy(src, &["--max-host-memory", "1G"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{src}: {err}");
+        assert!(err.contains(&format!("(--buffer src={src})")), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("memory allocation"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_large_zero_buffer_costs_only_the_pages_a_kernel_touches() {
+    let start = std::time::Instant::now();
+    let out = vcopy("4G", &["--max-host-memory", "1T", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        start.elapsed().as_secs() < 10,
+        "a 4 GiB buffer of which 128 bytes are read took {:?}",
+        start.elapsed()
+    );
+    // More than the host can give is a clean error, never an abort.
+    let out = vcopy("16777215G", &["--max-host-memory", "16777215T"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("(--buffer src)") && err.contains("out of memory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sweep_jobs_are_clamped() {
+    let out = simsort(&[
+        "sweep",
+        "--gpu",
+        "tiny",
+        "--keys",
+        "300",
+        "--warp",
+        "8",
+        "--slab-height",
+        "4",
+        "-j",
+        "100000",
+        "-q",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -404,3 +404,89 @@ fn completions_are_printed_for_each_shell() {
     }
     assert_input_error(&["completions", "tcsh"], &["invalid value 'tcsh'"]);
 }
+
+#[test]
+fn a_failed_sweep_leaves_the_old_results_exactly_as_they_were() {
+    let dir = scratch("keep-old");
+    let files = ["res.csv", "res.json", "res.svg"];
+    for f in files {
+        std::fs::write(dir.join(f), format!("good {f}")).unwrap();
+    }
+    let csv = dir.join("res.csv");
+    let svg = dir.join("res.svg");
+    let out = simsort(&[
+        "sweep",
+        "--gpu",
+        "tiny",
+        "--keys",
+        "300",
+        "--warp",
+        "8",
+        "--slab-height",
+        "4",
+        "--dram-latency-cycles",
+        "4294967295",
+        "--out",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("old files are kept"), "{err}");
+    for f in files {
+        assert_eq!(
+            text(&std::fs::read(dir.join(f)).unwrap()),
+            format!("good {f}")
+        );
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        files.map(std::ffi::OsString::from),
+        "no temporary file is left"
+    );
+}
+
+#[test]
+fn outputs_that_are_not_regular_files_are_refused_before_anything_runs() {
+    assert_input_error(
+        &[
+            "sweep",
+            "--gpu",
+            "tiny",
+            "--keys",
+            "300",
+            "--warp",
+            "8",
+            "--slab-height",
+            "4",
+            "--out",
+            "/dev/full",
+        ],
+        &["--out /dev/full: not a regular file"],
+    );
+    let dir = scratch("not-regular");
+    let plot = dir.join("sub.svg");
+    std::fs::create_dir(&plot).unwrap();
+    assert_input_error(
+        &[
+            "sweep",
+            "--gpu",
+            "tiny",
+            "--keys",
+            "300",
+            "--warp",
+            "8",
+            "--slab-height",
+            "4",
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+        &["sub.svg: it is a directory"],
+    );
+}

@@ -97,3 +97,56 @@ fn bad_trace_options_are_input_errors() {
         );
     }
 }
+
+#[test]
+fn exporting_a_corrupt_trace_leaves_the_old_output_as_it_was() {
+    let dir = scratch("export-keep");
+    let good = dir.join("t.trace");
+    let mut args = SMALL.to_vec();
+    args.extend(["--trace", good.to_str().unwrap()]);
+    let out = simsort(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut bytes = std::fs::read(&good).unwrap();
+    let mid = bytes.len() / 2;
+    for b in &mut bytes[mid..mid + 64] {
+        *b ^= 0x55;
+    }
+    let bad = dir.join("bad.trace");
+    std::fs::write(&bad, bytes).unwrap();
+    let keep = dir.join("keep.json");
+    std::fs::write(&keep, "keep").unwrap();
+    let (bad, keep_s) = (bad.to_str().unwrap(), keep.to_str().unwrap());
+    let out = simsort(&["trace", "export", bad, "--format", "perfetto", "-o", keep_s]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("corrupt"), "{err}");
+    assert_eq!(std::fs::read_to_string(&keep).unwrap(), "keep");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        3,
+        "no temporary file is left"
+    );
+    let good = good.to_str().unwrap();
+    let out = simsort(&[
+        "trace",
+        "export",
+        good,
+        "--format",
+        "perfetto",
+        "-o",
+        "/dev/full",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    let out = simsort(&[
+        "trace", "export", good, "--format", "perfetto", "-o", keep_s,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(std::fs::read_to_string(&keep).unwrap().starts_with('{'));
+}

@@ -33,6 +33,12 @@ pub enum SimError {
         /// Length in bytes.
         len: u64,
     },
+    /// The host could not provide the memory for a device allocation.
+    #[error("cannot allocate {bytes} bytes of device memory: the host is out of memory")]
+    HostOutOfMemory {
+        /// The allocation's size in bytes.
+        bytes: u64,
+    },
     /// A kernel instruction faulted.
     #[error("{0}")]
     Fault(Box<Fault>),

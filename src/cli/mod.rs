@@ -31,6 +31,28 @@ pub struct Cli {
     /// The sort experiment run when no subcommand is given.
     #[command(flatten)]
     pub sort: sort::SortArgs,
+    /// Host memory a run may use (k/M/G/T suffixes, powers of 1024)
+    /// [default: the machine's available memory]. Runs estimated to need
+    /// more are refused before they start.
+    #[arg(long, global = true, value_name = "BYTES", value_parser = host_bytes)]
+    pub max_host_memory: Option<u64>,
+}
+
+/// Parses a byte count with an optional k/M/G/T suffix (powers of 1024).
+fn host_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 10),
+        Some((i, 'm' | 'M')) => (&t[..i], 20),
+        Some((i, 'g' | 'G')) => (&t[..i], 30),
+        Some((i, 't' | 'T')) => (&t[..i], 40),
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a byte count; use e.g. 512M or 8G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("`{s}` is too large; at most 16777215T"))
 }
 
 /// The subcommands.
@@ -81,6 +103,9 @@ impl Failure {
 
 /// Runs the parsed command line, writing normal output to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(limit) = cli.max_host_memory {
+        simsort::host_memory::set_limit(limit);
+    }
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&args, out),
         Some(Command::Kernels(args)) => kernels::run(&args, out),

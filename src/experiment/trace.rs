@@ -1,9 +1,9 @@
 //! Recording a sort into a replay trace (`--trace FILE`).
 
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
+use crate::atomic::AtomicFile;
 use traces::{Focus, TraceHeader, TraceLevel, TraceOptions, TraceWriter};
 
 use super::plan::Progress;
@@ -39,7 +39,8 @@ fn sort_options(opts: &SortOptions) -> Vec<(String, String)> {
     }
 }
 
-/// Runs `prepared` and records it into `spec.path`.
+/// Runs `prepared` and records it into `spec.path`, which is replaced only
+/// when the run and the trace are complete.
 pub fn run_recorded(
     prepared: &Prepared,
     spec: &TraceSpec,
@@ -54,16 +55,21 @@ pub fn run_recorded(
         .with_config(&prepared.gpu)
         .map_err(|e| ExperimentError::Trace(e.to_string()))?;
     header.sort_options = sort_options(&prepared.opts);
-    let file = File::create(&spec.path).map_err(|e| {
+    let file = AtomicFile::create(&spec.path).map_err(|e| {
         ExperimentError::Invalid(vec![format!("--trace {}: {e}", spec.path.display())])
     })?;
     let writer = TraceWriter::new(BufWriter::new(file), &header)
         .map_err(|e| ExperimentError::Trace(e.to_string()))?;
     let mut recorder = sim::Recorder::new(writer, Vec::new());
+    // A failed run drops the temporary file: an old trace stays as it was.
     let outcome = prepared.run_traced(progress, Some(&mut recorder))?;
-    let mut out = recorder
+    let out = recorder
         .finish()
         .map_err(|e| ExperimentError::Trace(e.to_string()))?;
-    std::io::Write::flush(&mut out).map_err(|e| ExperimentError::Trace(e.to_string()))?;
+    let file = out
+        .into_inner()
+        .map_err(|e| ExperimentError::Trace(e.error().to_string()))?;
+    file.commit()
+        .map_err(|e| ExperimentError::Trace(e.to_string()))?;
     Ok(outcome)
 }
