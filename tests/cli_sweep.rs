@@ -490,3 +490,27 @@ fn outputs_that_are_not_regular_files_are_refused_before_anything_runs() {
         &["sub.svg: it is a directory"],
     );
 }
+
+#[test]
+fn json_counts_are_integers_and_ratios_floats() {
+    let out = tiny_sort(&["--json", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let metrics = report["total"]["metrics"].as_object().unwrap();
+    for (name, v) in metrics {
+        if name.ends_with(".sum") || name.ends_with(".max") {
+            assert!(v.is_u64(), "{name} is a count: {v}");
+        } else {
+            assert!(v.is_f64(), "{name} is a ratio: {v}");
+        }
+    }
+    let text = text(&out.stdout);
+    assert!(text.contains("\"smsp__inst_executed.sum\": "), "{text}");
+    let at = text.find("\"smsp__inst_executed.sum\": ").unwrap();
+    let value: String = text[at..]
+        .chars()
+        .skip(27)
+        .take_while(|c| *c != ',')
+        .collect();
+    assert!(!value.contains('.'), "printed as an integer: {value}");
+}

@@ -132,7 +132,9 @@ pub use gpu::{Gpu, Occupancy};
 pub use ids::{BlockId, SmId, WarpAt, WarpId};
 pub use kernels_ir::{Dim3, ParamValue};
 pub use options::RunOptions;
-pub use stats::{KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls};
+pub use stats::{
+    KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls, metric_is_count,
+};
 pub use time::Cycle;
 pub use trace::{Recorder, TraceSink, VecSink};
 pub use traced::TracedGpu;
