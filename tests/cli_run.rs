@@ -259,3 +259,21 @@ fn sweep_jobs_are_clamped() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_bad_machine_flag_is_one_error_line_naming_it() {
+    for (flag, needle) in [
+        (
+            "--max-warps-per-sm=1",
+            "`max_warps_per_sm`: 1 is fewer than num_subpartitions",
+        ),
+        ("--sector-bytes=1", "`sector_bytes`: 1 is outside"),
+    ] {
+        let out = vcopy("1k", &[flag]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.starts_with("error: invalid machine:\n"), "{err}");
+        assert_eq!(err.trim().lines().count(), 2, "one problem: {err}");
+        assert!(err.contains(needle), "{flag}: {err}");
+    }
+}

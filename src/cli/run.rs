@@ -214,7 +214,7 @@ fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
         Ok(cfg)
     } else {
         Err(Failure::input(format!(
-            "invalid machine:\n  {}",
+            "error: invalid machine:\n  {}",
             problems.join("\n  ")
         )))
     }

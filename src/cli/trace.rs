@@ -82,6 +82,10 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let mut reader = open(&args.trace)?;
     let ExportFormat::Perfetto = args.format;
     let bad_trace = |e: traces::TraceError| match e {
+        // `-o - | head`: a closed pipe ends the export quietly.
+        traces::TraceError::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+            output_error(io)
+        }
         traces::TraceError::Io(io) if io.kind() != std::io::ErrorKind::UnexpectedEof => {
             Failure::run(format!("cannot write {}: {io}", args.output.display()))
         }

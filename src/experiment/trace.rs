@@ -39,6 +39,46 @@ fn sort_options(opts: &SortOptions) -> Vec<(String, String)> {
     }
 }
 
+/// The focus must name a block (and warp) that some launch has: a focus
+/// outside every grid would record nothing in detail.
+fn check_focus(prepared: &Prepared, focus: Focus) -> Result<(), ExperimentError> {
+    let count = |d: kernels_ir::Dim3| u64::from(d.x) * u64::from(d.y) * u64::from(d.z);
+    let blocks = prepared
+        .plan
+        .iter()
+        .map(|l| count(l.grid))
+        .max()
+        .unwrap_or(0);
+    let warp = u64::from(prepared.gpu.warp_size.max(1));
+    let warps = prepared
+        .plan
+        .iter()
+        .map(|l| count(l.block).div_ceil(warp))
+        .max()
+        .unwrap_or(0);
+    let mut problems = Vec::new();
+    if u64::from(focus.block) >= blocks {
+        problems.push(format!(
+            "no such block (--trace-focus block={}): the largest grid of this sort has \
+             {blocks} blocks; give block=0..={}",
+            focus.block,
+            blocks.saturating_sub(1)
+        ));
+    }
+    if let Some(w) = focus.warp.filter(|&w| u64::from(w) >= warps) {
+        problems.push(format!(
+            "no such warp (--trace-focus warp={w}): the largest block of this sort has \
+             {warps} warps; give warp=0..={}",
+            warps.saturating_sub(1)
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ExperimentError::Invalid(problems))
+    }
+}
+
 /// Runs `prepared` and records it into `spec.path`, which is replaced only
 /// when the run and the trace are complete.
 pub fn run_recorded(
@@ -46,6 +86,7 @@ pub fn run_recorded(
     spec: &TraceSpec,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, ExperimentError> {
+    check_focus(prepared, spec.focus)?;
     let options = TraceOptions {
         level: spec.level,
         focus: spec.focus,
