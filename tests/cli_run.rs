@@ -277,3 +277,65 @@ fn a_bad_machine_flag_is_one_error_line_naming_it() {
         assert!(err.contains(needle), "{flag}: {err}");
     }
 }
+
+#[test]
+fn the_readme_vcopy_launch_copies_every_word() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_run-vcopy");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dst = dir.join("dst.bin");
+    let out_flag = format!("dst={}", dst.display());
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let out = simsort(&[
+        "run",
+        kernel.to_str().unwrap(),
+        "--grid",
+        "8",
+        "--block",
+        "256",
+        "--buffer",
+        "src=iota:2048",
+        "--buffer",
+        "dst=8k",
+        "--param",
+        "n=2048",
+        "--out",
+        &out_flag,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&dst).unwrap();
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    assert_eq!(words, (0..2048).collect::<Vec<u32>>());
+}
+
+#[test]
+fn a_probe_stride_out_of_range_names_the_range() {
+    let out = simsort(&["kernels", "--print", "smem_stride_129"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("outside 1..=128") && !err.contains("did you mean"),
+        "{err}"
+    );
+}
+
+#[test]
+fn machine_flag_help_gives_range_and_preset_values() {
+    let out = simsort(&["run", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "1..=65536 [h200: 132, tiny: 2]",
+        "(`lrr` or `gto`) [h200: gto, tiny: gto]",
+        "Machine preset: h200",
+    ] {
+        assert!(help.contains(needle), "`{needle}` not in:\n{help}");
+    }
+}

@@ -69,7 +69,7 @@ impl ConfigError {
 }
 
 macro_rules! gpu_config {
-    ($( $(#[$doc:meta])* $field:ident : $ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* $field:ident : $ty:ty, )*) => {
         /// The simulated machine: every hardware parameter, with its unit.
         ///
         /// `Default` is the H200 ([`GpuConfig::h200`]); [`GpuConfig::tiny`]
@@ -78,7 +78,7 @@ macro_rules! gpu_config {
         /// does).
         #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
         pub struct GpuConfig {
-            $( $(#[$doc])* pub $field: $ty, )*
+            $( $(#[doc = $doc])* pub $field: $ty, )*
         }
 
         impl GpuConfig {
@@ -99,6 +99,15 @@ macro_rules! gpu_config {
                         Ok(())
                     } )*
                     _ => Err(ConfigError::new(name, "no such field")),
+                }
+            }
+
+            /// The doc comment of the field called `name` (its meaning, unit
+            /// and range), as one line.
+            pub fn field_doc(name: &str) -> Option<&'static str> {
+                match name {
+                    $( stringify!($field) => Some(concat!($($doc,)* "").trim_ascii()), )*
+                    _ => None,
                 }
             }
 
@@ -648,6 +657,20 @@ mod tests {
         cfg.warp_size = 128;
         let errors = cfg.validate().unwrap_err();
         assert_eq!(errors[0].message, "128 is outside 1..=64");
+    }
+
+    #[test]
+    fn every_field_has_its_doc_with_a_range_or_values() {
+        for name in GpuConfig::field_names() {
+            let doc = GpuConfig::field_doc(name).unwrap();
+            assert!(!doc.is_empty() && !doc.contains('\n'), "{name}: {doc}");
+        }
+        assert!(
+            GpuConfig::field_doc("num_sms")
+                .unwrap()
+                .contains("1..=65536")
+        );
+        assert_eq!(GpuConfig::field_doc("nope"), None);
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub struct RunArgs {
     /// Block size in threads: X[,Y[,Z]].
     #[arg(long, value_parser = parse_dim3)]
     pub block: Dim3,
-    /// Machine preset.
+    /// Machine preset: h200 (the reference machine) or tiny (a small one for tests).
     #[arg(long, default_value = "h200")]
     pub gpu: String,
     /// Lanes per warp [default: the preset's].

@@ -81,7 +81,7 @@ pub struct SortArgs {
     /// Input generator seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Machine preset.
+    /// Machine preset: h200 (the reference machine) or tiny (a small one for tests).
     #[arg(long, default_value = "h200")]
     pub gpu: String,
     /// Shared-memory layout (bank-conflict avoidance).

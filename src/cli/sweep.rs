@@ -47,7 +47,7 @@ pub struct SweepArgs {
     /// Input generator seeds.
     #[arg(long, value_delimiter = ',', default_value = "1")]
     pub seed: Vec<u64>,
-    /// Machine presets.
+    /// Machine presets: h200, tiny.
     #[arg(long, value_delimiter = ',', default_value = "h200")]
     pub gpu: Vec<String>,
     /// Shared-memory layouts (bank-conflict avoidance).
