@@ -135,3 +135,26 @@ fn unknown_kernel_names_suggest_the_closest_and_exit_2() {
     let out = simsort(&["kernels", "--bogus"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let kernel = read(&tests_dir().join("kernels/vcopy.kir"));
+    let out = simsort(&["check", "-"], Some(&format!("\u{feff}{kernel}")));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), kernel);
+}
+
+#[test]
+fn a_negative_number_is_a_bad_value_not_an_unknown_flag() {
+    for args in [
+        &["--warp", "-1"][..],
+        &["sweep", "--warp", "-1"],
+        &["run", "x.kir", "--grid", "-1", "--block", "1"],
+    ] {
+        let out = simsort(args, None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("invalid value '-1'"), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}

@@ -514,3 +514,16 @@ fn json_counts_are_integers_and_ratios_floats() {
         .collect();
     assert!(!value.contains('.'), "printed as an integer: {value}");
 }
+
+#[test]
+fn the_sort_says_what_it_ran_above_the_tables() {
+    let out = tiny_sort(&["-q", "--seed", "7", "--dist", "sorted"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let mut lines = table.lines();
+    assert_eq!(
+        lines.next(),
+        Some("hotsort on tiny: W=8 H=4 block slabs 8, layout pad, merge shuffle")
+    );
+    assert_eq!(lines.next(), Some("700 keys (32-bit, sorted, seed 7)"));
+}

@@ -15,6 +15,7 @@ pub mod machine;
 pub mod progress;
 pub mod replay;
 pub mod run;
+pub mod run_config;
 pub mod sort;
 pub mod sweep;
 pub mod trace;
@@ -72,6 +73,17 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Print a shell completion script (bash, zsh, fish, ...).
     Completions(completions::CompletionsArgs),
+}
+
+/// Parses the command line. Negative numbers are values, in every
+/// subcommand: `--warp -1` is a bad value for `--warp` (named with its
+/// range), not an unknown flag `-1`.
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let cmd = Cli::command()
+        .allow_negative_numbers(true)
+        .mut_subcommands(|c| c.allow_negative_numbers(true));
+    Cli::from_arg_matches(&cmd.try_get_matches()?)
 }
 
 /// Why a command failed: the message for stderr and the exit status.

@@ -172,7 +172,8 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let text = if args.json {
         outcome.report.to_json()
     } else {
-        outcome.report.to_table()
+        let config = super::run_config::run_config(&outcome.report);
+        format!("{config}\n{}", outcome.report.to_table())
     };
     writeln!(out, "{text}").map_err(output_error)?;
     if !args.quiet {
