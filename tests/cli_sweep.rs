@@ -527,3 +527,28 @@ fn the_sort_says_what_it_ran_above_the_tables() {
     );
     assert_eq!(lines.next(), Some("700 keys (32-bit, sorted, seed 7)"));
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_long_sort_cleanly_and_says_so() {
+    use std::process::Stdio;
+    let child = Command::new(simsort_bin())
+        .args(["--keys", "4194304", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run simsort");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let start = std::time::Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("interrupted at cycle"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

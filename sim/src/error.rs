@@ -58,6 +58,15 @@ pub enum SimError {
     /// The trace sink failed (the run itself was fine up to then).
     #[error("trace: {0}")]
     Trace(String),
+    /// A stop was requested ([`crate::request_stop`], Ctrl-C) while the
+    /// launch ran.
+    #[error("kernel `{kernel}` interrupted at cycle {cycle} (a stop was requested)")]
+    Interrupted {
+        /// The kernel.
+        kernel: String,
+        /// About the cycle it had reached.
+        cycle: Cycle,
+    },
     /// The launch ran past [`crate::RunOptions::max_cycles`].
     #[error(
         "kernel `{kernel}` ran past its cycle limit of {limit}; still running: {}",
@@ -79,7 +88,10 @@ impl SimError {
     pub fn is_runtime(&self) -> bool {
         matches!(
             self,
-            SimError::Fault(_) | SimError::Deadlock { .. } | SimError::CycleLimit { .. }
+            SimError::Fault(_)
+                | SimError::Deadlock { .. }
+                | SimError::CycleLimit { .. }
+                | SimError::Interrupted { .. }
         )
     }
 }

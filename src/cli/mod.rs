@@ -118,6 +118,12 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     if let Some(limit) = cli.max_host_memory {
         simsort::host_memory::set_limit(limit);
     }
+    if matches!(
+        cli.command,
+        None | Some(Command::Run(_)) | Some(Command::Sweep(_))
+    ) {
+        stop_on_ctrl_c();
+    }
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&args, out),
         Some(Command::Kernels(args)) => kernels::run(&args, out),
@@ -129,6 +135,18 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         None => sort::run(&cli.sort, out),
     };
     result.and_then(|()| out.flush().map_err(output_error))
+}
+
+/// The first Ctrl-C asks the simulation to stop (each running launch ends
+/// with an "interrupted" error, so the command reports what it has and no
+/// output file is half-written); a second one ends the process at once
+/// with status 130.
+fn stop_on_ctrl_c() {
+    use signal_hook::consts::SIGINT;
+    let flag = sim::stop_flag();
+    // Registration fails only for forbidden signals; SIGINT is not one.
+    let _ = signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone());
+    let _ = signal_hook::flag::register(SIGINT, flag);
 }
 
 /// Maps a failed write to stdout: a closed pipe (`simsort ... | head`) is
