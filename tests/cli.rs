@@ -158,3 +158,22 @@ fn a_negative_number_is_a_bad_value_not_an_unknown_flag() {
         assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn diagnostics_cut_long_lines_and_escape_control_characters() {
+    let long = format!(
+        "kernel k {{\n    regs r1\n    shared 0\n    mov r0, {} bad\n    exit\n}}\n",
+        "x".repeat(1_000_000)
+    );
+    let out = simsort(&["check", "-"], Some(&long));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", &err[..err.len().min(500)]);
+    assert!(err.len() < 4000, "{} bytes on stderr", err.len());
+    assert!(err.contains("<stdin>:4:13"), "{err}");
+    let nul = "kernel k {\n    regs r1\n    shared 0\n    mov r0, \0\u{1b}[31m\n    exit\n}\n";
+    let out = simsort(&["check", "-"], Some(nul));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains('\0') && !err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains("\\0\\u{1b}[31m"), "{err}");
+}

@@ -59,7 +59,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<(), Failure> {
             );
             Err(Failure::input(format!(
                 "{}\n\n{summary}",
-                render_diagnostics(&diagnostics)
+                render_diagnostics(&diagnostics, &name, &text)
             )))
         }
     }

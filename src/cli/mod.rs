@@ -10,6 +10,7 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
 pub mod check;
 pub mod completions;
+pub mod diagnostics;
 pub mod kernels;
 pub mod machine;
 pub mod progress;
@@ -164,7 +165,8 @@ pub fn output_error(e: io::Error) -> Failure {
 
 /// Renders diagnostics as source snippets, one after another, in colour
 /// only when stderr is a terminal and `NO_COLOR` is unset.
-pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D]) -> String {
+pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D], name: &str, source: &str) -> String {
+    let diagnostics = diagnostics::cleaned(diagnostics, name, source);
     let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let theme = if colour {
         GraphicalTheme::unicode()
@@ -173,7 +175,7 @@ pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D]) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme);
     let mut text = String::new();
-    for d in diagnostics {
+    for d in &diagnostics {
         if !text.is_empty() {
             text.push('\n');
         }

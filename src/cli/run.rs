@@ -225,7 +225,11 @@ fn kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
     let (name, text) = super::check::read_source(path)?;
     match parse_and_verify(&name, &text) {
         Ok((kernel, _)) => Ok(kernel),
-        Err(diagnostics) => Err(Failure::input(render_diagnostics(&diagnostics))),
+        Err(diagnostics) => Err(Failure::input(render_diagnostics(
+            &diagnostics,
+            &name,
+            &text,
+        ))),
     }
 }
 
