@@ -526,6 +526,10 @@ fn the_sort_says_what_it_ran_above_the_tables() {
         Some("hotsort on tiny: W=8 H=4 block slabs 8, layout pad, merge shuffle")
     );
     assert_eq!(lines.next(), Some("700 keys (32-bit, sorted, seed 7)"));
+    assert!(
+        table.contains("notsel = not_selected") && table.contains("barier = barrier"),
+        "the stall headers have a legend:\n{table}"
+    );
 }
 
 #[cfg(unix)]

@@ -394,7 +394,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
             Ok(serde_json::Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         };
-        Report::new(config, 0, vec![row]).to_table()
+        let table = Report::new(config, 0, vec![row]).to_table();
+        format!("{table}\n{}", super::run_config::stall_legend())
     };
     out.write_all(text.as_bytes()).map_err(output_error)
 }

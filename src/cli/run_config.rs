@@ -1,4 +1,5 @@
-//! The line that says what the main job ran, printed above its tables.
+//! The lines that say what the main job ran (above its tables) and what
+//! the stall columns mean (below them).
 
 use serde_json::Value;
 use simsort::experiment::report::Report;
@@ -37,4 +38,12 @@ pub fn run_config(report: &Report) -> String {
         text("dist"),
         text("seed"),
     )
+}
+
+/// What the stall table's short headers stand for: the Nsight Compute
+/// reason names (`docs/report.md` says what each means), within 80 columns.
+pub fn stall_legend() -> &'static str {
+    "stalls: select = selected, notsel = not_selected, longsb = long_scoreboard,\n\
+     shrtsb = short_scoreboard, mio = mio_throttle, lg = lg_throttle,\n\
+     barier = barrier, math = math_pipe_throttle (percent of resident warp-cycles)\n"
 }

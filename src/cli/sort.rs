@@ -173,7 +173,8 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
         outcome.report.to_json()
     } else {
         let config = super::run_config::run_config(&outcome.report);
-        format!("{config}\n{}", outcome.report.to_table())
+        let legend = super::run_config::stall_legend();
+        format!("{config}\n{}\n{legend}", outcome.report.to_table())
     };
     writeln!(out, "{text}").map_err(output_error)?;
     if !args.quiet {
