@@ -3,5 +3,7 @@
 //! the report). `main.rs` only parses arguments and wires these together.
 #![deny(missing_docs)]
 
+pub mod atomic;
 pub mod experiment;
 pub mod calib;
+pub mod host_memory;

@@ -4,12 +4,10 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 mod cli;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with status 0; usage errors to

@@ -137,6 +137,48 @@ fn unknown_kernel_names_suggest_the_closest_and_exit_2() {
 }
 
 #[test]
+fn a_byte_order_mark_is_accepted() {
+    let kernel = read(&tests_dir().join("kernels/vcopy.kir"));
+    let out = simsort(&["check", "-"], Some(&format!("\u{feff}{kernel}")));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), kernel);
+}
+
+#[test]
+fn a_negative_number_is_a_bad_value_not_an_unknown_flag() {
+    for args in [
+        &["--warp", "-1"][..],
+        &["sweep", "--warp", "-1"],
+        &["run", "x.kir", "--grid", "-1", "--block", "1"],
+    ] {
+        let out = simsort(args, None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("invalid value '-1'"), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn diagnostics_cut_long_lines_and_escape_control_characters() {
+    let long = format!(
+        "kernel k {{\n    regs r1\n    shared 0\n    mov r0, {} bad\n    exit\n}}\n",
+        "x".repeat(1_000_000)
+    );
+    let out = simsort(&["check", "-"], Some(&long));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", &err[..err.len().min(500)]);
+    assert!(err.len() < 4000, "{} bytes on stderr", err.len());
+    assert!(err.contains("<stdin>:4:13"), "{err}");
+    let nul = "kernel k {\n    regs r1\n    shared 0\n    mov r0, \0\u{1b}[31m\n    exit\n}\n";
+    let out = simsort(&["check", "-"], Some(nul));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains('\0') && !err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains("\\0\\u{1b}[31m"), "{err}");
+}
+
+#[test]
 fn wide_keys_and_key_value_pairs_sort_and_bad_widths_are_refused() {
     for extra in [&["--key-bits", "64"][..], &["--values"][..]] {
         let mut args = vec!["--gpu", "tiny", "--warp", "8", "--slab-height", "4"];

@@ -153,3 +153,189 @@ fn a_good_kernel_prints_its_report_as_json() {
         4.0
     );
 }
+
+fn simsort(args: &[&str]) -> Output {
+    Command::new(simsort_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run simsort")
+}
+
+fn vcopy(src: &str, extra: &[&str]) -> Output {
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let src = format!("src={src}");
+    let mut args = vec![
+        "run",
+        kernel.to_str().unwrap(),
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--buffer",
+        &src,
+        "--buffer",
+        "dst=4k",
+        "--param",
+        "n=32",
+    ];
+    args.extend(extra);
+    simsort(&args)
+}
+
+#[test]
+fn runs_too_large_for_the_host_are_refused_before_allocating() {
+    for (args, flag) in [
+        (vec!["--keys", "2147483648"], "--keys 2147483648"),
+        (vec!["sweep", "--keys", "2147483648"], "--keys 2147483648"),
+    ] {
+        let mut args = args.clone();
+        args.extend(["--max-host-memory", "1G"]);
+        let out = simsort(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("error: not enough host memory ({flag}")),
+            "{err}"
+        );
+        assert!(
+            err.contains("128.0 GiB") && err.contains("--max-host-memory"),
+            "{err}"
+        );
+    }
+    for src in ["100000M", "iota:4294967295", "rand:4294967295:1", "20G"] {
+        let out = vcopy(src, &["--max-host-memory", "1G"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{src}: {err}");
+        assert!(err.contains(&format!("(--buffer src={src})")), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("memory allocation"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_large_zero_buffer_costs_only_the_pages_a_kernel_touches() {
+    let start = std::time::Instant::now();
+    let out = vcopy("4G", &["--max-host-memory", "1T", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        start.elapsed().as_secs() < 10,
+        "a 4 GiB buffer of which 128 bytes are read took {:?}",
+        start.elapsed()
+    );
+    // More than the host can give is a clean error, never an abort.
+    let out = vcopy("16777215G", &["--max-host-memory", "16777215T"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("(--buffer src)") && err.contains("out of memory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sweep_jobs_are_clamped() {
+    let out = simsort(&[
+        "sweep",
+        "--gpu",
+        "tiny",
+        "--keys",
+        "300",
+        "--warp",
+        "8",
+        "--slab-height",
+        "4",
+        "-j",
+        "100000",
+        "-q",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_bad_machine_flag_is_one_error_line_naming_it() {
+    for (flag, needle) in [
+        (
+            "--max-warps-per-sm=1",
+            "`max_warps_per_sm`: 1 is fewer than num_subpartitions",
+        ),
+        ("--sector-bytes=1", "`sector_bytes`: 1 is outside"),
+    ] {
+        let out = vcopy("1k", &[flag]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.starts_with("error: invalid machine:\n"), "{err}");
+        assert_eq!(err.trim().lines().count(), 2, "one problem: {err}");
+        assert!(err.contains(needle), "{flag}: {err}");
+    }
+}
+
+#[test]
+fn the_readme_vcopy_launch_copies_every_word() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_run-vcopy");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dst = dir.join("dst.bin");
+    let out_flag = format!("dst={}", dst.display());
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let out = simsort(&[
+        "run",
+        kernel.to_str().unwrap(),
+        "--grid",
+        "8",
+        "--block",
+        "256",
+        "--buffer",
+        "src=iota:2048",
+        "--buffer",
+        "dst=8k",
+        "--param",
+        "n=2048",
+        "--out",
+        &out_flag,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&dst).unwrap();
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    assert_eq!(words, (0..2048).collect::<Vec<u32>>());
+}
+
+#[test]
+fn a_probe_stride_out_of_range_names_the_range() {
+    let out = simsort(&["kernels", "--print", "smem_stride_129"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("outside 1..=128") && !err.contains("did you mean"),
+        "{err}"
+    );
+}
+
+#[test]
+fn machine_flag_help_gives_range_and_preset_values() {
+    let out = simsort(&["run", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "1..=65536 [h200: 132, tiny: 2]",
+        "(`lrr` or `gto`) [h200: gto, tiny: gto]",
+        "Machine preset: h200",
+    ] {
+        assert!(help.contains(needle), "`{needle}` not in:\n{help}");
+    }
+}

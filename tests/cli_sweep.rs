@@ -406,6 +406,158 @@ fn completions_are_printed_for_each_shell() {
 }
 
 #[test]
+fn a_failed_sweep_leaves_the_old_results_exactly_as_they_were() {
+    let dir = scratch("keep-old");
+    let files = ["res.csv", "res.json", "res.svg"];
+    for f in files {
+        std::fs::write(dir.join(f), format!("good {f}")).unwrap();
+    }
+    let csv = dir.join("res.csv");
+    let svg = dir.join("res.svg");
+    let out = simsort(&[
+        "sweep",
+        "--gpu",
+        "tiny",
+        "--keys",
+        "300",
+        "--warp",
+        "8",
+        "--slab-height",
+        "4",
+        "--dram-latency-cycles",
+        "4294967295",
+        "--out",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("old files are kept"), "{err}");
+    for f in files {
+        assert_eq!(
+            text(&std::fs::read(dir.join(f)).unwrap()),
+            format!("good {f}")
+        );
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        files.map(std::ffi::OsString::from),
+        "no temporary file is left"
+    );
+}
+
+#[test]
+fn outputs_that_are_not_regular_files_are_refused_before_anything_runs() {
+    assert_input_error(
+        &[
+            "sweep",
+            "--gpu",
+            "tiny",
+            "--keys",
+            "300",
+            "--warp",
+            "8",
+            "--slab-height",
+            "4",
+            "--out",
+            "/dev/full",
+        ],
+        &["--out /dev/full: not a regular file"],
+    );
+    let dir = scratch("not-regular");
+    let plot = dir.join("sub.svg");
+    std::fs::create_dir(&plot).unwrap();
+    assert_input_error(
+        &[
+            "sweep",
+            "--gpu",
+            "tiny",
+            "--keys",
+            "300",
+            "--warp",
+            "8",
+            "--slab-height",
+            "4",
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+        &["sub.svg: it is a directory"],
+    );
+}
+
+#[test]
+fn json_counts_are_integers_and_ratios_floats() {
+    let out = tiny_sort(&["--json", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let metrics = report["total"]["metrics"].as_object().unwrap();
+    for (name, v) in metrics {
+        if name.ends_with(".sum") || name.ends_with(".max") {
+            assert!(v.is_u64(), "{name} is a count: {v}");
+        } else {
+            assert!(v.is_f64(), "{name} is a ratio: {v}");
+        }
+    }
+    let text = text(&out.stdout);
+    assert!(text.contains("\"smsp__inst_executed.sum\": "), "{text}");
+    let at = text.find("\"smsp__inst_executed.sum\": ").unwrap();
+    let value: String = text[at..]
+        .chars()
+        .skip(27)
+        .take_while(|c| *c != ',')
+        .collect();
+    assert!(!value.contains('.'), "printed as an integer: {value}");
+}
+
+#[test]
+fn the_sort_says_what_it_ran_above_the_tables() {
+    let out = tiny_sort(&["-q", "--seed", "7", "--dist", "sorted"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let mut lines = table.lines();
+    assert_eq!(
+        lines.next(),
+        Some("hotsort on tiny: W=8 H=4 block slabs 8, layout pad, merge shuffle")
+    );
+    assert_eq!(lines.next(), Some("700 keys (32-bit, sorted, seed 7)"));
+    assert!(
+        table.contains("notsel = not_selected") && table.contains("barier = barrier"),
+        "the stall headers have a legend:\n{table}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_long_sort_cleanly_and_says_so() {
+    use std::process::Stdio;
+    let child = Command::new(simsort_bin())
+        .args(["--keys", "4194304", "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run simsort");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let start = std::time::Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("interrupted at cycle"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
 fn key_widths_and_values_are_sweep_axes() {
     let dir = scratch("widths");
     let out = dir.join("w.csv");

@@ -76,6 +76,12 @@ pub trait Device {
     /// Allocates `bytes` of zeroed device memory and returns its address
     /// (256-byte aligned).
     fn alloc(&mut self, bytes: u64) -> u64;
+    /// Allocates like [`Device::alloc`], or fails (a device whose memory is
+    /// backed by the host refuses what the host cannot hold, instead of
+    /// aborting). Sizes that come from users go through this.
+    fn try_alloc(&mut self, bytes: u64) -> Result<u64, Self::Error> {
+        Ok(self.alloc(bytes))
+    }
     /// Copies `data` to device memory at `addr`.
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), Self::Error>;
     /// Copies `len` bytes of device memory at `addr` out.
@@ -155,6 +161,10 @@ impl<D: Device, H: LaunchHook<D>> Device for Hooked<'_, D, H> {
 
     fn alloc(&mut self, bytes: u64) -> u64 {
         self.dev.alloc(bytes)
+    }
+
+    fn try_alloc(&mut self, bytes: u64) -> Result<u64, D::Error> {
+        self.dev.try_alloc(bytes)
     }
 
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), D::Error> {

@@ -69,7 +69,7 @@ impl ConfigError {
 }
 
 macro_rules! gpu_config {
-    ($( $(#[$doc:meta])* $field:ident : $ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* $field:ident : $ty:ty, )*) => {
         /// The simulated machine: every hardware parameter, with its unit.
         ///
         /// `Default` is the H200 ([`GpuConfig::h200`]); [`GpuConfig::tiny`]
@@ -78,7 +78,7 @@ macro_rules! gpu_config {
         /// does).
         #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
         pub struct GpuConfig {
-            $( $(#[$doc])* pub $field: $ty, )*
+            $( $(#[doc = $doc])* pub $field: $ty, )*
         }
 
         impl GpuConfig {
@@ -99,6 +99,15 @@ macro_rules! gpu_config {
                         Ok(())
                     } )*
                     _ => Err(ConfigError::new(name, "no such field")),
+                }
+            }
+
+            /// The doc comment of the field called `name` (its meaning, unit
+            /// and range), as one line.
+            pub fn field_doc(name: &str) -> Option<&'static str> {
+                match name {
+                    $( stringify!($field) => Some(concat!($($doc,)* "").trim_ascii()), )*
+                    _ => None,
                 }
             }
 
@@ -348,128 +357,236 @@ impl GpuConfig {
     /// Checks every field and reports every violation at once.
     pub fn validate(&self) -> Result<(), Vec<ConfigError>> {
         let mut errors = Vec::new();
-        let mut range = |field: &str, value: u64, lo: u64, hi: u64| {
+        fn range(errors: &mut Vec<ConfigError>, field: &str, value: u64, lo: u64, hi: u64) {
             if value < lo || value > hi {
                 errors.push(ConfigError::new(
                     field,
                     format!("{value} is outside {lo}..={hi}"),
                 ));
             }
-        };
+        }
+        // A field whose own value is wrong makes no further complaints, and
+        // a range that depends on a wrong field is not checked: one
+        // mistake, one message.
+        let bad = |errors: &[ConfigError], field: &str| errors.iter().any(|e| e.field == field);
         let max = u32::MAX as u64;
-        range("num_sms", self.num_sms.into(), 1, 65536);
-        range("warp_size", self.warp_size.into(), 1, 64);
+        range(&mut errors, "num_sms", self.num_sms.into(), 1, 65536);
+        range(&mut errors, "warp_size", self.warp_size.into(), 1, 64);
         range(
+            &mut errors,
+            "max_warps_per_sm",
+            self.max_warps_per_sm.into(),
+            1,
+            65536,
+        );
+        range(
+            &mut errors,
             "num_subpartitions",
             self.num_subpartitions.into(),
             1,
-            self.max_warps_per_sm.max(1).into(),
+            1024,
         );
-        range("max_warps_per_sm", self.max_warps_per_sm.into(), 1, 65536);
-        range("max_blocks_per_sm", self.max_blocks_per_sm.into(), 1, 65536);
+        if !bad(&errors, "max_warps_per_sm")
+            && !bad(&errors, "num_subpartitions")
+            && self.num_subpartitions > self.max_warps_per_sm
+        {
+            errors.push(ConfigError::new(
+                "max_warps_per_sm",
+                format!(
+                    "{} is fewer than num_subpartitions ({}): every sub-partition needs a warp \
+                     slot; give at least {} or fewer sub-partitions",
+                    self.max_warps_per_sm, self.num_subpartitions, self.num_subpartitions
+                ),
+            ));
+        }
         range(
+            &mut errors,
+            "max_blocks_per_sm",
+            self.max_blocks_per_sm.into(),
+            1,
+            65536,
+        );
+        range(
+            &mut errors,
             "max_threads_per_block",
             self.max_threads_per_block.into(),
             1,
             max,
         );
-        range("regs_per_sm", self.regs_per_sm.into(), 1, max);
+        range(&mut errors, "regs_per_sm", self.regs_per_sm.into(), 1, max);
         range(
+            &mut errors,
             "max_regs_per_thread",
             self.max_regs_per_thread.into(),
             1,
             max,
         );
-        range("reg_alloc_unit", self.reg_alloc_unit.into(), 1, max);
         range(
+            &mut errors,
+            "reg_alloc_unit",
+            self.reg_alloc_unit.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
             "smem_bytes_per_block",
             self.smem_bytes_per_block.into(),
             0,
             self.smem_bytes_per_sm.into(),
         );
-        range("smem_banks", self.smem_banks.into(), 1, 1024);
+        range(&mut errors, "smem_banks", self.smem_banks.into(), 1, 1024);
         range(
+            &mut errors,
             "smem_bank_width_bytes",
             self.smem_bank_width_bytes.into(),
             1,
             64,
         );
-        range("alu_latency_cycles", self.alu_latency_cycles.into(), 1, max);
         range(
+            &mut errors,
+            "alu_latency_cycles",
+            self.alu_latency_cycles.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
             "alu_lanes_per_cycle",
             self.alu_lanes_per_cycle.into(),
             1,
             max,
         );
         range(
+            &mut errors,
             "shfl_latency_cycles",
             self.shfl_latency_cycles.into(),
             1,
             max,
         );
         range(
+            &mut errors,
             "shfl_lanes_per_cycle",
             self.shfl_lanes_per_cycle.into(),
             1,
             max,
         );
         range(
+            &mut errors,
             "smem_latency_cycles",
             self.smem_latency_cycles.into(),
             1,
             max,
         );
-        range("mio_queue_depth", self.mio_queue_depth.into(), 1, 256);
         range(
+            &mut errors,
+            "mio_queue_depth",
+            self.mio_queue_depth.into(),
+            1,
+            256,
+        );
+        range(
+            &mut errors,
             "branch_latency_cycles",
             self.branch_latency_cycles.into(),
             1,
             max,
         );
-        range("bar_latency_cycles", self.bar_latency_cycles.into(), 1, max);
         range(
+            &mut errors,
+            "bar_latency_cycles",
+            self.bar_latency_cycles.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
             "lsu_sectors_per_cycle",
             self.lsu_sectors_per_cycle.into(),
             1,
             max,
         );
-        range("lsu_queue_depth", self.lsu_queue_depth.into(), 1, 256);
-        range("l2_latency_cycles", self.l2_latency_cycles.into(), 1, max);
         range(
+            &mut errors,
+            "lsu_queue_depth",
+            self.lsu_queue_depth.into(),
+            1,
+            256,
+        );
+        range(
+            &mut errors,
+            "l2_latency_cycles",
+            self.l2_latency_cycles.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
             "dram_latency_cycles",
             self.dram_latency_cycles.into(),
             1,
             max,
         );
-        range("mem_partitions", self.mem_partitions.into(), 1, 65536);
-        range("l2_bytes_per_cycle", self.l2_bytes_per_cycle.into(), 1, max);
         range(
+            &mut errors,
+            "mem_partitions",
+            self.mem_partitions.into(),
+            1,
+            65536,
+        );
+        range(
+            &mut errors,
+            "l2_bytes_per_cycle",
+            self.l2_bytes_per_cycle.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
             "dram_bytes_per_cycle",
             self.dram_bytes_per_cycle.into(),
             1,
             max,
         );
-        range("l2_ways", self.l2_ways.into(), 1, 256);
-        range("sector_bytes", self.sector_bytes.into(), 4, 4096);
+        range(&mut errors, "l2_ways", self.l2_ways.into(), 1, 256);
         range(
-            "l2_line_bytes",
-            self.l2_line_bytes.into(),
+            &mut errors,
+            "sector_bytes",
             self.sector_bytes.into(),
-            64 * u64::from(self.sector_bytes),
+            4,
+            4096,
         );
-        range(
-            "l2_bytes",
-            self.l2_bytes,
-            u64::from(self.l2_line_bytes) * u64::from(self.l2_ways),
-            1 << 40,
-        );
-        range(
-            "partition_interleave_bytes",
-            self.partition_interleave_bytes.into(),
-            self.sector_bytes.into(),
-            1 << 30,
-        );
-        range("clock_mhz", self.clock_mhz.into(), 1, max);
+        if !bad(&errors, "sector_bytes") {
+            range(
+                &mut errors,
+                "l2_line_bytes",
+                self.l2_line_bytes.into(),
+                self.sector_bytes.into(),
+                64 * u64::from(self.sector_bytes),
+            );
+        }
+        if !bad(&errors, "l2_line_bytes")
+            && !bad(&errors, "l2_ways")
+            && !bad(&errors, "sector_bytes")
+        {
+            range(
+                &mut errors,
+                "l2_bytes",
+                self.l2_bytes,
+                u64::from(self.l2_line_bytes) * u64::from(self.l2_ways),
+                1 << 40,
+            );
+        }
+        if !bad(&errors, "sector_bytes") {
+            range(
+                &mut errors,
+                "partition_interleave_bytes",
+                self.partition_interleave_bytes.into(),
+                self.sector_bytes.into(),
+                1 << 30,
+            );
+        }
+        range(&mut errors, "clock_mhz", self.clock_mhz.into(), 1, max);
         let pow2 = [
             ("warp_size", self.warp_size),
             ("smem_banks", self.smem_banks),
@@ -482,7 +599,7 @@ impl GpuConfig {
             ),
         ];
         for (field, value) in pow2 {
-            if value != 0 && !value.is_power_of_two() {
+            if value != 0 && !value.is_power_of_two() && !bad(&errors, field) {
                 errors.push(ConfigError::new(
                     field,
                     format!("{value} is not a power of two"),
@@ -530,11 +647,50 @@ mod tests {
     }
 
     #[test]
+    fn one_mistake_gives_one_message_naming_the_field_changed() {
+        let mut cfg = GpuConfig::h200();
+        cfg.max_warps_per_sm = 1;
+        let errors = cfg.validate().unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].field, "max_warps_per_sm");
+        assert!(
+            errors[0].message.contains("num_subpartitions (4)"),
+            "{errors:?}"
+        );
+        let mut cfg = GpuConfig::h200();
+        cfg.sector_bytes = 1;
+        let errors = cfg.validate().unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["sector_bytes"], "l2_line_bytes is not blamed");
+        let mut cfg = GpuConfig::h200();
+        cfg.warp_size = 1000;
+        assert_eq!(
+            cfg.validate().unwrap_err().len(),
+            1,
+            "out of range, not also odd"
+        );
+    }
+
+    #[test]
     fn warps_wider_than_a_mask_are_rejected() {
         let mut cfg = GpuConfig::h200();
         cfg.warp_size = 128;
         let errors = cfg.validate().unwrap_err();
         assert_eq!(errors[0].message, "128 is outside 1..=64");
+    }
+
+    #[test]
+    fn every_field_has_its_doc_with_a_range_or_values() {
+        for name in GpuConfig::field_names() {
+            let doc = GpuConfig::field_doc(name).unwrap();
+            assert!(!doc.is_empty() && !doc.contains('\n'), "{name}: {doc}");
+        }
+        assert!(
+            GpuConfig::field_doc("num_sms")
+                .unwrap()
+                .contains("1..=65536")
+        );
+        assert_eq!(GpuConfig::field_doc("nope"), None);
     }
 
     #[test]

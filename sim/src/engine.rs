@@ -88,6 +88,12 @@ pub(crate) fn run(
             if ctx.pending.is_empty() && next.is_none() {
                 break;
             }
+            if crate::interrupt::stop_requested() {
+                return Err(SimError::Interrupted {
+                    kernel: ctx.kernel.kernel().name.clone(),
+                    cycle: Cycle(boundary),
+                });
+            }
             resolve(sms, ctx, &mut queue);
             let low = queue.peek().map_or(boundary, |Reverse((k, _))| *k);
             boundary = (low.max(boundary) / q + 1) * q;

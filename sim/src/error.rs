@@ -33,6 +33,12 @@ pub enum SimError {
         /// Length in bytes.
         len: u64,
     },
+    /// The host could not provide the memory for a device allocation.
+    #[error("cannot allocate {bytes} bytes of device memory: the host is out of memory")]
+    HostOutOfMemory {
+        /// The allocation's size in bytes.
+        bytes: u64,
+    },
     /// A kernel instruction faulted.
     #[error("{0}")]
     Fault(Box<Fault>),
@@ -52,6 +58,15 @@ pub enum SimError {
     /// The trace sink failed (the run itself was fine up to then).
     #[error("trace: {0}")]
     Trace(String),
+    /// A stop was requested ([`crate::request_stop`], Ctrl-C) while the
+    /// launch ran.
+    #[error("kernel `{kernel}` interrupted at cycle {cycle} (a stop was requested)")]
+    Interrupted {
+        /// The kernel.
+        kernel: String,
+        /// About the cycle it had reached.
+        cycle: Cycle,
+    },
     /// The launch ran past [`crate::RunOptions::max_cycles`].
     #[error(
         "kernel `{kernel}` ran past its cycle limit of {limit}; still running: {}",
@@ -73,7 +88,10 @@ impl SimError {
     pub fn is_runtime(&self) -> bool {
         matches!(
             self,
-            SimError::Fault(_) | SimError::Deadlock { .. } | SimError::CycleLimit { .. }
+            SimError::Fault(_)
+                | SimError::Deadlock { .. }
+                | SimError::CycleLimit { .. }
+                | SimError::Interrupted { .. }
         )
     }
 }

@@ -76,8 +76,22 @@ impl Gpu {
 
     /// Allocates `bytes` of zeroed device memory; returns its address
     /// (256-byte aligned, the same addresses as `kernels_ir::interp`).
+    ///
+    /// # Panics
+    /// When the host cannot provide the memory; use [`Gpu::try_alloc`]
+    /// for sizes that come from a user.
     pub fn alloc(&mut self, bytes: u64) -> u64 {
-        self.mem.alloc(bytes)
+        self.try_alloc(bytes)
+            .expect("the host has memory for the device allocation")
+    }
+
+    /// Allocates `bytes` of zeroed device memory (256-byte aligned), or
+    /// fails with [`SimError::HostOutOfMemory`] instead of aborting. Pages
+    /// cost host memory only once touched.
+    pub fn try_alloc(&mut self, bytes: u64) -> Result<u64, SimError> {
+        self.mem
+            .try_alloc(bytes)
+            .ok_or(SimError::HostOutOfMemory { bytes })
     }
 
     /// Copies `data` to device memory at `addr`.
@@ -353,6 +367,10 @@ impl Device for Gpu {
 
     fn alloc(&mut self, bytes: u64) -> u64 {
         Gpu::alloc(self, bytes)
+    }
+
+    fn try_alloc(&mut self, bytes: u64) -> Result<u64, SimError> {
+        Gpu::try_alloc(self, bytes)
     }
 
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {

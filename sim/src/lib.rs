@@ -111,6 +111,7 @@ pub mod global_mem;
 mod gpu;
 mod ids;
 mod init;
+mod interrupt;
 mod issue;
 mod lanes;
 mod memory;
@@ -130,9 +131,12 @@ pub use config::{ConfigError, GpuConfig, SchedulerPolicy};
 pub use error::{Fault, FaultKind, LaunchProblem, SimError};
 pub use gpu::{Gpu, Occupancy};
 pub use ids::{BlockId, SmId, WarpAt, WarpId};
+pub use interrupt::{request_stop, stop_flag, stop_requested};
 pub use kernels_ir::{Dim3, ParamValue};
 pub use options::RunOptions;
-pub use stats::{KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls};
+pub use stats::{
+    KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls, metric_is_count,
+};
 pub use time::Cycle;
 pub use trace::{Recorder, TraceSink, VecSink};
 pub use traced::{TraceHook, TracedGpu, traced};

@@ -17,6 +17,31 @@ const BASE: u64 = 0x1000_0000;
 /// Allocation alignment and the unmapped gap left between allocations.
 const ALIGN: u64 = 256;
 
+/// `len` zero bytes, or `None` when the allocator refuses (no abort).
+///
+/// This is how device memory is lazy: a zeroed allocation of more than a
+/// few pages is fresh anonymous memory from the operating system (`calloc`
+/// maps it and does not write it), so a page costs host memory only when a
+/// kernel or a host copy first touches it. A 16 GiB buffer of which a
+/// kernel reads 128 bytes costs a page.
+fn zeroed(len: usize) -> Option<Vec<u8>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len).ok()?;
+    // SAFETY: the layout has a non-zero size. The pointer, when not null,
+    // comes from the global allocator with exactly this layout (u8: size
+    // `len`, align 1), and all `len` bytes are initialised (zero), which is
+    // what `Vec::from_raw_parts` requires for length = capacity = `len`.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout);
+        if ptr.is_null() {
+            return None;
+        }
+        Some(Vec::from_raw_parts(ptr, len, len))
+    }
+}
+
 /// Byte-addressed device memory made of allocations.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct GlobalMem {
@@ -25,14 +50,17 @@ pub(crate) struct GlobalMem {
 }
 
 impl GlobalMem {
-    /// Allocates `bytes` of zeroed memory, 256-byte aligned.
-    pub fn alloc(&mut self, bytes: u64) -> u64 {
+    /// Allocates `bytes` of zeroed memory, 256-byte aligned; `None` when
+    /// the host cannot provide it. The memory is lazy: see [`zeroed`].
+    pub fn try_alloc(&mut self, bytes: u64) -> Option<u64> {
         let start = match self.allocs.last() {
             Some((addr, data)) => (addr + data.len() as u64 + ALIGN).next_multiple_of(ALIGN),
             None => BASE,
         };
-        self.allocs.push((start, vec![0; bytes as usize]));
-        start
+        self.allocs.try_reserve(1).ok()?;
+        self.allocs
+            .push((start, zeroed(usize::try_from(bytes).ok()?)?));
+        Some(start)
     }
 
     /// The allocation holding `addr..addr+len`, and the offset of `addr` in it.
@@ -377,14 +405,14 @@ mod tests {
         let mut m = GlobalMem::default();
         let mut i = kernels_ir::interp::DeviceMemory::default();
         for bytes in [4, 256, 1000, 0, 7] {
-            assert_eq!(m.alloc(bytes), i.alloc(bytes));
+            assert_eq!(m.try_alloc(bytes).unwrap(), i.alloc(bytes));
         }
     }
 
     #[test]
     fn host_copies_stay_inside_allocations() {
         let mut m = GlobalMem::default();
-        let a = m.alloc(8);
+        let a = m.try_alloc(8).unwrap();
         assert!(m.write(a, &[1, 2, 3, 4, 5, 6, 7, 8]).is_some());
         assert_eq!(m.read(a + 4, 4), Some(&[5, 6, 7, 8][..]));
         assert!(m.read(a + 4, 5).is_none());
@@ -495,7 +523,7 @@ mod tests {
     #[test]
     fn first_faulting_lane_is_reported() {
         let mut m = GlobalMem::default();
-        let a = m.alloc(16);
+        let a = m.try_alloc(16).unwrap();
         let addrs = [a, a + 4, a + 6, a + 16];
         assert_eq!(
             m.check(&addrs, 0b1111, 4),
@@ -519,7 +547,7 @@ mod tests {
             ))
         );
         assert_eq!(m.check(&addrs, 0b0011, 4), Ok(0));
-        let b = m.alloc(16);
+        let b = m.try_alloc(16).unwrap();
         assert_eq!(m.check(&[a, b], 0b11, 4), Ok(SPLIT));
     }
 }

@@ -159,7 +159,9 @@ impl KernelStats {
             .collect()
     }
 
-    /// The counters under Nsight Compute's metric names (`cli.md`).
+    /// The counters under Nsight Compute's metric names (`cli.md`). Every
+    /// value is an `f64`; those whose name [`metric_is_count`] are whole
+    /// numbers (exact below 2^53) and reports print them as integers.
     pub fn metrics(&self) -> BTreeMap<&'static str, f64> {
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         let mut m = BTreeMap::new();
@@ -246,6 +248,13 @@ impl KernelStats {
             p.stalls[reason.index()] += cycles;
         }
     }
+}
+
+/// Whether the metric `name` of [`Stats::metrics`] is a count (a whole
+/// number: Nsight Compute's `.sum` and `.max` roll-ups of counters) rather
+/// than a ratio or an average (`.ratio`, `.avg.per_cycle_*`).
+pub fn metric_is_count(name: &str) -> bool {
+    name.ends_with(".sum") || name.ends_with(".max")
 }
 
 /// The `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio`
@@ -398,6 +407,21 @@ mod tests {
         a += &other;
         assert!(a.name.is_empty() && a.per_pc.is_empty());
         assert_eq!(a.launches, 3);
+    }
+
+    #[test]
+    fn every_metric_is_a_count_or_a_ratio_by_its_name() {
+        let mut s = KernelStats::new("k", Dim3::x(1), Dim3::x(32), 1);
+        (s.issue_active, s.inst_executed, s.sm_cycles_active) = (3, 7, 2);
+        for (name, value) in s.metrics() {
+            if metric_is_count(name) {
+                assert_eq!(value.fract(), 0.0, "{name}");
+            } else {
+                assert!(name.ends_with(".ratio") || name.contains(".avg."), "{name}");
+            }
+        }
+        assert!(metric_is_count("smsp__inst_executed.sum"));
+        assert!(!metric_is_count("sm__inst_executed.avg.per_cycle_active"));
     }
 
     #[test]

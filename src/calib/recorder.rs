@@ -124,9 +124,14 @@ impl<D: Device> Device for Recorder<D> {
 
     fn alloc(&mut self, bytes: u64) -> u64 {
         let addr = self.inner.alloc(bytes);
-        self.events.borrow_mut().push(Event::Alloc { buf: self.buffers.len(), bytes });
-        self.buffers.push((addr, bytes));
+        self.record_alloc(addr, bytes);
         addr
+    }
+
+    fn try_alloc(&mut self, bytes: u64) -> Result<u64, D::Error> {
+        let addr = self.inner.try_alloc(bytes)?;
+        self.record_alloc(addr, bytes);
+        Ok(addr)
     }
 
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), D::Error> {
@@ -175,6 +180,14 @@ impl<D: Device> Device for Recorder<D> {
 }
 
 impl<D: Device> Recorder<D> {
+    fn record_alloc(&mut self, addr: u64, bytes: u64) {
+        self.events.borrow_mut().push(Event::Alloc {
+            buf: self.buffers.len(),
+            bytes,
+        });
+        self.buffers.push((addr, bytes));
+    }
+
     /// Every call, in order.
     pub fn into_events(self) -> (Vec<VerifiedKernel>, Vec<Event>, Vec<D::Stats>) {
         (self.kernels, self.events.into_inner(), self.stats)

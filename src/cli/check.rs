@@ -31,7 +31,12 @@ pub(crate) fn read_source(path: &PathBuf) -> Result<(String, String), Failure> {
         (name, bytes)
     };
     match String::from_utf8(bytes) {
-        Ok(text) => Ok((name, text)),
+        // A UTF-8 byte-order mark (some Windows editors write one) is not
+        // part of the kernel.
+        Ok(text) => match text.strip_prefix('\u{feff}') {
+            Some(rest) => Ok((name, rest.to_string())),
+            None => Ok((name, text)),
+        },
         Err(e) => Err(Failure::input(format!(
             "{name} is not UTF-8 text (bad byte at offset {})",
             e.utf8_error().valid_up_to()
@@ -54,7 +59,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<(), Failure> {
             );
             Err(Failure::input(format!(
                 "{}\n\n{summary}",
-                render_diagnostics(&diagnostics)
+                render_diagnostics(&diagnostics, &name, &text)
             )))
         }
     }

@@ -110,7 +110,7 @@ fn read_kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
         Ok((kernel, _)) => Ok(kernel),
         Err(diagnostics) => Err(Failure::input(format!(
             "{}\n\nerror: {name}: {} error(s) (nothing emitted)",
-            render_diagnostics(&diagnostics),
+            render_diagnostics(&diagnostics, &name, &text),
             diagnostics.len()
         ))),
     }

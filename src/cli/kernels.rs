@@ -143,6 +143,18 @@ fn unknown(name: &str, warp: u32) -> Failure {
     let catalog = kernels::catalog(warp);
     let hotsort_names = hotsort::KERNEL_NAMES.iter().copied();
     let names = catalog.iter().map(|k| k.name()).chain(hotsort_names);
+    // A probe with a stride out of range: name the range, not a neighbour.
+    for probe in ["smem_stride_", "gmem_stride_"] {
+        if let Some(stride) = name.strip_prefix(probe)
+            && stride.parse::<u64>().is_ok()
+        {
+            let (lo, hi) = (STRIDES.start(), STRIDES.end());
+            return Failure::input(format!(
+                "error: no such kernel (--print {name}): the stride {stride} is outside \
+                 {lo}..={hi}; give {probe}S with S in {lo}..={hi}"
+            ));
+        }
+    }
     let hint = match closest_name(name, names) {
         Some(close) => format!("; did you mean `{close}`?"),
         None => "; `simsort kernels` lists them".to_string(),

@@ -49,6 +49,18 @@ impl FromArgMatches for MachineOverrides {
     }
 }
 
+/// A machine flag's help: the field's doc (meaning, unit, range) and its
+/// value in each preset.
+fn help(field: &str) -> String {
+    let doc = GpuConfig::field_doc(field).unwrap_or_default();
+    let doc = doc.strip_suffix('.').unwrap_or(doc);
+    let presets: Vec<String> = GpuConfig::PRESETS
+        .iter()
+        .filter_map(|p| Some(format!("{p}: {}", GpuConfig::preset(p)?.get(field)?)))
+        .collect();
+    format!("{doc} [{}]", presets.join(", "))
+}
+
 impl Args for MachineOverrides {
     fn augment_args(mut cmd: Command) -> Command {
         for field in fields() {
@@ -56,7 +68,7 @@ impl Args for MachineOverrides {
                 .long(leak(flag(field)))
                 .value_name("VALUE")
                 .help_heading("Machine (override the --gpu preset)")
-                .help(format!("Set the machine config field `{field}`"));
+                .help(help(field));
             if let Some((_, alias)) = ALIASES.iter().find(|(f, _)| *f == field) {
                 arg = arg.visible_alias(*alias);
             }

@@ -13,11 +13,13 @@ pub mod calibrate;
 pub mod check;
 pub mod completions;
 pub mod emit;
+pub mod diagnostics;
 pub mod kernels;
 pub mod machine;
 pub mod progress;
 pub mod replay;
 pub mod run;
+pub mod run_config;
 pub mod sort;
 pub mod sweep;
 pub mod trace;
@@ -34,6 +36,28 @@ pub struct Cli {
     /// The sort experiment run when no subcommand is given.
     #[command(flatten)]
     pub sort: sort::SortArgs,
+    /// Host memory a run may use (k/M/G/T suffixes, powers of 1024)
+    /// [default: the machine's available memory]. Runs estimated to need
+    /// more are refused before they start.
+    #[arg(long, global = true, value_name = "BYTES", value_parser = host_bytes)]
+    pub max_host_memory: Option<u64>,
+}
+
+/// Parses a byte count with an optional k/M/G/T suffix (powers of 1024).
+fn host_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 10),
+        Some((i, 'm' | 'M')) => (&t[..i], 20),
+        Some((i, 'g' | 'G')) => (&t[..i], 30),
+        Some((i, 't' | 'T')) => (&t[..i], 40),
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a byte count; use e.g. 512M or 8G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("`{s}` is too large; at most 16777215T"))
 }
 
 /// The subcommands.
@@ -57,6 +81,17 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Compare hardware (Nsight Compute CSV) with the simulator, launch by launch.
     Calibrate(calibrate::CalibrateArgs),
+}
+
+/// Parses the command line. Negative numbers are values, in every
+/// subcommand: `--warp -1` is a bad value for `--warp` (named with its
+/// range), not an unknown flag `-1`.
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let cmd = Cli::command()
+        .allow_negative_numbers(true)
+        .mut_subcommands(|c| c.allow_negative_numbers(true));
+    Cli::from_arg_matches(&cmd.try_get_matches()?)
 }
 
 /// Why a command failed: the message for stderr and the exit status.
@@ -88,6 +123,15 @@ impl Failure {
 
 /// Runs the parsed command line, writing normal output to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(limit) = cli.max_host_memory {
+        simsort::host_memory::set_limit(limit);
+    }
+    if matches!(
+        cli.command,
+        None | Some(Command::Run(_)) | Some(Command::Sweep(_))
+    ) {
+        stop_on_ctrl_c();
+    }
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&args, out),
         Some(Command::Kernels(args)) => kernels::run(&args, out),
@@ -101,6 +145,18 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         None => sort::run(&cli.sort, out),
     };
     result.and_then(|()| out.flush().map_err(output_error))
+}
+
+/// The first Ctrl-C asks the simulation to stop (each running launch ends
+/// with an "interrupted" error, so the command reports what it has and no
+/// output file is half-written); a second one ends the process at once
+/// with status 130.
+fn stop_on_ctrl_c() {
+    use signal_hook::consts::SIGINT;
+    let flag = sim::stop_flag();
+    // Registration fails only for forbidden signals; SIGINT is not one.
+    let _ = signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone());
+    let _ = signal_hook::flag::register(SIGINT, flag);
 }
 
 /// Maps a failed write to stdout: a closed pipe (`simsort ... | head`) is
@@ -118,7 +174,8 @@ pub fn output_error(e: io::Error) -> Failure {
 
 /// Renders diagnostics as source snippets, one after another, in colour
 /// only when stderr is a terminal and `NO_COLOR` is unset.
-pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D]) -> String {
+pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D], name: &str, source: &str) -> String {
+    let diagnostics = diagnostics::cleaned(diagnostics, name, source);
     let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let theme = if colour {
         GraphicalTheme::unicode()
@@ -127,7 +184,7 @@ pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D]) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme);
     let mut text = String::new();
-    for d in diagnostics {
+    for d in &diagnostics {
         if !text.is_empty() {
             text.push('\n');
         }

@@ -25,14 +25,22 @@ pub struct ReplayArgs {
     pub keys: String,
 }
 
+/// The largest `--screen` side: a text screen beyond this is no use, and
+/// its cells would cost memory.
+const MAX_SIDE: u16 = 1000;
+
 fn parse_size(s: &str) -> Result<(u16, u16), String> {
-    let bad = || format!("{s:?} is not a size like 80x24 (both at least 1)");
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    let (w, h): (u16, u16) = (w.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?);
-    if w == 0 || h == 0 {
-        return Err(bad());
-    }
-    Ok((w, h))
+    let allowed = format!("give WIDTHxHEIGHT like 80x24, each 1..={MAX_SIDE}");
+    let bad = |why: &str| format!("{s:?} {why}; {allowed}");
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| bad("is not a size"))?;
+    let side = |v: &str| match v.trim().parse::<u64>() {
+        Ok(n) if (1..=u64::from(MAX_SIDE)).contains(&n) => Ok(n as u16),
+        Ok(n) => Err(bad(&format!("has a side of {n}, outside 1..={MAX_SIDE}"))),
+        Err(_) => Err(bad(&format!("has a side `{v}` that is not a number"))),
+    };
+    Ok((side(w)?, side(h)?))
 }
 
 /// Runs `simsort replay`.
@@ -73,5 +81,14 @@ mod tests {
         for bad in ["80", "x24", "0x24", "80x", "axb", "99999x1"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn screen_sizes_name_the_allowed_range() {
+        assert_eq!(parse_size("80x24"), Ok((80, 24)));
+        let e = parse_size("100000x100000").unwrap_err();
+        assert!(e.contains("side of 100000, outside 1..=1000"), "{e}");
+        assert!(parse_size("0x24").unwrap_err().contains("side of 0"));
+        assert!(parse_size("80").unwrap_err().contains("is not a size"));
     }
 }

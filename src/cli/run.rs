@@ -14,6 +14,7 @@ use clap::Args;
 use kernels_ir::parser::parse_and_verify;
 use kernels_ir::{Device, Dim3, ParamType, ParamValue, VerifiedKernel};
 use sim::{Cycle, Gpu, GpuConfig, RunOptions};
+use simsort::atomic::{check_output, write_file};
 use simsort::experiment::report::{KernelRow, Report};
 
 use super::machine::MachineOverrides;
@@ -30,7 +31,7 @@ pub struct RunArgs {
     /// Block size in threads: X[,Y[,Z]].
     #[arg(long, value_parser = parse_dim3)]
     pub block: Dim3,
-    /// Machine preset.
+    /// Machine preset: h200 (the reference machine) or tiny (a small one for tests).
     #[arg(long, default_value = "h200")]
     pub gpu: String,
     /// Lanes per warp [default: the preset's].
@@ -107,30 +108,85 @@ fn name_value<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str), Failure>
         .ok_or_else(|| Failure::input(format!("--{flag} `{s}`: expected NAME=VALUE")))
 }
 
-/// The initial contents of a buffer spec.
-fn buffer_data(spec: &str) -> Result<Vec<u8>, String> {
+/// A buffer's initial contents: bytes, or `n` zero bytes (never built on
+/// the host: device memory starts zeroed).
+#[derive(Debug, PartialEq)]
+enum BufferInit {
+    Data(Vec<u8>),
+    Zero(u64),
+}
+
+/// The size in bytes of a buffer spec, found without building it.
+fn buffer_len(spec: &str) -> Result<u64, String> {
+    let words = |n: &str| {
+        number(n)?
+            .checked_mul(4)
+            .ok_or_else(|| format!("`{spec}`: {n} words is too many"))
+    };
     if let Some(path) = spec.strip_prefix('@') {
-        return std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"));
+        return std::fs::metadata(path)
+            .map(|m| m.len())
+            .map_err(|e| format!("cannot read {path}: {e}"));
     }
     if let Some(n) = spec.strip_prefix("iota:") {
-        let n = number(n)?;
-        return Ok((0..n).flat_map(|i| (i as u32).to_le_bytes()).collect());
+        return words(n);
     }
     if let Some(rest) = spec.strip_prefix("rand:") {
-        let (n, seed) = rest
+        let (n, _) = rest
             .split_once(':')
             .ok_or_else(|| format!("`{spec}`: expected rand:N:SEED"))?;
-        let (n, mut state) = (number(n)?, number(seed)? | 1);
-        let mut next = || {
-            // xorshift64*: a fixed, documented generator, so runs repeat.
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32
-        };
-        return Ok((0..n).flat_map(|_| next().to_le_bytes()).collect());
+        return words(n);
     }
-    Ok(vec![0; bytes(spec)? as usize])
+    bytes(spec)
+}
+
+/// The host memory a buffer costs: its host copy (zero buffers have none)
+/// and its device copy.
+fn buffer_cost(spec: &str) -> Result<u64, String> {
+    let len = buffer_len(spec)?;
+    let host = if spec.starts_with(['@']) || spec.contains(':') {
+        len
+    } else {
+        0
+    };
+    Ok(len.saturating_add(host))
+}
+
+/// The initial contents of a buffer spec.
+fn buffer_data(spec: &str) -> Result<BufferInit, String> {
+    let too_big = || format!("`{spec}`: the host has not the memory to build it");
+    if let Some(path) = spec.strip_prefix('@') {
+        return std::fs::read(path)
+            .map(BufferInit::Data)
+            .map_err(|e| format!("cannot read {path}: {e}"));
+    }
+    let len = buffer_len(spec)?;
+    let words = |mut word: Box<dyn FnMut(u64) -> u32>| {
+        simsort::host_memory::try_collect(len, |i| word(i / 4).to_le_bytes()[(i % 4) as usize])
+            .map(BufferInit::Data)
+            .ok_or_else(too_big)
+    };
+    if spec.starts_with("iota:") {
+        return words(Box::new(|i| i as u32));
+    }
+    if let Some(rest) = spec.strip_prefix("rand:") {
+        let (_, seed) = rest
+            .split_once(':')
+            .ok_or_else(|| format!("`{spec}`: expected rand:N:SEED"))?;
+        let mut state = number(seed)? | 1;
+        let mut last = (u64::MAX, 0);
+        return words(Box::new(move |i| {
+            if last.0 != i {
+                // xorshift64*: a fixed, documented generator, so runs repeat.
+                state ^= state >> 12;
+                state ^= state << 25;
+                state ^= state >> 27;
+                last = (i, (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32);
+            }
+            last.1
+        }));
+    }
+    Ok(BufferInit::Zero(len))
 }
 
 /// The machine config: preset, `--warp`, then every override; validated.
@@ -142,7 +198,7 @@ pub(super) fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
         Ok(cfg)
     } else {
         Err(Failure::input(format!(
-            "invalid machine:\n  {}",
+            "error: invalid machine:\n  {}",
             problems.join("\n  ")
         )))
     }
@@ -153,7 +209,11 @@ pub(super) fn kernel(path: &PathBuf) -> Result<VerifiedKernel, Failure> {
     let (name, text) = super::check::read_source(path)?;
     match parse_and_verify(&name, &text) {
         Ok((kernel, _)) => Ok(kernel),
-        Err(diagnostics) => Err(Failure::input(render_diagnostics(&diagnostics))),
+        Err(diagnostics) => Err(Failure::input(render_diagnostics(
+            &diagnostics,
+            &name,
+            &text,
+        ))),
     }
 }
 
@@ -169,7 +229,23 @@ pub(super) fn parameters<D: Device>(
     gpu: &mut D,
 ) -> Result<(Vec<ParamValue>, Vec<Buffer>), Failure> {
     let k = vk.kernel();
-    let mut given: Vec<(String, Result<Vec<u8>, u64>)> = Vec::new();
+    let mut need = 0u64;
+    for spec in &args.buffers {
+        let (name, value) = name_value("buffer", spec)?;
+        let mut cost =
+            buffer_cost(value).map_err(|e| Failure::input(format!("--buffer {name}: {e}")))?;
+        if args
+            .outs
+            .iter()
+            .any(|o| o.split_once('=').map(|o| o.0) == Some(name))
+        {
+            // `--out` reads the buffer back into a host copy.
+            cost = cost.saturating_add(buffer_len(value).unwrap_or(0));
+        }
+        need = need.saturating_add(cost);
+        simsort::host_memory::check(&format!("--buffer {spec}"), need).map_err(Failure::input)?;
+    }
+    let mut given: Vec<(String, Result<BufferInit, u64>)> = Vec::new();
     for spec in &args.buffers {
         let (name, value) = name_value("buffer", spec)?;
         let data =
@@ -212,11 +288,22 @@ pub(super) fn parameters<D: Device>(
                     "--param NAME=VALUE"
                 }
             )),
-            (Some(Ok(data)), ParamType::U64) => {
-                let addr = gpu.alloc(data.len() as u64);
-                gpu.write_bytes(addr, data)
-                    .map_err(|e| Failure::input(e.to_string()))?;
-                buffers.push((p.name.clone(), addr, data.len() as u64));
+            (Some(Ok(init)), ParamType::U64) => {
+                let len = match init {
+                    BufferInit::Data(data) => data.len() as u64,
+                    BufferInit::Zero(len) => *len,
+                };
+                let addr = gpu.try_alloc(len).map_err(|e| {
+                    Failure::input(format!(
+                        "error: buffer too large (--buffer {}): {e}",
+                        p.name
+                    ))
+                })?;
+                if let BufferInit::Data(data) = init {
+                    gpu.write_bytes(addr, data)
+                        .map_err(|e| Failure::input(e.to_string()))?;
+                }
+                buffers.push((p.name.clone(), addr, len));
                 values.push(ParamValue::U64(addr));
             }
             (Some(Ok(_)), ParamType::U32) => problems.push(format!(
@@ -252,7 +339,13 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     for spec in &args.outs {
         let (name, file) = name_value("out", spec)?;
         match buffers.iter().find(|(n, _, _)| n == name) {
-            Some(&(_, addr, len)) => outs.push((addr, len, PathBuf::from(file))),
+            Some(&(_, addr, len)) => {
+                let path = PathBuf::from(file);
+                check_output(&path).map_err(|why| {
+                    Failure::input(format!("error: cannot write {file} (--out {name}): {why}"))
+                })?;
+                outs.push((addr, len, path));
+            }
             None => {
                 return Err(Failure::input(format!(
                     "--out {name}: no buffer of that name"
@@ -273,7 +366,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
         let data = gpu
             .read_bytes(addr, len)
             .map_err(|e| Failure::run(e.to_string()))?;
-        std::fs::write(&path, data)
+        write_file(&path, &data)
             .map_err(|e| Failure::run(format!("cannot write {}: {e}", path.display())))?;
     }
     let row = KernelRow::new(&vk.kernel().name, stats);
@@ -286,7 +379,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
             Ok(serde_json::Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         };
-        Report::new(config, 0, vec![row]).to_table()
+        let table = Report::new(config, 0, vec![row]).to_table();
+        format!("{table}\n{}", super::run_config::stall_legend())
     };
     out.write_all(text.as_bytes()).map_err(output_error)
 }
@@ -305,14 +399,23 @@ mod tests {
 
     #[test]
     fn buffer_specs() {
-        assert_eq!(buffer_data("2k").unwrap().len(), 2048);
+        let data = |spec| match buffer_data(spec).unwrap() {
+            BufferInit::Data(d) => d,
+            BufferInit::Zero(n) => panic!("{spec}: {n} zero bytes"),
+        };
+        assert_eq!(buffer_data("2k").unwrap(), BufferInit::Zero(2048));
+        assert_eq!(data("iota:3"), [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+        let a = data("rand:4:7");
+        assert_eq!((a.len(), a.clone()), (16, data("rand:4:7")));
+        assert_ne!(a, data("rand:4:8"));
+        assert_eq!(buffer_len("rand:4:8"), Ok(16));
+        assert_eq!(buffer_cost("iota:4"), Ok(32), "a host and a device copy");
         assert_eq!(
-            buffer_data("iota:3").unwrap(),
-            [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]
+            buffer_cost("1k"),
+            Ok(1024),
+            "zero buffers have no host copy"
         );
-        let a = buffer_data("rand:4:7").unwrap();
-        assert_eq!((a.len(), a.clone()), (16, buffer_data("rand:4:7").unwrap()));
-        assert_ne!(a, buffer_data("rand:4:8").unwrap());
+        assert!(buffer_len("iota:99999999999999999999").is_err());
         assert!(buffer_data("rand:4").is_err());
         assert!(buffer_data("lots").is_err());
         assert_eq!(number("0x10").unwrap(), 16);

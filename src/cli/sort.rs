@@ -58,6 +58,8 @@ impl SortArgs {
 
 /// Runs the sort and prints its report.
 pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let need = simsort::host_memory::sort_bytes(args.opts.keys);
+    simsort::host_memory::check(&format!("--keys {}", args.opts.keys), need).map_err(Failure::input)?;
     let bar = SortBar::new(args.quiet);
     let outcome = match &args.trace {
         None => run_sort_with(&args.options(), &mut |p| bar.update(p)),
@@ -79,7 +81,9 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let text = if args.json {
         outcome.report.to_json()
     } else {
-        outcome.report.to_table()
+        let config = super::run_config::run_config(&outcome.report);
+        let legend = super::run_config::stall_legend();
+        format!("{config}\n{}\n{legend}", outcome.report.to_table())
     };
     writeln!(out, "{text}").map_err(output_error)?;
     if !args.quiet {

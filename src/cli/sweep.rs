@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use simsort::atomic::{AtomicFile, check_output};
 use simsort::experiment::options::SweepOptionArgs;
-use simsort::experiment::plot::{Format, plot};
-use simsort::experiment::sweep::{self, RunResult, SweepRun, SweepSpec, axis_value};
-use simsort::experiment::sweep_out::{summary, to_csv, to_json};
+use simsort::experiment::plot::{Format, plot_to};
+use simsort::experiment::sweep::{self, Axis, RunResult, SweepRun, SweepSpec, axis_value};
+use simsort::experiment::sweep_out::{reports, summary, to_csv, to_json};
 use simsort::experiment::{ExperimentError, SortOptions};
 
 use super::machine::MachineOverrides;
@@ -33,7 +34,8 @@ pub struct SweepArgs {
     /// Draw the plot into FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Configurations run at once [default: one per core].
+    /// Configurations run at once [default: one per core; at most the
+    /// cores and the configurations].
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
     /// Print the sweep as JSON on stdout instead of the summary table.
@@ -93,14 +95,22 @@ impl SweepArgs {
             }
             paths.push(p);
         }
+        if let Some(out) = &self.out
+            && out.exists()
+            && !out.is_file()
+        {
+            problems.push(format!(
+                "--out {}: not a regular file; --out names the results' stem (FILE.csv and \
+                 FILE.json are written beside it)",
+                out.display()
+            ));
+        }
+        if let Ok(Some((_, json))) = &outs {
+            paths.push(json);
+        }
         for path in paths {
-            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-            if let Some(dir) = dir.filter(|d| !d.is_dir()) {
-                problems.push(format!(
-                    "{}: the directory {} does not exist",
-                    path.display(),
-                    dir.display()
-                ));
+            if let Err(why) = check_output(path) {
+                problems.push(format!("{}: {why}", path.display()));
             }
         }
         if self.jobs == Some(0) {
@@ -129,9 +139,56 @@ fn describe(opts: &SortOptions, varying: &[String]) -> String {
         .join(" ")
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
-    std::fs::write(path, text)
-        .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))
+/// Writes every output file of the sweep, or none: each is written to a
+/// temporary file first and all are renamed into place only when every one
+/// is complete. With no finished configuration nothing is written.
+fn write_outputs(args: &SweepArgs, axes: &[Axis], runs: &[SweepRun]) -> Result<(), Failure> {
+    let outs = args.out_paths().ok().flatten();
+    if outs.is_none() && args.plot.is_none() {
+        return Ok(());
+    }
+    if reports(runs).next().is_none() {
+        return Err(Failure::run(
+            "error: no configuration of the sweep finished: no output written (old files are \
+             kept)",
+        ));
+    }
+    let cannot = |path: &Path, e: std::io::Error| {
+        Failure::run(format!(
+            "error: cannot write {}: {e}; no output written (old files are kept)",
+            path.display()
+        ))
+    };
+    let mut files = Vec::new();
+    if let Some((csv, json)) = outs {
+        for (path, text) in [(csv, to_csv(runs)), (json, to_json(axes, runs))] {
+            let mut file = AtomicFile::create(&path).map_err(|e| cannot(&path, e))?;
+            file.write_all(text.as_bytes())
+                .map_err(|e| cannot(&path, e))?;
+            files.push(file);
+        }
+    }
+    if let Some(path) = &args.plot {
+        let file = AtomicFile::create(path).map_err(|e| cannot(path, e))?;
+        plot_to(&file, axes, runs).map_err(|e| {
+            Failure::run(format!(
+                "error: {e}; no output written (old files are kept)"
+            ))
+        })?;
+        files.push(file);
+    }
+    for file in files {
+        let path = file.target().to_path_buf();
+        file.commit().map_err(|e| cannot(&path, e))?;
+    }
+    Ok(())
+}
+
+/// The worker threads for `runnable` configurations: `--jobs` (default:
+/// one per core), but never more than the configurations or the cores.
+fn worker_threads(jobs: Option<usize>, runnable: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    jobs.unwrap_or(cores).min(cores).min(runnable).max(1)
 }
 
 /// Runs the sweep.
@@ -145,6 +202,13 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .map(|a| a.name.clone())
         .collect();
     let start = Instant::now();
+    // Checking prepares every configuration's input: the memory estimate
+    // comes first.
+    let at_once = worker_threads(args.jobs, spec.expand().len());
+    let largest = spec.keys.iter().copied().max().unwrap_or(0);
+    let need = simsort::host_memory::sort_bytes(largest).saturating_mul(at_once as u64);
+    let flag = format!("--keys {largest} with {at_once} configuration(s) at once (-j)");
+    simsort::host_memory::check(&flag, need).map_err(Failure::input)?;
     let checked = match sweep::check(&spec) {
         Ok(checked) => checked,
         Err(ExperimentError::Invalid(more)) => {
@@ -157,12 +221,13 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         return Err(invalid(&problems));
     }
     let runnable = checked.iter().filter(|c| c.prepared.is_ok()).count();
+    let jobs = worker_threads(args.jobs, runnable);
     let bar = sweep_bar(runnable as u64, args.quiet);
     let on_done = |_: usize, opts: &SortOptions| {
         bar.set_message(describe(opts, &varying));
         bar.inc(1);
     };
-    let runs = sweep::run(checked, args.jobs.unwrap_or(0), &on_done).map_err(Failure::run)?;
+    let runs = sweep::run(checked, jobs, &on_done).map_err(Failure::run)?;
     bar.finish_and_clear();
     report_problems(&runs, &varying);
     let text = if args.json {
@@ -171,13 +236,7 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         summary(&axes, &runs)
     };
     write!(out, "{text}").map_err(output_error)?;
-    if let Ok(Some((csv, json))) = args.out_paths() {
-        write_file(&csv, &to_csv(&runs))?;
-        write_file(&json, &to_json(&axes, &runs))?;
-    }
-    if let Some(path) = &args.plot {
-        plot(path, &axes, &runs).map_err(|e| Failure::run(format!("error: {e}")))?;
-    }
+    write_outputs(args, &axes, &runs)?;
     let failed = runs
         .iter()
         .filter(|r| matches!(r.result, RunResult::Failed(_)))
@@ -213,5 +272,19 @@ fn report_problems(runs: &[SweepRun], varying: &[String]) {
             }
             RunResult::Done(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_are_clamped_to_the_configurations_and_the_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(worker_threads(Some(100_000), 1), 1);
+        assert_eq!(worker_threads(Some(100_000), 100_000), cores);
+        assert_eq!(worker_threads(None, 0), 1);
+        assert_eq!(worker_threads(Some(1), 8), 1);
     }
 }

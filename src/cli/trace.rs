@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 use traces::{TraceReader, export_perfetto};
 
+use simsort::atomic::{AtomicFile, check_output};
+
 use super::{Failure, output_error};
 
 /// Arguments of `simsort trace`.
@@ -69,9 +71,21 @@ fn open(path: &PathBuf) -> Result<TraceReader<std::io::BufReader<File>>, Failure
 }
 
 fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if args.output.as_os_str() != "-" {
+        check_output(&args.output).map_err(|why| {
+            Failure::input(format!(
+                "error: cannot write {} (-o): {why}",
+                args.output.display()
+            ))
+        })?;
+    }
     let mut reader = open(&args.trace)?;
     let ExportFormat::Perfetto = args.format;
     let bad_trace = |e: traces::TraceError| match e {
+        // `-o - | head`: a closed pipe ends the export quietly.
+        traces::TraceError::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+            output_error(io)
+        }
         traces::TraceError::Io(io) if io.kind() != std::io::ErrorKind::UnexpectedEof => {
             Failure::run(format!("cannot write {}: {io}", args.output.display()))
         }
@@ -84,9 +98,19 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
         export_perfetto(&mut reader, &mut *out).map_err(bad_trace)?;
         return Ok(());
     }
-    let file = File::create(&args.output)
+    let file = AtomicFile::create(&args.output)
         .map_err(|e| Failure::run(format!("cannot create {}: {e}", args.output.display())))?;
-    let summary = export_perfetto(&mut reader, BufWriter::new(file)).map_err(bad_trace)?;
+    let mut writer = BufWriter::new(file);
+    let summary = export_perfetto(&mut reader, &mut writer).map_err(bad_trace)?;
+    // Only a complete export replaces the file; a failure above drops the
+    // temporary file and leaves the old one as it was.
+    let cannot =
+        |e: std::io::Error| Failure::run(format!("cannot write {}: {e}", args.output.display()));
+    writer
+        .into_inner()
+        .map_err(|e| cannot(e.into_error()))?
+        .commit()
+        .map_err(cannot)?;
     writeln!(
         out,
         "wrote {} ({} trace events from {} recorded events); open it at https://ui.perfetto.dev",

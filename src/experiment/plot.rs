@@ -15,6 +15,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::options::label;
+use crate::atomic::AtomicFile;
+
 use super::sweep::{Axis, RunResult, SweepRun, axis_value};
 use super::sweep_out::per_key;
 
@@ -197,9 +199,25 @@ fn tick(v: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Draws the plot of a sweep into `path` (SVG or PNG by extension).
+/// Draws the plot of a sweep into `path` (SVG or PNG by extension),
+/// replacing the file only when the picture is complete.
 pub fn plot(path: &Path, axes: &[Axis], runs: &[SweepRun]) -> Result<(), PlotError> {
-    let format = Format::of(path).ok_or_else(|| PlotError::Format(path.display().to_string()))?;
+    Format::of(path).ok_or_else(|| PlotError::Format(path.display().to_string()))?;
+    let draw_err = |message: String| PlotError::Draw {
+        path: path.display().to_string(),
+        message,
+    };
+    let file = AtomicFile::create(path).map_err(|e| draw_err(e.to_string()))?;
+    plot_to(&file, axes, runs)?;
+    file.commit().map_err(|e| draw_err(e.to_string()))
+}
+
+/// Draws the plot of a sweep into `file`'s temporary file (the format by
+/// the target's extension); the caller commits it.
+pub fn plot_to(file: &AtomicFile, axes: &[Axis], runs: &[SweepRun]) -> Result<(), PlotError> {
+    let target = file.target();
+    let format =
+        Format::of(target).ok_or_else(|| PlotError::Format(target.display().to_string()))?;
     let pts = points(axes, runs);
     if pts.is_empty() {
         return Err(PlotError::Empty);
@@ -208,9 +226,10 @@ pub fn plot(path: &Path, axes: &[Axis], runs: &[SweepRun]) -> Result<(), PlotErr
     let rows = sorted_rows(&pts);
     let size = (1680, 70 + 420 * rows.len() as u32);
     let draw_err = |message: String| PlotError::Draw {
-        path: path.display().to_string(),
+        path: target.display().to_string(),
         message,
     };
+    let path = file.temp_path();
     match format {
         Format::Svg => {
             let root = SVGBackend::new(path, size).into_drawing_area();

@@ -22,6 +22,7 @@ pub struct KernelRow {
     /// Simulated cycles, summed over launches.
     pub cycles: u64,
     /// Counters under Nsight Compute's metric names.
+    #[serde(serialize_with = "metrics_json")]
     pub metrics: BTreeMap<&'static str, f64>,
     /// Warp-cycles per stall reason.
     pub stalls: BTreeMap<&'static str, u64>,
@@ -52,9 +53,28 @@ pub struct TotalRow {
     /// Simulated cycles of all launches, back to back.
     pub cycles: u64,
     /// Counters under Nsight Compute's metric names.
+    #[serde(serialize_with = "metrics_json")]
     pub metrics: BTreeMap<&'static str, f64>,
     /// Warp-cycles per stall reason.
     pub stalls: BTreeMap<&'static str, u64>,
+}
+
+/// Writes metrics as JSON with counts as integers and ratios and averages
+/// as floats ([`sim::metric_is_count`]), as Nsight Compute exports them.
+fn metrics_json<S: serde::Serializer>(
+    metrics: &BTreeMap<&'static str, f64>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(metrics.len()))?;
+    for (name, &value) in metrics {
+        if sim::metric_is_count(name) && value >= 0.0 && value.fract() == 0.0 {
+            map.serialize_entry(name, &(value as u64))?;
+        } else {
+            map.serialize_entry(name, &value)?;
+        }
+    }
+    map.end()
 }
 
 /// An experiment's report (`cli.md`: the keys are stable).

@@ -1,9 +1,9 @@
 //! Recording a sort into a replay trace (`--trace FILE`).
 
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
+use crate::atomic::AtomicFile;
 use kernels_ir::{RegClass, VerifiedKernel};
 use sorts::KernelMarks;
 use traces::{
@@ -72,12 +72,54 @@ pub fn kernel_source(kernel: &VerifiedKernel, marks: &KernelMarks) -> KernelSour
     source
 }
 
-/// Runs `prepared` and records it into `spec.path`.
+/// The focus must name a block (and warp) that some launch has: a focus
+/// outside every grid would record nothing in detail.
+fn check_focus(prepared: &Prepared, focus: Focus) -> Result<(), ExperimentError> {
+    let count = |d: kernels_ir::Dim3| u64::from(d.x) * u64::from(d.y) * u64::from(d.z);
+    let blocks = prepared
+        .plan
+        .iter()
+        .map(|l| count(l.grid))
+        .max()
+        .unwrap_or(0);
+    let warp = u64::from(prepared.gpu.warp_size.max(1));
+    let warps = prepared
+        .plan
+        .iter()
+        .map(|l| count(l.block).div_ceil(warp))
+        .max()
+        .unwrap_or(0);
+    let mut problems = Vec::new();
+    if u64::from(focus.block) >= blocks {
+        problems.push(format!(
+            "no such block (--trace-focus block={}): the largest grid of this sort has \
+             {blocks} blocks; give block=0..={}",
+            focus.block,
+            blocks.saturating_sub(1)
+        ));
+    }
+    if let Some(w) = focus.warp.filter(|&w| u64::from(w) >= warps) {
+        problems.push(format!(
+            "no such warp (--trace-focus warp={w}): the largest block of this sort has \
+             {warps} warps; give warp=0..={}",
+            warps.saturating_sub(1)
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ExperimentError::Invalid(problems))
+    }
+}
+
+/// Runs `prepared` and records it into `spec.path`, which is replaced only
+/// when the run and the trace are complete.
 pub fn run_recorded(
     prepared: &Prepared,
     spec: &TraceSpec,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, ExperimentError> {
+    check_focus(prepared, spec.focus)?;
     let options = TraceOptions {
         level: spec.level,
         focus: spec.focus,
@@ -94,16 +136,21 @@ pub fn run_recorded(
         .map(|(k, marks)| kernel_source(k, marks))
         .collect();
     let names = header.kernels.iter().map(|k| k.name.clone()).collect();
-    let file = File::create(&spec.path).map_err(|e| {
+    let file = AtomicFile::create(&spec.path).map_err(|e| {
         ExperimentError::Invalid(vec![format!("--trace {}: {e}", spec.path.display())])
     })?;
     let writer = TraceWriter::new(BufWriter::new(file), &header)
         .map_err(|e| ExperimentError::Trace(e.to_string()))?;
     let mut recorder = sim::Recorder::new(writer, names);
+    // A failed run drops the temporary file: an old trace stays as it was.
     let outcome = prepared.run_traced(progress, Some(&mut recorder))?;
-    let mut out = recorder
+    let out = recorder
         .finish()
         .map_err(|e| ExperimentError::Trace(e.to_string()))?;
-    std::io::Write::flush(&mut out).map_err(|e| ExperimentError::Trace(e.to_string()))?;
+    let file = out
+        .into_inner()
+        .map_err(|e| ExperimentError::Trace(e.error().to_string()))?;
+    file.commit()
+        .map_err(|e| ExperimentError::Trace(e.to_string()))?;
     Ok(outcome)
 }
