@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use emit::{EmitError, PtxOptions, emit_ptx};
-use kernels_ir::kernels::hotsort::{self, HotSortConfig, Layout, MergeExchange};
+use sorts::hotsort::{self, HotSortConfig, Layout, MergeExchange};
 use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE};
 use kernels_ir::{Kernel, parse_kernel, verify_kernel};
 use rayon::prelude::*;
@@ -43,7 +43,7 @@ fn all_kernels() -> BTreeMap<String, Kernel> {
                     merge,
                     ..HotSortConfig::new(REFERENCE_WARP_SIZE, h)
                 };
-                cfg.validate().expect("a valid HotSort configuration");
+                hotsort::validate(&cfg).expect("a valid HotSort configuration");
                 for k in hotsort::generate(&cfg) {
                     all.insert(format!("hotsort H={h} {layout} {merge} {}", k.name), k);
                 }
