@@ -4,6 +4,6 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
-pub mod experiment;
 pub mod calib;
+pub mod experiment;
 pub mod host_memory;

@@ -62,11 +62,25 @@ fn profile_from_report(report: &Path) -> String {
 #[test]
 fn a_sort_bundle_replays_every_launch_and_checks_the_sorted_keys() {
     let dir = scratch("sort");
-    let out = simsort(&["emit", "bundle", "-o", dir.to_str().unwrap(), "--keys", "5000"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = simsort(&[
+        "emit",
+        "bundle",
+        "-o",
+        dir.to_str().unwrap(),
+        "--keys",
+        "5000",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let manifest = std::fs::read_to_string(dir.join("manifest.txt")).unwrap();
     assert!(manifest.starts_with("simsort-bundle 1\n"));
-    let launches = manifest.lines().filter(|l| l.starts_with("launch ")).count();
+    let launches = manifest
+        .lines()
+        .filter(|l| l.starts_with("launch "))
+        .count();
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["launches"].as_array().unwrap().len(), launches);
@@ -84,12 +98,23 @@ fn a_sort_bundle_replays_every_launch_and_checks_the_sorted_keys() {
         .collect();
     keys.sort_unstable();
     let sorted: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
-    assert_eq!(&expect[..sorted.len()], &sorted[..], "expected bytes are the sorted input");
+    assert_eq!(
+        &expect[..sorted.len()],
+        &sorted[..],
+        "expected bytes are the sorted input"
+    );
     for f in ["host.cu", "profile.sh", "metrics.txt", "command.txt"] {
         assert!(dir.join(f).exists(), "{f} missing");
     }
     // The directory is written whole, and never over a non-empty one.
-    let again = simsort(&["emit", "bundle", "-o", dir.to_str().unwrap(), "--keys", "5000"]);
+    let again = simsort(&[
+        "emit",
+        "bundle",
+        "-o",
+        dir.to_str().unwrap(),
+        "--keys",
+        "5000",
+    ]);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -100,23 +125,52 @@ fn calibrating_a_bundle_against_its_own_report_is_exact() {
     let dir = scratch("exact");
     let kir = root().join("hw/calib/kernels/copy.kir");
     let out = simsort(&[
-        "emit", "bundle-run", "-o", dir.to_str().unwrap(), kir.to_str().unwrap(), "--grid", "64",
-        "--block", "256", "--buffer", "src=rand:16384:1", "--buffer", "dst=64k", "--param",
+        "emit",
+        "bundle-run",
+        "-o",
+        dir.to_str().unwrap(),
+        kir.to_str().unwrap(),
+        "--grid",
+        "64",
+        "--block",
+        "256",
+        "--buffer",
+        "src=rand:16384:1",
+        "--buffer",
+        "dst=64k",
+        "--param",
         "n=16384",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::write(dir.join("ncu.csv"), profile_from_report(&dir.join("report.json"))).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(
+        dir.join("ncu.csv"),
+        profile_from_report(&dir.join("report.json")),
+    )
+    .unwrap();
     let out = simsort(&["calibrate", dir.to_str().unwrap(), "--max-mape", "0"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("cycle MAPE 0.0%"), "{text}");
     // A profile of another launch sequence is refused by name.
-    let csv = std::fs::read_to_string(dir.join("ncu.csv")).unwrap().replace("\"copy\"", "\"bs\"");
+    let csv = std::fs::read_to_string(dir.join("ncu.csv"))
+        .unwrap()
+        .replace("\"copy\"", "\"bs\"");
     std::fs::write(dir.join("ncu.csv"), csv).unwrap();
     let out = simsort(&["calibrate", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("launch 0 is `bs` on the hardware but `copy`"), "{err}");
+    assert!(
+        err.contains("launch 0 is `bs` on the hardware but `copy`"),
+        "{err}"
+    );
     std::fs::write(dir.join("ncu.csv"), "kernel,cycles\ncopy,5\n").unwrap();
     let out = simsort(&["calibrate", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
@@ -135,10 +189,20 @@ fn figure(text: &str, key: &str) -> String {
 #[test]
 fn the_committed_h200_suite_meets_its_figures() {
     let figures = std::fs::read_to_string(root().join("hw/calib/figures.txt")).unwrap();
-    let (mape, r) = (figure(&figures, "max_mape_percent"), figure(&figures, "min_pearson_r"));
+    let (mape, r) = (
+        figure(&figures, "max_mape_percent"),
+        figure(&figures, "min_pearson_r"),
+    );
     let out = simsort(&[
-        "calibrate", "--suite", "hw/calib/suite.txt", "--data", "hw/data/calib", "--max-mape",
-        &mape, "--min-r", &r,
+        "calibrate",
+        "--suite",
+        "hw/calib/suite.txt",
+        "--data",
+        "hw/data/calib",
+        "--max-mape",
+        &mape,
+        "--min-r",
+        &r,
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -153,7 +217,10 @@ fn the_committed_h200_suite_meets_its_figures() {
         .and_then(|n| n.parse().ok())
         .expect("the summary line");
     let min_agree: usize = figure(&figures, "min_top_stall_agree").parse().unwrap();
-    assert!(agree >= min_agree, "top stall agrees in {agree}, was {min_agree}");
+    assert!(
+        agree >= min_agree,
+        "top stall agrees in {agree}, was {min_agree}"
+    );
     // Every counter the model must get exactly stays as exact as committed.
     let mut checked = 0;
     for line in figures.lines().filter_map(|l| l.strip_prefix("exact ")) {
@@ -161,7 +228,11 @@ fn the_committed_h200_suite_meets_its_figures() {
         let min: usize = min.parse().unwrap();
         let row = text
             .lines()
-            .find_map(|l| l.trim().strip_prefix(name).and_then(|r| r.strip_prefix(": ")))
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(name)
+                    .and_then(|r| r.strip_prefix(": "))
+            })
             .unwrap_or_else(|| panic!("{name} not in the calibration report"));
         let equal: usize = row.split('/').next().unwrap().parse().unwrap();
         assert!(equal >= min, "{name}: equal in {equal} launches, was {min}");

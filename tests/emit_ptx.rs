@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use emit::{EmitError, PtxOptions, emit_ptx};
-use sorts::hotsort::{self, HotSortConfig, Layout, MergeExchange};
 use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE};
 use kernels_ir::{Kernel, parse_kernel, verify_kernel};
 use rayon::prelude::*;
+use sorts::hotsort::{self, HotSortConfig, Layout, MergeExchange};
 
 use crate::util::{kir_files, read, simsort_bin, tests_dir};
 

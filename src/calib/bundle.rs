@@ -61,13 +61,20 @@ impl Bundle {
                     writeln!(manifest, "write {} {offset} {file}", buffer(*buf)?).unwrap();
                     bundle.files.push((PathBuf::from(file), data.clone()));
                 }
-                Event::Read { buf, offset, data, .. } => {
+                Event::Read {
+                    buf, offset, data, ..
+                } => {
                     let file = format!("data/expect{checks}.bin");
                     checks += 1;
                     writeln!(manifest, "check {} {offset} {file}", buffer(*buf)?).unwrap();
                     bundle.files.push((PathBuf::from(file), data.clone()));
                 }
-                Event::Launch { kernel, grid, block, params } => {
+                Event::Launch {
+                    kernel,
+                    grid,
+                    block,
+                    params,
+                } => {
                     bundle.launches += 1;
                     write!(
                         manifest,
@@ -93,10 +100,18 @@ impl Bundle {
                 }
             }
         }
-        bundle.files.push(("manifest.txt".into(), manifest.into_bytes()));
-        bundle.files.push(("host.cu".into(), HOST_CU.as_bytes().to_vec()));
-        bundle.files.push(("profile.sh".into(), PROFILE_SH.as_bytes().to_vec()));
-        bundle.files.push(("metrics.txt".into(), METRICS_TXT.as_bytes().to_vec()));
+        bundle
+            .files
+            .push(("manifest.txt".into(), manifest.into_bytes()));
+        bundle
+            .files
+            .push(("host.cu".into(), HOST_CU.as_bytes().to_vec()));
+        bundle
+            .files
+            .push(("profile.sh".into(), PROFILE_SH.as_bytes().to_vec()));
+        bundle
+            .files
+            .push(("metrics.txt".into(), METRICS_TXT.as_bytes().to_vec()));
         Ok(bundle)
     }
 
@@ -114,11 +129,19 @@ impl Bundle {
         let name = dir
             .file_name()
             .ok_or_else(|| format!("{} is not a directory name", dir.display()))?;
-        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let tmp = parent.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+        let parent = dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let tmp = parent.join(format!(
+            ".{}.tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
         let result = self.write_into(&tmp).and_then(|()| {
             if dir.exists() {
-                fs::remove_dir(dir).map_err(|e| format!("cannot replace {}: {e}", dir.display()))?;
+                fs::remove_dir(dir)
+                    .map_err(|e| format!("cannot replace {}: {e}", dir.display()))?;
             }
             fs::rename(&tmp, dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
         });
@@ -147,13 +170,19 @@ pub fn check_target(dir: &Path) -> Result<(), String> {
     match fs::read_dir(dir) {
         Ok(mut entries) => {
             if entries.next().is_some() {
-                Err(format!("{} exists and is not empty; name a new directory", dir.display()))
+                Err(format!(
+                    "{} exists and is not empty; name a new directory",
+                    dir.display()
+                ))
             } else {
                 Ok(())
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(format!("{} cannot be used as the bundle directory: {e}", dir.display())),
+        Err(e) => Err(format!(
+            "{} cannot be used as the bundle directory: {e}",
+            dir.display()
+        )),
     }
 }
 

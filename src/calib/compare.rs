@@ -119,7 +119,10 @@ pub fn pair(entry: &str, hw: &[NcuLaunch], sim: &[SimLaunch]) -> Result<Vec<Pair
             }
             let get = |m: &BTreeMap<String, f64>, k: &str| m.get(k).copied().unwrap_or(0.0);
             let hw_cycles = h.metrics.get(CYCLES).copied().ok_or_else(|| {
-                format!("{}launch {index} has no {CYCLES} on the hardware", prefix(entry))
+                format!(
+                    "{}launch {index} has no {CYCLES} on the hardware",
+                    prefix(entry)
+                )
             })?;
             let exact = EXACT
                 .iter()
@@ -199,7 +202,10 @@ pub fn summarize(pairs: &[Pair]) -> Summary {
         cycle_mape_percent: mape,
         cycle_pearson_r: pearson(&xs, &ys),
         exact,
-        top_stall_agree: pairs.iter().filter(|p| p.hw_top_stall == p.sim_top_stall).count(),
+        top_stall_agree: pairs
+            .iter()
+            .filter(|p| p.hw_top_stall == p.sim_top_stall)
+            .count(),
         inst_ratio: if sim_i > 0.0 { hw_i / sim_i } else { 0.0 },
         per_kernel,
     }
@@ -219,7 +225,11 @@ pub fn pearson(xs: &[f64], ys: &[f64]) -> f64 {
         sxx += (x - mx) * (x - mx);
         syy += (y - my) * (y - my);
     }
-    if sxx == 0.0 || syy == 0.0 { 0.0 } else { sxy / (sxx * syy).sqrt() }
+    if sxx == 0.0 || syy == 0.0 {
+        0.0
+    } else {
+        sxy / (sxx * syy).sqrt()
+    }
 }
 
 #[cfg(test)]
@@ -233,7 +243,11 @@ mod tests {
             .collect();
         metrics.insert(CYCLES.into(), cycles);
         metrics.insert(EXACT[2].into(), 8.0);
-        NcuLaunch { id: 0, kernel: kernel.into(), metrics }
+        NcuLaunch {
+            id: 0,
+            kernel: kernel.into(),
+            metrics,
+        }
     }
 
     fn sim(name: &str, cycles: f64, wavefronts: f64) -> SimLaunch {
@@ -241,7 +255,10 @@ mod tests {
         metrics.insert(CYCLES.to_string(), cycles);
         metrics.insert(EXACT[2].to_string(), wavefronts);
         metrics.insert(format!("{STALL_PREFIX}barrier{STALL_SUFFIX}"), 2.0);
-        SimLaunch { name: name.into(), metrics }
+        SimLaunch {
+            name: name.into(),
+            metrics,
+        }
     }
 
     #[test]
@@ -254,7 +271,10 @@ mod tests {
         let pairs = pair("", &h, &s).unwrap();
         let sum = summarize(&pairs);
         assert!((sum.cycle_mape_percent - 17.5).abs() < 1e-9);
-        assert!((sum.cycle_pearson_r - 1.0).abs() < 1e-9, "two points always correlate");
+        assert!(
+            (sum.cycle_pearson_r - 1.0).abs() < 1e-9,
+            "two points always correlate"
+        );
         assert_eq!(sum.exact[EXACT[2]], (1, 2));
         assert_eq!(sum.top_stall_agree, 1);
         assert_eq!(pairs[0].hw_top_stall, "barrier");
@@ -266,7 +286,10 @@ mod tests {
         let err = pair("e", &h, &[sim("fm", 1.0, 0.0)]).unwrap_err();
         assert!(err.contains("launch 0 is `bs`"), "{err}");
         let err = pair("e", &h, &[]).unwrap_err();
-        assert!(err.contains("1 launches, the simulator's report 0"), "{err}");
+        assert!(
+            err.contains("1 launches, the simulator's report 0"),
+            "{err}"
+        );
     }
 
     #[test]

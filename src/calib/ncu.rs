@@ -21,7 +21,9 @@ pub struct NcuLaunch {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum NcuError {
     /// No header row (`"ID",...,"Kernel Name",...`) was found.
-    #[error("no ncu table found: expected a header row starting with \"ID\" (ncu --csv --page raw)")]
+    #[error(
+        "no ncu table found: expected a header row starting with \"ID\" (ncu --csv --page raw)"
+    )]
     NoTable,
     /// The header lacks columns the comparison needs.
     #[error("the ncu table lacks the column(s) {}", .0.join(", "))]
@@ -93,7 +95,11 @@ pub fn parse(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
             .filter(|(h, _)| h.contains("__"))
             .filter_map(|(h, v)| number(v).map(|v| (h.clone(), v)))
             .collect();
-        out.push(NcuLaunch { id, kernel, metrics });
+        out.push(NcuLaunch {
+            id,
+            kernel,
+            metrics,
+        });
     }
     if out.is_empty() {
         return Err(NcuError::Empty);
@@ -156,7 +162,9 @@ bundle host: 2 launches\n";
         let text = "\"ID\",\"Kernel Name\"\n\"0\",\"bs\"\n";
         assert_eq!(
             parse(text),
-            Err(NcuError::MissingColumns(vec!["sm__cycles_elapsed.max".into()]))
+            Err(NcuError::MissingColumns(vec![
+                "sm__cycles_elapsed.max".into()
+            ]))
         );
     }
 
@@ -164,7 +172,10 @@ bundle host: 2 launches\n";
     fn text_that_is_no_ncu_table_is_refused() {
         assert_eq!(parse("kernel,cycles\nbs,1\n"), Err(NcuError::NoTable));
         let ragged = "\"ID\",\"Kernel Name\",\"sm__cycles_elapsed.max\"\n\"0\",\"bs\"\n";
-        assert!(matches!(parse(ragged), Err(NcuError::Ragged { line: 2, .. })));
+        assert!(matches!(
+            parse(ragged),
+            Err(NcuError::Ragged { line: 2, .. })
+        ));
     }
 
     #[test]

@@ -43,7 +43,11 @@ fn draw<DB: DrawingBackend>(
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
     let values = pairs.iter().flat_map(|p| [p.hw_cycles, p.sim_cycles]);
-    let lo = values.clone().filter(|v| *v > 0.0).fold(f64::MAX, f64::min).max(1.0);
+    let lo = values
+        .clone()
+        .filter(|v| *v > 0.0)
+        .fold(f64::MAX, f64::min)
+        .max(1.0);
     let hi = values.fold(1.0, f64::max);
     let (lo, hi) = (lo / 1.5, hi * 1.5);
     let caption = format!(
@@ -73,10 +77,13 @@ fn draw<DB: DrawingBackend>(
     kernels.dedup();
     for (i, k) in kernels.iter().enumerate() {
         let colour = Palette99::pick(i).mix(0.85);
-        let points = pairs
-            .iter()
-            .filter(|p| p.kernel == *k)
-            .map(|p| Circle::new((p.hw_cycles.max(lo), p.sim_cycles.max(lo)), 5, colour.filled()));
+        let points = pairs.iter().filter(|p| p.kernel == *k).map(|p| {
+            Circle::new(
+                (p.hw_cycles.max(lo), p.sim_cycles.max(lo)),
+                5,
+                colour.filled(),
+            )
+        });
         chart
             .draw_series(points)
             .map_err(e)?

@@ -137,14 +137,23 @@ impl<D: Device> Device for Recorder<D> {
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), D::Error> {
         self.inner.write_bytes(addr, data)?;
         let (buf, offset) = self.located(addr, data.len() as u64);
-        self.events.borrow_mut().push(Event::Write { buf, offset, data: data.to_vec() });
+        self.events.borrow_mut().push(Event::Write {
+            buf,
+            offset,
+            data: data.to_vec(),
+        });
         Ok(())
     }
 
     fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, D::Error> {
         let data = self.inner.read_bytes(addr, len)?;
         let (buf, offset) = self.located(addr, len);
-        self.events.borrow_mut().push(Event::Read { buf, offset, len, data: data.clone() });
+        self.events.borrow_mut().push(Event::Read {
+            buf,
+            offset,
+            len,
+            data: data.clone(),
+        });
         Ok(data)
     }
 
@@ -174,7 +183,12 @@ impl<D: Device> Device for Recorder<D> {
                 },
             })
             .collect();
-        self.events.borrow_mut().push(Event::Launch { kernel: index, grid, block, params });
+        self.events.borrow_mut().push(Event::Launch {
+            kernel: index,
+            grid,
+            block,
+            params,
+        });
         Ok(())
     }
 }
@@ -228,7 +242,10 @@ pub struct DryDevice {
 impl DryDevice {
     /// A dry device of `warp_size` lanes.
     pub fn new(warp_size: u32) -> DryDevice {
-        DryDevice { warp_size, next_addr: 1 << 32 }
+        DryDevice {
+            warp_size,
+            next_addr: 1 << 32,
+        }
     }
 }
 

@@ -15,8 +15,8 @@ use kernels_ir::{Device, VerifiedKernel};
 use sim::{Gpu, KernelStats, RunOptions};
 use simsort::calib::bundle::Bundle;
 use simsort::calib::recorder::{DryDevice, Event, Recorder};
-use simsort::experiment::report::KernelRow;
 use simsort::experiment::check_sorted;
+use simsort::experiment::report::KernelRow;
 use simsort::experiment::sort::{Input, Prepared, config_json, input, prepare};
 use sorts::Key;
 
@@ -78,7 +78,11 @@ fn launch_report(config: serde_json::Map<String, serde_json::Value>, rows: &[Ker
 }
 
 fn rows(kernels_by_launch: &[String], stats: Vec<KernelStats>) -> Vec<KernelRow> {
-    kernels_by_launch.iter().zip(stats).map(|(n, s)| KernelRow::new(n, s)).collect()
+    kernels_by_launch
+        .iter()
+        .zip(stats)
+        .map(|(n, s)| KernelRow::new(n, s))
+        .collect()
 }
 
 fn launch_names(kernels: &[VerifiedKernel], events: &[Event]) -> Vec<String> {
@@ -107,7 +111,9 @@ pub struct Recorded {
 impl Recorded {
     /// The per-launch report as JSON text.
     pub fn report(&self) -> Option<String> {
-        self.rows.as_ref().map(|rows| launch_report(self.config.clone(), rows))
+        self.rows
+            .as_ref()
+            .map(|rows| launch_report(self.config.clone(), rows))
     }
 }
 
@@ -127,7 +133,11 @@ pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure>
     }
 }
 
-fn record_keys<K: Key>(prepared: &Prepared, input: &[K], simulate: bool) -> Result<Recorded, Failure> {
+fn record_keys<K: Key>(
+    prepared: &Prepared,
+    input: &[K],
+    simulate: bool,
+) -> Result<Recorded, Failure> {
     let mut expected = input.to_vec();
     expected.sort_unstable();
     let fail = |e: String| Failure::run(e);
@@ -174,7 +184,12 @@ fn record_keys<K: Key>(prepared: &Prepared, input: &[K], simulate: bool) -> Resu
         .filter(|(i, e)| !matches!(e, Event::Read { .. }) || Some(*i) == last)
         .map(|(_, e)| e)
         .collect();
-    Ok(Recorded { kernels, events, rows, config })
+    Ok(Recorded {
+        kernels,
+        events,
+        rows,
+        config,
+    })
 }
 
 /// Records one kernel launch, simulated, or on the reference interpreter
@@ -187,15 +202,26 @@ pub fn record_kernel(run: &RunArgs, simulate: bool) -> Result<Recorded, Failure>
         _ => serde_json::Map::new(),
     };
     if simulate {
-        let gpu = Gpu::new(cfg, RunOptions::default()).map_err(|e| Failure::input(e.to_string()))?;
+        let gpu =
+            Gpu::new(cfg, RunOptions::default()).map_err(|e| Failure::input(e.to_string()))?;
         let (kernels, events, stats) = launch_once(run, &vk, Recorder::new(gpu))?;
         let names = launch_names(&kernels, &events);
         let rows = Some(rows(&names, stats));
-        Ok(Recorded { kernels, events, rows, config })
+        Ok(Recorded {
+            kernels,
+            events,
+            rows,
+            config,
+        })
     } else {
         let interp = Interp::new(cfg.warp_size).map_err(|e| Failure::input(e.to_string()))?;
         let (kernels, events, _) = launch_once(run, &vk, Recorder::new(interp))?;
-        Ok(Recorded { kernels, events, rows: None, config })
+        Ok(Recorded {
+            kernels,
+            events,
+            rows: None,
+            config,
+        })
     }
 }
 
@@ -209,7 +235,8 @@ fn launch_once<D: Device>(
     let (params, _) = super::run::parameters(run, vk, &mut rec)?;
     rec.launch(vk, run.grid, run.block, &params)
         .map_err(|e| Failure::run(e.to_string()))?;
-    rec.read_all_buffers().map_err(|e| Failure::run(e.to_string()))?;
+    rec.read_all_buffers()
+        .map_err(|e| Failure::run(e.to_string()))?;
     Ok(rec.into_events())
 }
 

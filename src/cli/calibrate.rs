@@ -125,7 +125,10 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(Failure::run(format!("calibration check failed: {}", failed.join("; "))))
+        Err(Failure::run(format!(
+            "calibration check failed: {}",
+            failed.join("; ")
+        )))
     }
 }
 
@@ -141,8 +144,8 @@ fn hw_launches(path: &Path) -> Result<Vec<ncu::NcuLaunch>, Failure> {
 /// The launches of a per-launch report (`report.json` of a bundle).
 fn sim_launches(path: &Path) -> Result<Vec<SimLaunch>, Failure> {
     let bad = |why: &str| Failure::input(format!("{}: {why}", path.display()));
-    let value: serde_json::Value = serde_json::from_str(&read(path)?)
-        .map_err(|e| bad(&format!("not JSON: {e}")))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&read(path)?).map_err(|e| bad(&format!("not JSON: {e}")))?;
     let launches = value
         .get("launches")
         .and_then(|l| l.as_array())
@@ -226,10 +229,22 @@ fn suite_pairs(suite: &Path, data: &Path, only: Option<&str>) -> Result<Vec<Pair
 
 fn table(pairs: &[Pair], summary: &Summary) -> String {
     let mut s = String::new();
-    let w = pairs.iter().map(|p| p.entry.len() + 4 + p.kernel.len()).max().unwrap_or(6).max(6);
+    let w = pairs
+        .iter()
+        .map(|p| p.entry.len() + 4 + p.kernel.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
     s += &format!(
         "{:<w$} {:>11} {:>11} {:>7} {:>8} {:>7}  {:<16} {:<16}\n",
-        "launch", "hw cycles", "sim cycles", "error", "inst", "exact", "hw top stall", "sim top stall"
+        "launch",
+        "hw cycles",
+        "sim cycles",
+        "error",
+        "inst",
+        "exact",
+        "hw top stall",
+        "sim top stall"
     );
     for p in pairs {
         let exact = p.exact.values().filter(|(h, s)| h == s).count();
@@ -244,7 +259,11 @@ fn table(pairs: &[Pair], summary: &Summary) -> String {
             p.hw_cycles,
             p.sim_cycles,
             p.error() * 100.0,
-            if p.sim_insts > 0.0 { p.hw_insts / p.sim_insts } else { 0.0 },
+            if p.sim_insts > 0.0 {
+                p.hw_insts / p.sim_insts
+            } else {
+                0.0
+            },
             exact,
             p.exact.len(),
             p.hw_top_stall,

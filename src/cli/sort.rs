@@ -59,7 +59,8 @@ impl SortArgs {
 /// Runs the sort and prints its report.
 pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let need = simsort::host_memory::sort_bytes(args.opts.keys);
-    simsort::host_memory::check(&format!("--keys {}", args.opts.keys), need).map_err(Failure::input)?;
+    simsort::host_memory::check(&format!("--keys {}", args.opts.keys), need)
+        .map_err(Failure::input)?;
     let bar = SortBar::new(args.quiet);
     let outcome = match &args.trace {
         None => run_sort_with(&args.options(), &mut |p| bar.update(p)),
