@@ -7,6 +7,8 @@
 
 use std::convert::Infallible;
 
+use crate::calib::recorder::DryDevice;
+
 use kernels_ir::{Device, Dim3, LaunchHook, ParamValue, VerifiedKernel};
 use sim::Gpu;
 use sorts::SortError;
@@ -32,7 +34,8 @@ pub struct PlannedLaunch {
 /// the machine, executing nothing.
 struct PlanDevice<'g> {
     gpu: &'g Gpu,
-    next_addr: u64,
+    /// Memory without contents: addresses only.
+    dry: DryDevice,
     launches: Vec<(Dim3, Dim3, u64)>,
     problems: Vec<String>,
     checked: Vec<String>,
@@ -47,17 +50,15 @@ impl Device for PlanDevice<'_> {
     }
 
     fn alloc(&mut self, bytes: u64) -> u64 {
-        let addr = self.next_addr;
-        self.next_addr += bytes.next_multiple_of(256).max(256);
-        addr
+        self.dry.alloc(bytes)
     }
 
-    fn write_bytes(&mut self, _addr: u64, _data: &[u8]) -> Result<(), Infallible> {
-        Ok(())
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), Infallible> {
+        self.dry.write_bytes(addr, data)
     }
 
-    fn read_bytes(&self, _addr: u64, len: u64) -> Result<Vec<u8>, Infallible> {
-        Ok(vec![0; len as usize])
+    fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, Infallible> {
+        self.dry.read_bytes(addr, len)
     }
 
     fn launch(
@@ -96,7 +97,7 @@ pub fn plan(
 ) -> Result<Vec<PlannedLaunch>, Vec<String>> {
     let mut dev = PlanDevice {
         gpu,
-        next_addr: 0,
+        dry: DryDevice::new(gpu.config().warp_size),
         launches: Vec::new(),
         problems: Vec::new(),
         checked: Vec::new(),
