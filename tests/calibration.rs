@@ -62,14 +62,15 @@ fn profile_from_report(report: &Path) -> String {
 #[test]
 fn a_sort_bundle_replays_every_launch_and_checks_the_sorted_keys() {
     let dir = scratch("sort");
-    let out = simsort(&[
+    let args = [
         "emit",
         "bundle",
         "-o",
         dir.to_str().unwrap(),
         "--keys",
         "5000",
-    ]);
+    ];
+    let out = simsort(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -107,14 +108,7 @@ fn a_sort_bundle_replays_every_launch_and_checks_the_sorted_keys() {
         assert!(dir.join(f).exists(), "{f} missing");
     }
     // The directory is written whole, and never over a non-empty one.
-    let again = simsort(&[
-        "emit",
-        "bundle",
-        "-o",
-        dir.to_str().unwrap(),
-        "--keys",
-        "5000",
-    ]);
+    let again = simsort(&args);
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
     std::fs::remove_dir_all(&dir).unwrap();

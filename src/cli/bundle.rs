@@ -1,6 +1,6 @@
 //! `simsort emit bundle` and `simsort emit bundle-run`: record a sort's (or
 //! one kernel's) launch sequence and write it as a bundle that a real GPU
-//! replays and profiles (`simcalib::bundle`). The sequence runs on the
+//! replays and profiles (`simsort::calib::bundle`). The sequence runs on the
 //! simulator meanwhile (its per-launch report goes in the bundle, for
 //! `simsort calibrate`), or with `--no-simulate` on no device at all (a
 //! sort, whose schedule depends only on the key count) or on the reference
