@@ -527,7 +527,7 @@ fn the_sort_says_what_it_ran_above_the_tables() {
     );
     assert_eq!(lines.next(), Some("700 keys (32-bit, sorted, seed 7)"));
     assert!(
-        table.contains("notsel = not_selected") && table.contains("barier = barrier"),
+        table.contains("notsel = not_selected") && table.contains("bar = barrier"),
         "the stall headers have a legend:\n{table}"
     );
 }

@@ -45,5 +45,5 @@ pub fn run_config(report: &Report) -> String {
 pub fn stall_legend() -> &'static str {
     "stalls: select = selected, notsel = not_selected, longsb = long_scoreboard,\n\
      shrtsb = short_scoreboard, mio = mio_throttle, lg = lg_throttle,\n\
-     barier = barrier, math = math_pipe_throttle (percent of resident warp-cycles)\n"
+     bar = barrier, math = math_pipe_throttle (percent of resident warp-cycles)\n"
 }

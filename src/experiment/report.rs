@@ -260,7 +260,7 @@ const STALL_COLUMNS: &[(StallReason, &str)] = &[
     (StallReason::Wait, "wait"),
     (StallReason::MioThrottle, "mio"),
     (StallReason::LgThrottle, "lg"),
-    (StallReason::Barrier, "barier"),
+    (StallReason::Barrier, "bar"),
     (StallReason::MathPipeThrottle, "math"),
 ];
 
