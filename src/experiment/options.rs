@@ -345,7 +345,8 @@ sort_options! {
     algo: Algo = Algo::Hotsort,
         cli Algo [value_enum, default_value = "hotsort"], list Algo,
         csv 0, column "algo", label "algo";
-    /// Number of keys (any N >= 0).
+    /// Number of keys: 0..=2147483648 (2^31), as far as the host's memory
+    /// holds them (`--max-host-memory`).
     keys: u64 = 65536,
         cli u64 [default_value = "65536"], list u64,
         csv 7, column "keys", label "keys";
@@ -373,7 +374,8 @@ sort_options! {
     warp: u32 = 32,
         cli u32 [default_value = "32"], list u32,
         csv 2, column "warp", label "warp";
-    /// Key registers per lane (the slab height).
+    /// Key registers per lane (the slab height), 1..=128; how tall a slab
+    /// fits depends on the key width and the register file.
     slab_height: u32 = 16,
         cli u32 [default_value = "16"], list u32,
         csv 3, column "slab", label "slab height";
