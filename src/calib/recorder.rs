@@ -215,11 +215,6 @@ impl<D: Device> Recorder<D> {
         }
         Ok(())
     }
-
-    /// The device address of buffer `buf`.
-    pub fn buffer_addr(&self, buf: usize) -> u64 {
-        self.buffers[buf].0
-    }
 }
 
 /// Two kernels are the same when their names and instructions agree (the
