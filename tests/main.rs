@@ -3,6 +3,7 @@
 mod calibration;
 mod cli;
 mod cli_run;
+mod cli_shard;
 mod cli_sweep;
 mod cli_trace_sort;
 mod emit_ptx;

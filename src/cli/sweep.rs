@@ -2,7 +2,8 @@
 //! runs (in parallel); a summary goes to stdout, `--out` writes CSV and JSON,
 //! `--plot` draws the picture. Configurations that do not fit the machine
 //! are skipped and named on stderr; a list value with which nothing fits is
-//! a bad flag (exit 2) and nothing runs.
+//! a bad flag (exit 2) and nothing runs. `--shard I/N` runs one slice of the
+//! grid and `sweep merge` combines the slices (`experiment::shard`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,8 +13,9 @@ use clap::Args;
 use simsort::atomic::{AtomicFile, check_output};
 use simsort::experiment::options::SweepOptionArgs;
 use simsort::experiment::plot::{Format, plot_to};
+use simsort::experiment::shard::{self, Shard};
 use simsort::experiment::sweep::{self, Axis, RunResult, SweepRun, SweepSpec, axis_value};
-use simsort::experiment::sweep_out::{reports, summary, to_csv, to_json};
+use simsort::experiment::sweep_out::{Results, axes_json, csv_of, reports, summary, to_csv};
 use simsort::experiment::{ExperimentError, SortOptions};
 
 use super::machine::MachineOverrides;
@@ -22,7 +24,11 @@ use super::{Failure, output_error};
 
 /// The options of `simsort sweep`: the sort options, each a comma list.
 #[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct SweepArgs {
+    /// `merge`: combine the parts of a sharded sweep.
+    #[command(subcommand)]
+    pub action: Option<SweepAction>,
     /// The sort options, each a comma list (declared once, in
     /// `experiment::options`).
     #[command(flatten)]
@@ -41,12 +47,52 @@ pub struct SweepArgs {
     /// Print the sweep as JSON on stdout instead of the summary table.
     #[arg(long)]
     pub json: bool,
+    /// Run only the I-th of N slices of the grid (0 <= I < N, grid order),
+    /// for job arrays; `sweep merge` combines the parts' --out files.
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
+    pub shard: Option<Shard>,
     /// No progress bar and no closing summary line on stderr.
     #[arg(short, long)]
     pub quiet: bool,
     /// Machine config overrides, each a comma list.
     #[command(flatten)]
     pub machine: MachineOverrides,
+}
+
+/// What `simsort sweep` does besides running a grid.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum SweepAction {
+    /// Combine the parts of a sweep run with `--shard I/N` into the CSV
+    /// and JSON one run of the whole grid writes.
+    Merge(MergeArgs),
+}
+
+/// The options of `simsort sweep merge`.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// The merged results: OUT.csv and OUT.json (a .csv or .json ending is
+    /// replaced), as `sweep --out`.
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// Every part's `--out` file (FILE, FILE.csv or FILE.json: its JSON is
+    /// read), one per shard, in any order.
+    #[arg(value_name = "PART", required = true)]
+    pub parts: Vec<PathBuf>,
+}
+
+/// The CSV and JSON paths that `--out FILE` (or `merge OUT`) names.
+fn out_pair(flag: &str, out: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let stem = match out.extension().and_then(|e| e.to_str()) {
+        Some("csv" | "json") => out.with_extension(""),
+        None => out.to_path_buf(),
+        Some(other) => {
+            return Err(format!(
+                "{flag} {}: the extension `.{other}` is neither .csv nor .json",
+                out.display()
+            ));
+        }
+    };
+    Ok((stem.with_extension("csv"), stem.with_extension("json")))
 }
 
 impl SweepArgs {
@@ -57,23 +103,10 @@ impl SweepArgs {
 
     /// The CSV and JSON paths of `--out`.
     fn out_paths(&self) -> Result<Option<(PathBuf, PathBuf)>, String> {
-        let Some(out) = &self.out else {
-            return Ok(None);
-        };
-        let stem = match out.extension().and_then(|e| e.to_str()) {
-            Some("csv" | "json") => out.with_extension(""),
-            None => out.clone(),
-            Some(other) => {
-                return Err(format!(
-                    "--out {}: the extension `.{other}` is neither .csv nor .json",
-                    out.display()
-                ));
-            }
-        };
-        Ok(Some((
-            stem.with_extension("csv"),
-            stem.with_extension("json"),
-        )))
+        self.out
+            .as_deref()
+            .map(|out| out_pair("--out", out))
+            .transpose()
     }
 
     /// Every problem with the output flags, found before anything runs.
@@ -139,34 +172,55 @@ fn describe(opts: &SortOptions, varying: &[String]) -> String {
         .join(" ")
 }
 
+fn cannot(path: &Path, e: std::io::Error) -> Failure {
+    Failure::run(format!(
+        "error: cannot write {}: {e}; no output written (old files are kept)",
+        path.display()
+    ))
+}
+
+fn nothing_finished() -> Failure {
+    Failure::run(
+        "error: no configuration of the sweep finished: no output written (old files are kept)",
+    )
+}
+
+/// Writes `(path, text)` pairs each to a temporary file, then renames them
+/// all into place: all are written or none.
+fn write_texts(texts: [(PathBuf, String); 2]) -> Result<Vec<AtomicFile>, Failure> {
+    let mut files = Vec::new();
+    for (path, text) in texts {
+        let mut file = AtomicFile::create(&path).map_err(|e| cannot(&path, e))?;
+        file.write_all(text.as_bytes())
+            .map_err(|e| cannot(&path, e))?;
+        files.push(file);
+    }
+    Ok(files)
+}
+
 /// Writes every output file of the sweep, or none: each is written to a
 /// temporary file first and all are renamed into place only when every one
-/// is complete. With no finished configuration nothing is written.
-fn write_outputs(args: &SweepArgs, axes: &[Axis], runs: &[SweepRun]) -> Result<(), Failure> {
+/// is complete. With no finished configuration nothing is written, except
+/// by a shard (`grid` is then the whole grid's size), whose part the merge
+/// needs even when all its configurations were skipped.
+fn write_outputs(
+    args: &SweepArgs,
+    axes: &[Axis],
+    runs: &[SweepRun],
+    grid: usize,
+) -> Result<(), Failure> {
     let outs = args.out_paths().ok().flatten();
     if outs.is_none() && args.plot.is_none() {
         return Ok(());
     }
-    if reports(runs).next().is_none() {
-        return Err(Failure::run(
-            "error: no configuration of the sweep finished: no output written (old files are \
-             kept)",
-        ));
+    if args.shard.is_none() && reports(runs).next().is_none() {
+        return Err(nothing_finished());
     }
-    let cannot = |path: &Path, e: std::io::Error| {
-        Failure::run(format!(
-            "error: cannot write {}: {e}; no output written (old files are kept)",
-            path.display()
-        ))
-    };
     let mut files = Vec::new();
     if let Some((csv, json)) = outs {
-        for (path, text) in [(csv, to_csv(runs)), (json, to_json(axes, runs))] {
-            let mut file = AtomicFile::create(&path).map_err(|e| cannot(&path, e))?;
-            file.write_all(text.as_bytes())
-                .map_err(|e| cannot(&path, e))?;
-            files.push(file);
-        }
+        let shard = args.shard.map(|s| s.json(grid));
+        let json_text = Results::of(runs).to_json(&axes_json(axes), shard);
+        files = write_texts([(csv, to_csv(runs)), (json, json_text)])?;
     }
     if let Some(path) = &args.plot {
         let file = AtomicFile::create(path).map_err(|e| cannot(path, e))?;
@@ -191,8 +245,11 @@ fn worker_threads(jobs: Option<usize>, runnable: usize) -> usize {
     jobs.unwrap_or(cores).min(cores).min(runnable).max(1)
 }
 
-/// Runs the sweep.
+/// Runs the sweep (or `sweep merge`).
 pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(SweepAction::Merge(merge)) = &args.action {
+        return run_merge(merge);
+    }
     let mut problems = args.output_problems();
     let spec = args.spec();
     let axes = spec.axes();
@@ -209,8 +266,12 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let need = simsort::host_memory::sort_bytes(largest).saturating_mul(at_once as u64);
     let flag = format!("--keys {largest} with {at_once} configuration(s) at once (-j)");
     simsort::host_memory::check(&flag, need).map_err(Failure::input)?;
+    let grid = spec.expand().len();
     let checked = match sweep::check(&spec) {
-        Ok(checked) => checked,
+        Ok(mut checked) => match args.shard {
+            Some(shard) => checked.drain(shard.range(grid)).collect(),
+            None => checked,
+        },
         Err(ExperimentError::Invalid(more)) => {
             problems.extend(more);
             Vec::new()
@@ -231,12 +292,12 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
     bar.finish_and_clear();
     report_problems(&runs, &varying);
     let text = if args.json {
-        to_json(&axes, &runs)
+        Results::of(&runs).to_json(&axes_json(&axes), args.shard.map(|s| s.json(grid)))
     } else {
         summary(&axes, &runs)
     };
     write!(out, "{text}").map_err(output_error)?;
-    write_outputs(args, &axes, &runs)?;
+    write_outputs(args, &axes, &runs, grid)?;
     let failed = runs
         .iter()
         .filter(|r| matches!(r.result, RunResult::Failed(_)))
@@ -256,6 +317,57 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+/// `sweep merge`: reads every part, checks they are the shards of one
+/// grid, and writes the merged CSV and JSON (all or nothing).
+fn run_merge(args: &MergeArgs) -> Result<(), Failure> {
+    let (csv, json) = out_pair("sweep merge", &args.out).map_err(Failure::input)?;
+    let mut problems = Vec::new();
+    for path in [&csv, &json] {
+        if let Err(why) = check_output(path) {
+            problems.push(format!("{}: {why}", path.display()));
+        }
+    }
+    let mut parts = Vec::new();
+    for arg in &args.parts {
+        let path = shard::part_json(arg);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => match shard::parse_part(&path, &text) {
+                Ok(part) => parts.push(part),
+                Err(e) => problems.push(e),
+            },
+            Err(e) => problems.push(format!("{}: cannot read: {e}", path.display())),
+        }
+    }
+    if problems.is_empty() {
+        match shard::merge(parts) {
+            Ok((axes, results)) => {
+                if results.runs.is_empty() {
+                    return Err(nothing_finished());
+                }
+                let text = results.to_json(&axes, None);
+                let files = write_texts([(csv, csv_of(&results.runs)), (json, text)])?;
+                for file in files {
+                    let path = file.target().to_path_buf();
+                    file.commit().map_err(|e| cannot(&path, e))?;
+                }
+                if !results.failed.is_empty() {
+                    return Err(Failure::run(format!(
+                        "error: {} configuration(s) of the merged sweep failed",
+                        results.failed.len()
+                    )));
+                }
+                return Ok(());
+            }
+            Err(more) => problems.extend(more),
+        }
+    }
+    let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+    Err(Failure::input(format!(
+        "error: cannot merge the sweep's parts:\n{}",
+        list.join("\n")
+    )))
 }
 
 /// Names every skipped and failed configuration on stderr.

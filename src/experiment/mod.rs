@@ -8,6 +8,7 @@ pub mod options;
 pub mod plan;
 pub mod plot;
 pub mod report;
+pub mod shard;
 pub mod sort;
 pub mod sweep;
 pub mod sweep_out;

@@ -93,45 +93,54 @@ fn row_cells(
 /// The CSV of finished runs: a header, then for every run one row per
 /// kernel and a `total` row. Empty (header only when there is no run).
 pub fn to_csv(runs: &[SweepRun]) -> String {
+    let reports: Vec<Value> = reports(runs)
+        .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+        .collect();
+    csv_of(&reports)
+}
+
+/// [`to_csv`] from the reports' JSON objects (as `--json` prints them), so
+/// that `sweep merge` rebuilds the CSV from the shards' JSON files.
+pub fn csv_of(reports: &[Value]) -> String {
     let mut header: Vec<String> = Vec::new();
     let mut rows: Vec<Vec<(String, String)>> = Vec::new();
-    for report in reports(runs) {
-        let config: Vec<(String, String)> = config_columns(&report.config)
+    let empty = Map::new();
+    for report in reports {
+        let config_map = report["config"].as_object().unwrap_or(&empty);
+        let config: Vec<(String, String)> = config_columns(config_map)
             .into_iter()
             .map(|c| {
-                let v = cell(&report.config[&c]);
+                let v = cell(&config_map[&c]);
                 (c, v)
             })
             .collect();
-        let json = serde_json::to_value(report).unwrap_or(Value::Null);
+        let kernels = report["kernels"].as_array().map_or(&[][..], Vec::as_slice);
+        let count = |v: &Value| v.as_u64().unwrap_or(0);
         let mut per_kernel = Vec::new();
-        for (row, k) in report
-            .kernels
-            .iter()
-            .zip(json["kernels"].as_array().into_iter().flatten())
-        {
+        for k in kernels {
             per_kernel.push(row_cells(
-                &row.name,
-                row.launches,
+                k["name"].as_str().unwrap_or_default(),
+                count(&k["launches"]),
                 k,
-                row.cycles,
+                count(&k["cycles"]),
                 &k["metrics"],
                 &k["stalls"],
             ));
         }
-        let launches = report.kernels.iter().map(|k| k.launches).sum();
-        let total = &json["total"];
+        let launches = kernels.iter().map(|k| count(&k["launches"])).sum();
+        let total = &report["total"];
         per_kernel.push(row_cells(
             "total",
             launches,
             &Value::Null,
-            report.total.cycles,
+            count(&total["cycles"]),
             &total["metrics"],
             &total["stalls"],
         ));
+        let sorted = report["sorted"].as_bool().unwrap_or(false);
         for cells in per_kernel {
             let mut row = config.clone();
-            row.push(("sorted".to_string(), report.sorted.to_string()));
+            row.push(("sorted".to_string(), sorted.to_string()));
             row.extend(cells);
             for (col, _) in &row {
                 if !header.contains(col) {
@@ -165,28 +174,67 @@ pub fn to_csv(runs: &[SweepRun]) -> String {
     out
 }
 
+/// A sweep's results as its JSON file holds them: the reports of the
+/// finished configurations, the skipped and the failed ones, each list in
+/// grid order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Results {
+    /// The report of every finished configuration.
+    pub runs: Vec<Value>,
+    /// `{options, problems}` of every configuration that does not fit.
+    pub skipped: Vec<Value>,
+    /// `{options, error}` of every configuration that failed.
+    pub failed: Vec<Value>,
+}
+
+impl Results {
+    /// The results of `runs`.
+    pub fn of(runs: &[SweepRun]) -> Results {
+        let mut out = Results::default();
+        for r in runs {
+            let options = serde_json::to_value(&r.opts).unwrap_or(Value::Null);
+            match &r.result {
+                RunResult::Done(report) => out
+                    .runs
+                    .push(serde_json::to_value(report).unwrap_or_default()),
+                RunResult::Skipped(problems) => out
+                    .skipped
+                    .push(json!({ "options": options, "problems": problems })),
+                RunResult::Failed(error) => out
+                    .failed
+                    .push(json!({ "options": options, "error": error })),
+            }
+        }
+        out
+    }
+
+    /// The JSON file: `axes` (every list), `runs`, `skipped`, `failed`,
+    /// and `shard` when the results are one shard's (see `super::shard`).
+    pub fn to_json(&self, axes: &Map<String, Value>, shard: Option<Value>) -> String {
+        let mut value = json!({
+            "axes": axes,
+            "runs": self.runs,
+            "skipped": self.skipped,
+            "failed": self.failed,
+        });
+        if let (Some(shard), Value::Object(map)) = (shard, &mut value) {
+            map.insert("shard".to_string(), shard);
+        }
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    }
+}
+
+/// The axes as the JSON file's `axes` object.
+pub fn axes_json(axes: &[Axis]) -> Map<String, Value> {
+    axes.iter()
+        .map(|a| (a.name.clone(), json!(a.values)))
+        .collect()
+}
+
 /// The sweep as one JSON object: `axes` (every list), `runs` (the report of
 /// every finished configuration, in grid order), `skipped` and `failed`.
 pub fn to_json(axes: &[Axis], runs: &[SweepRun]) -> String {
-    let axes: Map<String, Value> = axes
-        .iter()
-        .map(|a| (a.name.clone(), json!(a.values)))
-        .collect();
-    let mut done = Vec::new();
-    let mut skipped = Vec::new();
-    let mut failed = Vec::new();
-    for r in runs {
-        let options = serde_json::to_value(&r.opts).unwrap_or(Value::Null);
-        match &r.result {
-            RunResult::Done(report) => done.push(serde_json::to_value(report).unwrap_or_default()),
-            RunResult::Skipped(problems) => {
-                skipped.push(json!({ "options": options, "problems": problems }));
-            }
-            RunResult::Failed(error) => failed.push(json!({ "options": options, "error": error })),
-        }
-    }
-    let value = json!({ "axes": axes, "runs": done, "skipped": skipped, "failed": failed });
-    serde_json::to_string_pretty(&value).unwrap_or_default()
+    Results::of(runs).to_json(&axes_json(axes), None)
 }
 
 /// Cycles per key and bank conflicts (loads plus stores) per key of a
