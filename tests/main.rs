@@ -2,6 +2,7 @@
 
 mod calibration;
 mod cli;
+mod cli_compare;
 mod cli_run;
 mod cli_shard;
 mod cli_sweep;

@@ -11,6 +11,7 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 pub mod bundle;
 pub mod calibrate;
 pub mod check;
+pub mod compare;
 pub mod completions;
 pub mod diagnostics;
 pub mod emit;
@@ -77,6 +78,8 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// Run a grid of sort experiments: every sort option takes a comma list.
     Sweep(sweep::SweepArgs),
+    /// Every algorithm on the same input and machine, side by side.
+    Compare(compare::CompareArgs),
     /// Print a shell completion script (bash, zsh, fish, ...).
     Completions(completions::CompletionsArgs),
     /// Compare hardware (Nsight Compute CSV) with the simulator, launch by launch.
@@ -128,7 +131,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     }
     if matches!(
         cli.command,
-        None | Some(Command::Run(_)) | Some(Command::Sweep(_))
+        None | Some(Command::Run(_)) | Some(Command::Sweep(_)) | Some(Command::Compare(_))
     ) {
         stop_on_ctrl_c();
     }
@@ -140,6 +143,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Some(Command::Emit(args)) => emit::run(&args, out),
         Some(Command::Trace(args)) => trace::run(&args, out),
         Some(Command::Sweep(args)) => sweep::run(&args, out),
+        Some(Command::Compare(args)) => compare::run(&args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Calibrate(args)) => calibrate::run(&args, out),
         None => sort::run(&cli.sort, out),

@@ -153,13 +153,13 @@ impl SweepArgs {
     }
 }
 
-fn invalid(problems: &[String]) -> Failure {
+pub(super) fn invalid(what: &str, problems: &[String]) -> Failure {
     let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-    Failure::input(format!("error: invalid sweep:\n{}", list.join("\n")))
+    Failure::input(format!("error: invalid {what}:\n{}", list.join("\n")))
 }
 
 /// A configuration in one line, by the axes that vary.
-fn describe(opts: &SortOptions, varying: &[String]) -> String {
+pub(super) fn describe(opts: &SortOptions, varying: &[String]) -> String {
     let shown: &[String] = if varying.is_empty() {
         &["warp".into(), "slab_height".into(), "smem_layout".into()]
     } else {
@@ -172,7 +172,7 @@ fn describe(opts: &SortOptions, varying: &[String]) -> String {
         .join(" ")
 }
 
-fn cannot(path: &Path, e: std::io::Error) -> Failure {
+pub(super) fn cannot(path: &Path, e: std::io::Error) -> Failure {
     Failure::run(format!(
         "error: cannot write {}: {e}; no output written (old files are kept)",
         path.display()
@@ -240,9 +240,24 @@ fn write_outputs(
 
 /// The worker threads for `runnable` configurations: `--jobs` (default:
 /// one per core), but never more than the configurations or the cores.
-fn worker_threads(jobs: Option<usize>, runnable: usize) -> usize {
+pub(super) fn worker_threads(jobs: Option<usize>, runnable: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     jobs.unwrap_or(cores).min(cores).min(runnable).max(1)
+}
+
+/// Refuses a grid of `configurations` whose runs, `jobs` at once, need
+/// more host memory than there is. Checking prepares every configuration's
+/// input, so this comes first.
+pub(super) fn check_memory(
+    spec: &SweepSpec,
+    jobs: Option<usize>,
+    configurations: usize,
+) -> Result<(), Failure> {
+    let at_once = worker_threads(jobs, configurations);
+    let largest = spec.keys.iter().copied().max().unwrap_or(0);
+    let need = simsort::host_memory::sort_bytes(largest).saturating_mul(at_once as u64);
+    let flag = format!("--keys {largest} with {at_once} configuration(s) at once (-j)");
+    simsort::host_memory::check(&flag, need).map_err(Failure::input)
 }
 
 /// Runs the sweep (or `sweep merge`).
@@ -259,14 +274,8 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .map(|a| a.name.clone())
         .collect();
     let start = Instant::now();
-    // Checking prepares every configuration's input: the memory estimate
-    // comes first.
-    let at_once = worker_threads(args.jobs, spec.expand().len());
-    let largest = spec.keys.iter().copied().max().unwrap_or(0);
-    let need = simsort::host_memory::sort_bytes(largest).saturating_mul(at_once as u64);
-    let flag = format!("--keys {largest} with {at_once} configuration(s) at once (-j)");
-    simsort::host_memory::check(&flag, need).map_err(Failure::input)?;
     let grid = spec.expand().len();
+    check_memory(&spec, args.jobs, grid)?;
     let checked = match sweep::check(&spec) {
         Ok(mut checked) => match args.shard {
             Some(shard) => checked.drain(shard.range(grid)).collect(),
@@ -279,7 +288,7 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         Err(e) => return Err(Failure::run(format!("error: {e}"))),
     };
     if !problems.is_empty() {
-        return Err(invalid(&problems));
+        return Err(invalid("sweep", &problems));
     }
     let runnable = checked.iter().filter(|c| c.prepared.is_ok()).count();
     let jobs = worker_threads(args.jobs, runnable);
@@ -371,7 +380,7 @@ fn run_merge(args: &MergeArgs) -> Result<(), Failure> {
 }
 
 /// Names every skipped and failed configuration on stderr.
-fn report_problems(runs: &[SweepRun], varying: &[String]) {
+pub(super) fn report_problems(runs: &[SweepRun], varying: &[String]) {
     for r in runs {
         match &r.result {
             RunResult::Skipped(problems) => eprintln!(

@@ -2,6 +2,8 @@
 //! reference check, and the report.
 
 pub mod check;
+pub mod compare;
+pub mod compare_plot;
 pub mod input;
 pub mod machine;
 pub mod options;

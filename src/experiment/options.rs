@@ -310,6 +310,16 @@ macro_rules! sort_options {
             }
         }
 
+        /// Sets option `name` of `opts` back to its default (a name that is
+        /// not an option, such as a machine field, is left alone).
+        pub fn reset_option(opts: &mut SortOptions, name: &str) {
+            let d = SortOptions::default();
+            match name {
+                $( stringify!($name) => opts.$name = d.$name, )+
+                _ => {}
+            }
+        }
+
         /// The sort options' keys in the report's `config` object, in the
         /// order the CSV gives them (the machine fields follow).
         pub fn csv_keys() -> Vec<&'static str> {

@@ -167,7 +167,7 @@ fn sorted_unique<T: Ord + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
 }
 
 /// Line colours, one per warp width (Tableau 10: distinct, readable on white).
-const COLOURS: &[RGBColor] = &[
+pub(crate) const COLOURS: &[RGBColor] = &[
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

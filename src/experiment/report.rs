@@ -252,6 +252,15 @@ pub fn group(n: u64) -> String {
 
 /// The stall reasons shown in the table, with 6-character headings; the
 /// JSON report has all of them.
+/// The short name the tables give the stall reason named `name` (the
+/// report's `stalls` key), or `name` itself for a reason without a column.
+pub fn stall_short(name: &str) -> &str {
+    STALL_COLUMNS
+        .iter()
+        .find(|(r, _)| r.name() == name)
+        .map_or(name, |(_, short)| short)
+}
+
 const STALL_COLUMNS: &[(StallReason, &str)] = &[
     (StallReason::Selected, "select"),
     (StallReason::NotSelected, "notsel"),

@@ -35,6 +35,18 @@ impl Algo {
     }
 }
 
+/// Whether the sort option `name` (a `config` key) means something to
+/// `algo`; machine fields apply to every algorithm. HotSort, the only
+/// algorithm so far, takes every sort option.
+pub fn option_applies(algo: Algo, name: &str) -> bool {
+    match algo {
+        Algo::Hotsort => {
+            let _ = name;
+            true
+        }
+    }
+}
+
 /// An algorithm as the experiment layer runs it: the [`Algorithm`] and the
 /// options it takes from a [`SortOptions`].
 pub trait Selected: Algorithm {

@@ -32,8 +32,13 @@ pub struct Checked {
 /// pool). Fails when a list value has no valid configuration at all: that
 /// value is a bad flag, and every problem of its configurations is listed.
 pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
-    let checked: Vec<Checked> = spec
-        .expand()
+    check_grid(spec.expand(), &spec.axes())
+}
+
+/// [`check`] for any list of configurations whose values are those of
+/// `axes` (`simsort compare` normalises its grid before checking).
+pub fn check_grid(grid: Vec<SortOptions>, axes: &[Axis]) -> Result<Vec<Checked>, ExperimentError> {
+    let checked: Vec<Checked> = grid
         .into_par_iter()
         .map(|opts| {
             let prepared = prepare(&opts).map_err(|e| match e {
@@ -44,7 +49,9 @@ pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
         })
         .collect();
     let mut problems: Vec<String> = Vec::new();
-    for axis in spec.axes() {
+    // A value of a list is hopeless when no configuration with it is
+    // valid; a list of one value is every configuration, said below.
+    for axis in axes.iter().filter(|a| a.values.len() > 1) {
         for value in &axis.values {
             let mut with_value = checked
                 .iter()
@@ -59,6 +66,16 @@ pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
                 let line = format!("--{flag} {value}: no configuration with it is valid ({why})");
                 if !problems.contains(&line) {
                     problems.push(line);
+                }
+            }
+        }
+    }
+    // Nothing at all is valid: every distinct reason, once.
+    if checked.iter().all(|c| c.prepared.is_err()) {
+        for c in &checked {
+            for p in c.prepared.as_ref().err().into_iter().flatten() {
+                if !problems.iter().any(|line| line.contains(p.as_str())) {
+                    problems.push(p.clone());
                 }
             }
         }
