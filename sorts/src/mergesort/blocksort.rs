@@ -51,10 +51,12 @@ pub fn generate_marked(cfg: &MergesortConfig) -> (Kernel, KernelMarks) {
     g.global_addr(gaddr, src, t);
     let keys = g.key_regs(vt);
     g.marks.key_regs.clone_from(&keys);
+    // rem = cnt - tid: slot NT*i + tid is valid when NT*i < rem.
+    let rem = g.b.reg32();
+    g.b.sub(rem, cnt, tid);
     for (i, &k) in keys.iter().enumerate() {
         let i = i as u32;
-        g.b.add(t, tid, nt * i);
-        g.b.setp_lt_u(p, t, cnt);
+        g.below(p, rem, nt * i);
         g.b.when(p);
         g.ld_global(k, gaddr, (nt * i) as i32 * kb);
     }
@@ -131,6 +133,9 @@ pub fn generate_marked(cfg: &MergesortConfig) -> (Kernel, KernelMarks) {
         g.b.add(a, a0, split);
         g.b.add(b, b0, diag);
         g.b.sub(b, b, split);
+        for r in [a, b, b0, b1] {
+            g.shared_addr(r, r);
+        }
         g.serial_merge(&keys, a, b0, b, b1);
         g.b.bar_sync();
         g.store_thread_order(base, &keys);
@@ -146,8 +151,7 @@ pub fn generate_marked(cfg: &MergesortConfig) -> (Kernel, KernelMarks) {
     g.global_addr(gaddr, dst, t);
     for (i, &k) in keys.iter().enumerate() {
         let i = i as u32;
-        g.b.add(t, tid, nt * i);
-        g.b.setp_lt_u(p, t, cnt);
+        g.below(p, rem, nt * i);
         g.b.when(p);
         g.st_global(gaddr, (nt * i) as i32 * kb, k);
     }

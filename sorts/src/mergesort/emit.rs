@@ -158,6 +158,14 @@ impl<'a> Gen<'a> {
         self.b.store(op, addr, offset, src);
     }
 
+    /// `p = bound < rem`, signed: with `rem = count - tid`, whether slot
+    /// `tid + bound` lies below the count (one compare per slot of a
+    /// strided loop, the strength reduction a compiler makes of
+    /// `NT*i + tid < count`).
+    pub fn below(&mut self, p: Reg, rem: Reg, bound: u32) {
+        self.b.binary(Opcode::SetpGtS, p, rem, bound);
+    }
+
     /// Reserves the block's shared memory ([`MergesortConfig::smem_bytes`]).
     pub fn reserve_shared(&mut self) {
         let bytes = self.cfg.smem_bytes() as u32;
@@ -274,35 +282,34 @@ impl<'a> Gen<'a> {
 
     /// moderngpu's `SerialMerge`, branch-free and fully unrolled: merges
     /// `out.len()` keys from the shared cursors `a` (up to `a_end`) and `b`
-    /// (up to `b_end`) into `out`. The two head keys stay in registers;
-    /// each step takes A when `b >= b_end || (a < a_end && !(B < A))`,
-    /// advances the chosen cursor and reloads its head with one load at a
-    /// selected address (no reload after the last step). Clobbers `a`, `b`.
+    /// (up to `b_end`), all byte addresses, into `out`. The two head keys
+    /// stay in registers; each step takes A when `b >= b_end || (a < a_end
+    /// && !(B < A))`, advances the chosen cursor and reloads its head with
+    /// one load at the selected address (no reload after the last step).
+    /// Clobbers `a` and `b`.
     pub fn serial_merge(&mut self, out: &[Reg], a: Reg, a_end: Reg, b: Reg, b_end: Reg) {
         let s = self.scratch();
-        let (ka, kb, next, idx, addr) = (s.ka, s.kb, s.next, s.mid, s.t);
-        let (take_a, a_left, b_less) = (s.p0, s.p1, s.p2);
-        self.shared_addr(addr, a);
-        self.ld_shared(ka, Some(addr), 0);
-        self.shared_addr(addr, b);
-        self.ld_shared(kb, Some(addr), 0);
+        let (ka, kb, next, idx) = (s.ka, s.kb, s.next, s.mid);
+        let (take_a, a_left, b_done) = (s.p0, s.p1, s.p2);
+        let step = self.kb();
+        self.ld_shared(ka, Some(a), 0);
+        self.ld_shared(kb, Some(b), 0);
         for (i, &o) in out.iter().enumerate() {
+            // !(B < A) is A <= B.
+            self.b.setp_le_u(take_a, ka, kb);
             self.b.setp_lt_u(a_left, a, a_end);
-            self.b.setp_lt_u(b_less, kb, ka);
-            self.b.not(b_less, b_less);
-            self.b.and(a_left, a_left, b_less);
-            self.b.setp_ge_u(take_a, b, b_end);
-            self.b.or(take_a, take_a, a_left);
+            self.b.and(take_a, take_a, a_left);
+            self.b.setp_ge_u(b_done, b, b_end);
+            self.b.or(take_a, take_a, b_done);
             self.b.selp(o, ka, kb, take_a);
             if i + 1 == out.len() {
                 break;
             }
             self.b.selp(idx, a, b, take_a);
-            self.b.add(idx, idx, 1);
+            self.b.add(idx, idx, step);
             self.b.selp(a, idx, a, take_a);
             self.b.selp(b, b, idx, take_a);
-            self.shared_addr(addr, idx);
-            self.ld_shared(next, Some(addr), 0);
+            self.ld_shared(next, Some(idx), 0);
             self.b.selp(ka, next, ka, take_a);
             self.b.selp(kb, kb, next, take_a);
         }

@@ -88,22 +88,32 @@ pub fn generate_marked(cfg: &MergesortConfig) -> (Kernel, KernelMarks) {
     g.stage("merge load");
     let total = g.b.reg32();
     g.b.add(total, na, nb);
-    // Word i of the concatenation A ++ B: A[a0 + i] or B[b0 + i - na].
-    let (bshift, idx, word) = (g.b.reg32(), g.b.reg32(), g.b.reg32());
+    // Word NT*i + tid of the concatenation A ++ B: A[a0 + NT*i + tid] while
+    // NT*i < na - tid, else B[b0 - na + NT*i + tid]; valid while
+    // NT*i < total - tid. Two 64-bit bases, selected per slot.
+    let (rem_a, rem_t) = (g.b.reg32(), g.b.reg32());
+    g.b.sub(rem_a, na, tid);
+    g.b.sub(rem_t, total, tid);
+    let (pa, pb, sel) = (g.b.reg64(), g.b.reg64(), g.b.reg64());
+    g.b.add(t, a0, tid);
+    g.global_addr(pa, src, t);
+    // pb = &src[b0 + tid] - na words (below `src` for the slots of A,
+    // which never use it; 64-bit arithmetic, so no 32-bit index overflows).
+    g.b.add(t, b0, tid);
+    g.global_addr(pb, src, t);
+    g.b.cvt_u64_u32(sel, na);
+    g.b.shl(sel, sel, g.kb().trailing_zeros());
+    g.b.sub(pb, pb, sel);
     let q = g.b.pred();
-    g.b.sub(bshift, b0, na);
     let keys = g.key_regs(vt);
     g.marks.key_regs.clone_from(&keys);
     for (i, &k) in keys.iter().enumerate() {
-        g.b.add(idx, tid, nt * i as u32);
-        g.b.setp_lt_u(q, idx, na);
-        g.b.setp_lt_u(p, idx, total);
-        g.b.add(word, a0, idx);
-        g.b.add(t, bshift, idx);
-        g.b.selp(word, word, t, q);
-        g.global_addr(addr, src, word);
+        let i = i as u32;
+        g.below(q, rem_a, nt * i);
+        g.below(p, rem_t, nt * i);
+        g.b.selp(sel, pa, pb, q);
         g.b.when(p);
-        g.ld_global(k, addr, 0);
+        g.ld_global(k, sel, (nt * i) as i32 * kb);
     }
     let striped = g.b.reg32();
     g.shared_addr(striped, tid);
@@ -125,10 +135,14 @@ pub fn generate_marked(cfg: &MergesortConfig) -> (Kernel, KernelMarks) {
     g.b.min_u(d, d, total);
     g.merge_path_shared(split, zero, na, na, nb, d);
     g.stage("merge serial");
-    g.b.mov(a, split);
     g.b.add(b, na, d);
     g.b.sub(b, b, split);
-    g.serial_merge(&keys, a, na, b, total);
+    let (a_end, b_end) = (g.b.reg32(), g.b.reg32());
+    g.shared_addr(a, split);
+    g.shared_addr(b, b);
+    g.shared_addr(a_end, na);
+    g.shared_addr(b_end, total);
+    g.serial_merge(&keys, a, a_end, b, b_end);
     g.b.bar_sync();
     let base = g.thread_order_base(tid);
     g.store_thread_order(base, &keys);
@@ -142,8 +156,7 @@ pub fn generate_marked(cfg: &MergesortConfig) -> (Kernel, KernelMarks) {
     g.b.add(t, t, tid);
     g.global_addr(addr, dst, t);
     for (i, &k) in keys.iter().enumerate() {
-        g.b.add(idx, tid, nt * i as u32);
-        g.b.setp_lt_u(p, idx, total);
+        g.below(p, rem_t, nt * i as u32);
         g.b.when(p);
         g.st_global(addr, (nt * i as u32) as i32 * kb, k);
     }
