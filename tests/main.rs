@@ -12,6 +12,7 @@ mod properties;
 mod roundtrip;
 mod snapshots_hotsort;
 mod snapshots_ir;
+mod snapshots_mergesort;
 mod snapshots_per_pc;
 mod traces;
 mod tui;
