@@ -50,7 +50,11 @@ fn snapshot(opts: &SortOptions) -> Result<String, String> {
         opts.items_per_thread.unwrap_or(0),
         opts.keys,
         opts.key_bits,
-        if opts.values { " with 32-bit values" } else { "" }
+        if opts.values {
+            " with 32-bit values"
+        } else {
+            ""
+        }
     );
     for row in &outcome.report.kernels {
         let _ = writeln!(out, "\n[{}]", row.name);
@@ -66,7 +70,10 @@ fn mergesort_counter_matrix() {
     let mut cases = Vec::new();
     for (suffix, bits, values) in WORDS {
         for (nt, vt) in SHAPES {
-            cases.push((format!("nt{nt}_vt{vt}{suffix}"), options(nt, vt, bits, values)));
+            cases.push((
+                format!("nt{nt}_vt{vt}{suffix}"),
+                options(nt, vt, bits, values),
+            ));
         }
     }
     let texts: Vec<Result<String, String>> =
@@ -87,7 +94,9 @@ fn launches(opts: &SortOptions) -> (MergesortConfig, Vec<sorts::Launch<KernelSta
     let cfg = algo_config::<Mergesort>(opts, &gpu_cfg).expect("config");
     let ms = Mergesort::new::<std::convert::Infallible>(&cfg).expect("kernels");
     let mut gpu = Gpu::new(gpu_cfg, RunOptions::default()).expect("gpu");
-    let keys: Vec<u64> = (0..opts.keys).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    let keys: Vec<u64> = (0..opts.keys)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
     let launches = if cfg.key_bits == 64 {
         ms.sort(&mut gpu, &keys).expect("sorts").launches
     } else {
@@ -104,11 +113,11 @@ fn transpose_pcs(ms: &Mergesort, cfg: &MergesortConfig) -> Vec<usize> {
     let k = ms.marked_kernels()[0].0.kernel();
     let stride = i64::from(cfg.items_per_thread * cfg.key_bytes());
     let base = k.insts.iter().find_map(|i| match &i.data {
-        InstData::Binary { dst, args: [_, Operand::Imm(m)], opcode }
-            if *m == stride && opcode.name() == "mul" =>
-        {
-            Some(*dst)
-        }
+        InstData::Binary {
+            dst,
+            args: [_, Operand::Imm(m)],
+            opcode,
+        } if *m == stride && opcode.name() == "mul" => Some(*dst),
         _ => None,
     });
     let base = base.expect("the thread-order base");
@@ -135,17 +144,29 @@ fn transposes_are_conflict_free_for_odd_vt_and_gcd_way_for_even() {
         let (cfg, runs) = launches(&opts);
         let ms = Mergesort::new::<std::convert::Infallible>(&cfg).expect("kernels");
         let pcs = transpose_pcs(&ms, &cfg);
-        assert_eq!(pcs.len() as u32, vt * (2 + 7), "VT={vt}: load + store + 7 rounds");
+        assert_eq!(
+            pcs.len() as u32,
+            vt * (2 + 7),
+            "VT={vt}: load + store + 7 rounds"
+        );
         let bs = &runs[0].stats;
         let (insts, wavefronts, conflicts) = pcs.iter().fold((0, 0, 0), |(i, w, c), &pc| {
             let p = &bs.per_pc[pc];
-            (i + p.inst_executed, w + p.smem_wavefronts, c + p.smem_bank_conflicts)
+            (
+                i + p.inst_executed,
+                w + p.smem_wavefronts,
+                c + p.smem_bank_conflicts,
+            )
         });
         // The ideal: one wavefront per 32-bit access, two per 64-bit one
         // (half-warp phases); the transposes reach it for odd VT, and for
         // even VT hit gcd(VT, 32) lanes per bank.
         let ideal = u64::from(bits / 32);
-        let ways = if vt % 2 == 1 { ideal } else { u64::from(gcd(vt, 32)) * ideal };
+        let ways = if vt % 2 == 1 {
+            ideal
+        } else {
+            u64::from(gcd(vt, 32)) * ideal
+        };
         assert_eq!(wavefronts, insts * ways, "{bits}-bit VT={vt}");
         assert_eq!(conflicts, insts * (ways - ideal), "{bits}-bit VT={vt}");
     }
@@ -190,7 +211,12 @@ fn merge_instructions_outside_the_search_do_not_depend_on_the_distribution() {
             ..opts.clone()
         };
         let outcome = run_sort(&opts).expect("sorts");
-        let merge = outcome.report.kernels.iter().find(|k| k.name == "merge").expect("merge");
+        let merge = outcome
+            .report
+            .kernels
+            .iter()
+            .find(|k| k.name == "merge")
+            .expect("merge");
         let per_pc = &merge.stats.per_pc;
         let rest: u64 = (0..per_pc.len())
             .filter(|pc| !search.contains(pc))
@@ -199,8 +225,14 @@ fn merge_instructions_outside_the_search_do_not_depend_on_the_distribution() {
         outside.push(rest);
         totals.push((dist, merge.stats.inst_executed));
     }
-    assert!(outside.windows(2).all(|w| w[0] == w[1]), "{outside:?} {totals:?}");
+    assert!(
+        outside.windows(2).all(|w| w[0] == w[1]),
+        "{outside:?} {totals:?}"
+    );
     // The search is the only difference, and a minor share of the work.
     let min = totals.iter().map(|t| t.1).min().unwrap_or(0);
-    assert!(totals.iter().all(|t| t.1 - min < outside[0] / 2), "{totals:?}");
+    assert!(
+        totals.iter().all(|t| t.1 - min < outside[0] / 2),
+        "{totals:?}"
+    );
 }

@@ -14,7 +14,14 @@ use crate::{Algorithm, KernelMarks, Key, Limits, SortError, SortRun};
 /// `blocksort` and of `merge` must fit one SM's register file, and no
 /// thread may need more than the IR's 255 register words.
 pub fn configure(opts: &MergesortOptions, limits: &Limits) -> Result<MergesortConfig, Vec<String>> {
-    let cfg = super::config::configure(opts, limits)?;
+    let mut cfg = super::config::configure(opts, limits)?;
+    // Without --block-threads, the default block also shrinks until its
+    // registers fit the SM.
+    if opts.block_threads.is_none() {
+        while cfg.block_threads > cfg.warp && !regs_fit(&cfg, limits) {
+            cfg.block_threads /= 2;
+        }
+    }
     let mut problems = Vec::new();
     for k in [
         super::blocksort::generate(&cfg),
@@ -35,6 +42,13 @@ pub fn configure(opts: &MergesortOptions, limits: &Limits) -> Result<MergesortCo
     } else {
         Err(problems)
     }
+}
+
+/// Whether a block of `blocksort` and of `merge` fits one SM's registers.
+fn regs_fit(cfg: &MergesortConfig, limits: &Limits) -> bool {
+    [super::blocksort::generate(cfg), super::merge::generate(cfg)]
+        .iter()
+        .all(|k| limits.block_regs_fit(u64::from(cfg.block_threads), k.regs.words_per_thread()))
 }
 
 impl Algorithm for Mergesort {

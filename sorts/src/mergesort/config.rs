@@ -81,16 +81,24 @@ impl MergesortConfig {
 pub fn configure(opts: &MergesortOptions, limits: &Limits) -> Result<MergesortConfig, Vec<String>> {
     let mut problems = Vec::new();
     let warp = opts.warp;
+    let vt = opts.items_per_thread.unwrap_or(DEFAULT_ITEMS_PER_THREAD);
     let nt = opts.block_threads.unwrap_or_else(|| {
-        // The default, clamped to the machine (a power of two no larger
-        // than its threads per block and at least one warp).
-        let mut nt = DEFAULT_BLOCK_THREADS;
-        while nt > warp && nt > limits.max_threads_per_block {
+        // The default, clamped to the machine: halved (staying a power of
+        // two and at least one warp) until a block fits its threads and
+        // shared memory per block.
+        let mut nt = DEFAULT_BLOCK_THREADS.max(warp);
+        let smem = |nt: u32| {
+            let words = u64::from(nt) * u64::from(vt + 1) + u64::from(vt);
+            words * u64::from(opts.key_bits / 8)
+        };
+        while nt > warp
+            && (nt > limits.max_threads_per_block
+                || smem(nt) > u64::from(limits.smem_bytes_per_block))
+        {
             nt /= 2;
         }
-        nt.max(warp)
+        nt
     });
-    let vt = opts.items_per_thread.unwrap_or(DEFAULT_ITEMS_PER_THREAD);
     if vt == 0 {
         problems.push("--items-per-thread 0: each thread sorts at least one key".to_string());
     }
@@ -124,7 +132,7 @@ pub fn configure(opts: &MergesortOptions, limits: &Limits) -> Result<MergesortCo
     if problems.is_empty() {
         if cfg.smem_bytes() > u64::from(limits.smem_bytes_per_block) {
             problems.push(format!(
-                "--block-threads {nt} --items-per-thread {vt}: a tile needs {} bytes of shared \
+                "a tile of {nt} threads x {vt} keys (--block-threads, --items-per-thread) needs {} bytes of shared \
                  memory, over the machine's {} per block",
                 cfg.smem_bytes(),
                 limits.smem_bytes_per_block

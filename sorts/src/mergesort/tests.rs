@@ -230,3 +230,38 @@ fn large_powers_of_two_sort() {
         }
     }
 }
+
+#[test]
+fn marks_name_every_stage_and_the_key_registers() {
+    let cfg = config(32, 128, 7, 32);
+    let ms = Mergesort::new::<std::convert::Infallible>(&cfg).expect("kernels verify");
+    let kernels = ms.marked_kernels();
+    let names =
+        |i: usize| -> Vec<String> { kernels[i].1.stages.iter().map(|s| s.1.clone()).collect() };
+    let bs = names(0);
+    for coop in [2, 4, 8, 16, 32, 64, 128] {
+        assert!(
+            bs.contains(&format!("blocksort round coop={coop}")),
+            "{bs:?}"
+        );
+    }
+    assert_eq!(kernels[0].1.key_regs.len(), 7);
+    assert_eq!(names(1), ["partition search"]);
+    assert_eq!(
+        names(2),
+        [
+            "merge ranges",
+            "merge load",
+            "merge path",
+            "merge serial",
+            "merge store"
+        ]
+    );
+    for (k, marks) in kernels {
+        assert!(
+            marks.stages.windows(2).all(|w| w[0].0 < w[1].0),
+            "{}",
+            k.kernel().name
+        );
+    }
+}
