@@ -107,7 +107,7 @@ pub fn configure(opts: &MergesortOptions, limits: &Limits) -> Result<MergesortCo
             "--items-per-thread {vt}: at most 64 keys per thread (the keys live in registers)"
         ));
     }
-    if nt == 0 || !nt.is_power_of_two() || nt % warp != 0 {
+    if nt == 0 || !nt.is_power_of_two() || !nt.is_multiple_of(warp) {
         problems.push(format!(
             "--block-threads {nt}: must be a power of two and a multiple of the warp ({warp} \
              lanes), as moderngpu's merge rounds require"
