@@ -3,6 +3,7 @@
 mod calibration;
 mod cli;
 mod cli_compare;
+mod cli_mergesort;
 mod cli_run;
 mod cli_shard;
 mod cli_sweep;
@@ -14,6 +15,7 @@ mod properties;
 mod roundtrip;
 mod snapshots_hotsort;
 mod snapshots_ir;
+mod snapshots_mergesort;
 mod snapshots_per_pc;
 mod traces;
 mod tui;

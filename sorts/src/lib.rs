@@ -13,6 +13,7 @@ use std::fmt;
 use kernels_ir::{Device, Dim3, Kernel, Reg, VerifiedKernel, VerifierErrors};
 
 pub mod hotsort;
+pub mod mergesort;
 
 /// The limits of the machine an algorithm's options are checked against.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::SortOptions;
-use simsort::experiment::sort::algo_kernels;
+use simsort::experiment::sort::{Algo, algo_kernels};
 use sorts::hotsort;
 
 use super::{Failure, output_error};
@@ -30,9 +30,18 @@ pub struct KernelsArgs {
 /// `simsort emit ptx --kernel`).
 #[derive(Debug, Args)]
 pub struct BuildArgs {
+    /// The algorithm whose kernels to build.
+    #[arg(long, value_enum, default_value = "hotsort")]
+    pub algo: Algo,
     /// Build the kernels for warps of this many lanes (a power of two, 4..=64).
     #[arg(long, value_name = "N", default_value_t = REFERENCE_WARP_SIZE)]
     pub warp: u32,
+    /// Mergesort: threads per block [default: 128, clamped to the machine].
+    #[arg(long)]
+    pub block_threads: Option<u32>,
+    /// Mergesort: keys per thread [default: 11].
+    #[arg(long)]
+    pub items_per_thread: Option<u32>,
     /// HotSort: key registers per lane.
     #[arg(long, default_value_t = 16)]
     pub slab_height: u32,
@@ -62,9 +71,13 @@ impl BuildArgs {
         Ok(())
     }
 
-    /// The HotSort kernels these flags describe, or every problem with them.
+    /// The selected algorithm's kernels these flags describe, or every
+    /// problem with them.
     fn hotsort(&self) -> Result<(String, Vec<Kernel>), Failure> {
         let opts = SortOptions {
+            algo: self.algo,
+            block_threads: self.block_threads,
+            items_per_thread: self.items_per_thread,
             warp: self.warp,
             slab_height: self.slab_height,
             block_slabs: self.block_slabs,
@@ -80,8 +93,8 @@ impl BuildArgs {
         algo_kernels(&opts).map_err(invalid)
     }
 
-    /// The kernel called `name` built with these flags: a HotSort kernel or
-    /// a catalogue entry.
+    /// The kernel called `name` built with these flags: a kernel of the
+    /// selected algorithm or a catalogue entry.
     pub fn find(&self, name: &str) -> Result<Kernel, Failure> {
         self.check_warp()?;
         let (_, hotsort) = self.hotsort()?;
@@ -124,7 +137,7 @@ fn list(warp: u32) -> String {
     text
 }
 
-/// The HotSort kernels with their size: instructions, registers, shared memory.
+/// The algorithm's kernels with their size: instructions, registers, shared memory.
 fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
     let mut text = format!("\n{title}:\n");
     for k in hotsort {
@@ -142,6 +155,7 @@ fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
 fn unknown(name: &str, warp: u32) -> Failure {
     let catalog = kernels::catalog(warp);
     let hotsort_names = hotsort::KERNEL_NAMES.iter().copied();
+    let hotsort_names = hotsort_names.chain(sorts::mergesort::KERNEL_NAMES.iter().copied());
     let names = catalog.iter().map(|k| k.name()).chain(hotsort_names);
     // A probe with a stride out of range: name the range, not a neighbour.
     for probe in ["smem_stride_", "gmem_stride_"] {

@@ -5,8 +5,10 @@ use serde_json::Value;
 use simsort::experiment::report::Report;
 
 /// The run's configuration in at most 80 columns: algorithm and machine
-/// preset, warp width W, slab height H, slabs per block (as launched),
-/// layout, warp-merge exchange, then the keys, their distribution and seed.
+/// preset, warp width W, then the algorithm's shape (HotSort: slab height H,
+/// slabs per block (as launched), layout, warp-merge exchange; mergesort:
+/// threads per block NT and keys per thread VT, as launched), then the keys,
+/// their distribution and seed.
 pub fn run_config(report: &Report) -> String {
     let c = &report.config;
     let text = |k: &str| match c.get(k) {
@@ -15,6 +17,33 @@ pub fn run_config(report: &Report) -> String {
         Some(v) => v.to_string(),
     };
     let warp = c.get("warp").and_then(Value::as_u64).unwrap_or(0);
+    let keys = format!(
+        "{} keys ({}-bit{}, {}, seed {})\n",
+        report.keys,
+        text("key_bits"),
+        if c.get("values") == Some(&Value::Bool(true)) {
+            " with 32-bit values"
+        } else {
+            ""
+        },
+        text("dist"),
+        text("seed"),
+    );
+    if text("algo") == "mergesort" {
+        let threads = report
+            .kernels
+            .iter()
+            .find(|k| k.name == "blocksort")
+            .map_or_else(|| text("block_threads"), |k| k.block[0].to_string());
+        let vt = c
+            .get("items_per_thread")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::from(sorts::mergesort::DEFAULT_ITEMS_PER_THREAD));
+        return format!(
+            "mergesort on {}: W={warp} NT={threads} VT={vt}\n{keys}",
+            text("gpu")
+        );
+    }
     let slabs = report
         .kernels
         .iter()

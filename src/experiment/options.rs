@@ -328,6 +328,15 @@ macro_rules! sort_options {
             keys.into_iter().map(|(_, k)| k).collect()
         }
 
+        /// The options of `opts` whose value differs from the default, by
+        /// name (what [`super::sort::foreign_options`] checks).
+        pub fn changed(opts: &SortOptions) -> Vec<&'static str> {
+            let d = SortOptions::default();
+            let mut names = Vec::new();
+            $( if opts.$name != d.$name { names.push(stringify!($name)); } )+
+            names
+        }
+
         /// The sweep summary's column header for axis `name`.
         pub fn column(name: &str) -> String {
             match name {
@@ -398,6 +407,14 @@ sort_options! {
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
         list bool,
         csv 11, column "values", label "values", quiet;
+    /// Threads per block (mergesort, bitonic) [default: the algorithm's].
+    block_threads: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 12, column "block-threads", label "block threads", quiet;
+    /// Keys per thread (mergesort) [default: 11].
+    items_per_thread: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 13, column "items-per-thread", label "items per thread", quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.

@@ -10,6 +10,7 @@ use kernels_ir::{Device, Hooked, Kernel};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
 use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
+use sorts::mergesort::{Mergesort, MergesortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
 use super::check::{CheckError, check_sorted};
@@ -24,6 +25,8 @@ use super::report::{Report, aggregate};
 pub enum Algo {
     /// HotSort: the slab sort of the patent.
     Hotsort,
+    /// Merge-path mergesort (moderngpu's, seed 001).
+    Mergesort,
 }
 
 impl Algo {
@@ -31,6 +34,7 @@ impl Algo {
     pub const fn name(self) -> &'static str {
         match self {
             Algo::Hotsort => HotSort::NAME,
+            Algo::Mergesort => Mergesort::NAME,
         }
     }
 }
@@ -50,6 +54,11 @@ pub fn option_applies(algo: Algo, name: &str) -> bool {
 /// An algorithm as the experiment layer runs it: the [`Algorithm`] and the
 /// options it takes from a [`SortOptions`].
 pub trait Selected: Algorithm {
+    /// The [`SortOptions`] fields of the algorithm's own options (not the
+    /// machine's or the input's): given with a non-default value to an
+    /// algorithm that does not list it, an option is refused (see
+    /// [`foreign_options`]).
+    const TAKES: &'static [&'static str];
     /// The algorithm's options in `opts`.
     fn options(opts: &SortOptions) -> Self::Options;
     /// The verified algorithm as a [`Sorter`].
@@ -57,6 +66,8 @@ pub trait Selected: Algorithm {
 }
 
 impl Selected for HotSort {
+    const TAKES: &'static [&'static str] = &["slab_height", "block_slabs", "smem_layout", "merge"];
+
     fn options(opts: &SortOptions) -> HotSortOptions {
         HotSortOptions {
             warp: opts.warp,
@@ -73,10 +84,32 @@ impl Selected for HotSort {
     }
 }
 
+impl Selected for Mergesort {
+    const TAKES: &'static [&'static str] = &["block_threads", "items_per_thread"];
+
+    fn options(opts: &SortOptions) -> MergesortOptions {
+        MergesortOptions {
+            warp: opts.warp,
+            block_threads: opts.block_threads,
+            items_per_thread: opts.items_per_thread,
+            key_bits: opts.word_bits(),
+        }
+    }
+
+    fn into_sorter(self) -> Sorter {
+        Sorter::Mergesort(self)
+    }
+}
+
 /// A verified algorithm, ready to sort on any device.
+// One per experiment, never in a collection: the variants' sizes differ
+// (HotSort holds seven kernels), which costs nothing here.
+#[allow(clippy::large_enum_variant)]
 pub enum Sorter {
     /// HotSort.
     Hotsort(HotSort),
+    /// Merge-path mergesort.
+    Mergesort(Mergesort),
 }
 
 /// Runs `$body` with `$a` bound to the algorithm of `$sorter` (every
@@ -85,6 +118,7 @@ macro_rules! with_sorter {
     ($sorter:expr, $a:ident => $body:expr) => {
         match $sorter {
             Sorter::Hotsort($a) => $body,
+            Sorter::Mergesort($a) => $body,
         }
     };
 }
@@ -97,8 +131,46 @@ macro_rules! with_algo {
                 type $A = HotSort;
                 $body
             }
+            Algo::Mergesort => {
+                type $A = Mergesort;
+                $body
+            }
         }
     };
+}
+
+/// The algorithms that take option `name` (a [`SortOptions`] field), by
+/// [`Selected::TAKES`].
+fn takers(name: &str) -> Vec<&'static str> {
+    use clap::ValueEnum;
+    Algo::value_variants()
+        .iter()
+        .filter(|&&algo| with_algo!(algo, A => A::TAKES.contains(&name)))
+        .map(|algo| algo.name())
+        .collect()
+}
+
+/// Every algorithm option given with a non-default value that algorithm
+/// `A` does not take, as one problem each naming the flag and the
+/// algorithms that take it.
+pub fn foreign_options<A: Selected>(opts: &SortOptions) -> Vec<String> {
+    super::options::changed(opts)
+        .into_iter()
+        .filter(|name| !A::TAKES.contains(name))
+        .filter_map(|name| {
+            let takers = takers(name);
+            (!takers.is_empty()).then(|| {
+                format!(
+                    "--{} {}: an option of {}, not of {} (leave it out with --algo {})",
+                    name.replace('_', "-"),
+                    super::options::axis_value(opts, name),
+                    takers.join(" and "),
+                    A::NAME,
+                    A::NAME
+                )
+            })
+        })
+        .collect()
 }
 
 impl Sorter {
@@ -220,6 +292,10 @@ pub fn hotsort_config(
 pub fn algo_kernels(opts: &SortOptions) -> Result<(String, Vec<Kernel>), ExperimentError> {
     let gpu = machine_config(opts)?;
     with_algo!(opts.algo, A => {
+        let foreign = foreign_options::<A>(opts);
+        if !foreign.is_empty() {
+            return Err(ExperimentError::Invalid(foreign));
+        }
         let cfg = algo_config::<A>(opts, &gpu)?;
         Ok((A::describe(&cfg), A::generate(&cfg)))
     })
@@ -292,6 +368,7 @@ pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
 /// [`prepare`] for algorithm `A`.
 fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
     let (gpu_cfg, mut problems) = machine_config_unchecked(opts)?;
+    problems.extend(foreign_options::<A>(opts));
     let algo_cfg = match algo_config::<A>(opts, &gpu_cfg) {
         Ok(cfg) => Some(cfg),
         Err(ExperimentError::Invalid(more)) => {

@@ -256,14 +256,22 @@ pub fn per_key(report: &Report) -> Option<(f64, f64)> {
 }
 
 /// A table for the terminal: one line per configuration, with a column
-/// for each axis that has more than one value (and always warp, slab height
-/// and layout), then total cycles, cycles per key and conflicts per key.
+/// for each axis that has more than one value (and always warp, and slab
+/// height and layout when HotSort is swept), then total cycles, cycles per
+/// key and conflicts per key.
 pub fn summary(axes: &[Axis], runs: &[SweepRun]) -> String {
+    let hotsort = axes
+        .iter()
+        .find(|a| a.name == "algo")
+        .is_none_or(|a| a.values.iter().any(|v| v == "hotsort"));
+    let always: &[&str] = if hotsort {
+        &["smem_layout", "warp", "slab_height"]
+    } else {
+        &["warp"]
+    };
     let shown: Vec<&Axis> = axes
         .iter()
-        .filter(|a| {
-            a.values.len() > 1 || ["smem_layout", "warp", "slab_height"].contains(&a.name.as_str())
-        })
+        .filter(|a| a.values.len() > 1 || always.contains(&a.name.as_str()))
         .collect();
     let title = column;
     let widths: Vec<usize> = shown
