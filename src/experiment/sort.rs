@@ -9,6 +9,7 @@ use std::time::Instant;
 use kernels_ir::{Device, Hooked, Kernel};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
+use sorts::bitonic::{Bitonic, BitonicOptions};
 use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
@@ -24,6 +25,8 @@ use super::report::{Report, aggregate};
 pub enum Algo {
     /// HotSort: the slab sort of the patent.
     Hotsort,
+    /// The vectorised bitonic merge sort (seed 002).
+    Bitonic,
 }
 
 impl Algo {
@@ -31,6 +34,7 @@ impl Algo {
     pub const fn name(self) -> &'static str {
         match self {
             Algo::Hotsort => HotSort::NAME,
+            Algo::Bitonic => Bitonic::NAME,
         }
     }
 }
@@ -38,13 +42,23 @@ impl Algo {
 /// An algorithm as the experiment layer runs it: the [`Algorithm`] and the
 /// options it takes from a [`SortOptions`].
 pub trait Selected: Algorithm {
+    /// The sort options (names in the `sort_options!` table) this
+    /// algorithm reads beyond [`COMMON_OPTIONS`]; another one given with a
+    /// value other than its default is an error naming the algorithms
+    /// that take it.
+    const TAKES: &'static [&'static str];
     /// The algorithm's options in `opts`.
     fn options(opts: &SortOptions) -> Self::Options;
     /// The verified algorithm as a [`Sorter`].
     fn into_sorter(self) -> Sorter;
 }
 
+/// The options of the experiment rather than of one algorithm.
+pub const COMMON_OPTIONS: &[&str] = &["gpu", "algo", "keys", "key_bits", "dist", "seed", "values", "warp"];
+
 impl Selected for HotSort {
+    const TAKES: &'static [&'static str] = &["slab_height", "block_slabs", "smem_layout", "merge"];
+
     fn options(opts: &SortOptions) -> HotSortOptions {
         HotSortOptions {
             warp: opts.warp,
@@ -61,10 +75,31 @@ impl Selected for HotSort {
     }
 }
 
+impl Selected for Bitonic {
+    const TAKES: &'static [&'static str] = &["block_threads", "vector", "bitonic_fused", "bitonic_swizzle"];
+
+    fn options(opts: &SortOptions) -> BitonicOptions {
+        BitonicOptions {
+            warp: opts.warp,
+            vector: opts.vector,
+            block_threads: opts.block_threads,
+            fused: opts.bitonic_fused,
+            swizzle: opts.bitonic_swizzle,
+            key_bits: opts.word_bits(),
+        }
+    }
+
+    fn into_sorter(self) -> Sorter {
+        Sorter::Bitonic(self)
+    }
+}
+
 /// A verified algorithm, ready to sort on any device.
 pub enum Sorter {
     /// HotSort.
     Hotsort(HotSort),
+    /// The vectorised bitonic merge sort.
+    Bitonic(Bitonic),
 }
 
 /// Runs `$body` with `$a` bound to the algorithm of `$sorter` (every
@@ -73,6 +108,7 @@ macro_rules! with_sorter {
     ($sorter:expr, $a:ident => $body:expr) => {
         match $sorter {
             Sorter::Hotsort($a) => $body,
+            Sorter::Bitonic($a) => $body,
         }
     };
 }
@@ -85,8 +121,37 @@ macro_rules! with_algo {
                 type $A = HotSort;
                 $body
             }
+            Algo::Bitonic => {
+                type $A = Bitonic;
+                $body
+            }
         }
     };
+}
+
+/// The options in `opts` that algorithm `A` does not take but that were
+/// given a value other than their default: one problem each, naming the
+/// flag and the algorithms that take it.
+fn options_not_taken<A: Selected>(opts: &SortOptions) -> Vec<String> {
+    use clap::ValueEnum;
+    let mut problems = Vec::new();
+    for name in opts.changed() {
+        if COMMON_OPTIONS.contains(&name) || A::TAKES.contains(&name) {
+            continue;
+        }
+        let takers: Vec<&str> = Algo::value_variants()
+            .iter()
+            .filter(|a| with_algo!(**a, B => B::TAKES.contains(&name)))
+            .map(|a| a.name())
+            .collect();
+        problems.push(format!(
+            "--{}: {} does not take this option (it is an option of --algo {})",
+            name.replace('_', "-"),
+            A::NAME,
+            takers.join(", ")
+        ));
+    }
+    problems
 }
 
 impl Sorter {
@@ -280,6 +345,7 @@ pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
 /// [`prepare`] for algorithm `A`.
 fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
     let (gpu_cfg, mut problems) = machine_config_unchecked(opts)?;
+    problems.extend(options_not_taken::<A>(opts));
     let algo_cfg = match algo_config::<A>(opts, &gpu_cfg) {
         Ok(cfg) => Some(cfg),
         Err(ExperimentError::Invalid(more)) => {
