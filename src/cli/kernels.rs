@@ -9,8 +9,9 @@ use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::SortOptions;
+use simsort::experiment::sort::Algo;
 use simsort::experiment::sort::algo_kernels;
-use sorts::hotsort;
+use sorts::{bitonic, hotsort};
 
 use super::{Failure, output_error};
 use simsort::experiment::options::{LayoutArg, MergeArg};
@@ -30,6 +31,9 @@ pub struct KernelsArgs {
 /// `simsort emit ptx --kernel`).
 #[derive(Debug, Args)]
 pub struct BuildArgs {
+    /// Whose kernels: the sorting algorithm.
+    #[arg(long, value_enum, default_value = "hotsort")]
+    pub algo: Algo,
     /// Build the kernels for warps of this many lanes (a power of two, 4..=64).
     #[arg(long, value_name = "N", default_value_t = REFERENCE_WARP_SIZE)]
     pub warp: u32,
@@ -45,9 +49,18 @@ pub struct BuildArgs {
     /// HotSort: warp-merge exchange.
     #[arg(long, value_enum, default_value = "shuffle")]
     pub merge: MergeArg,
-    /// HotSort: machine preset whose limits size the blocks.
+    /// Machine preset whose limits size the blocks.
     #[arg(long, default_value = "h200")]
     pub gpu: String,
+    /// Bitonic: threads per block [default: the algorithm's].
+    #[arg(long)]
+    pub block_threads: Option<u32>,
+    /// Bitonic: keys per vector L (1, 2, 4, 8, 16).
+    #[arg(long, default_value_t = 4)]
+    pub vector: u32,
+    /// Bitonic: the seed's method (true) or the plain sort (false).
+    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub bitonic_fused: bool,
 }
 
 impl BuildArgs {
@@ -62,9 +75,14 @@ impl BuildArgs {
         Ok(())
     }
 
-    /// The HotSort kernels these flags describe, or every problem with them.
+    /// The selected algorithm's kernels these flags describe, or every
+    /// problem with them.
     fn hotsort(&self) -> Result<(String, Vec<Kernel>), Failure> {
         let opts = SortOptions {
+            algo: self.algo,
+            block_threads: self.block_threads,
+            vector: self.vector,
+            bitonic_fused: self.bitonic_fused,
             warp: self.warp,
             slab_height: self.slab_height,
             block_slabs: self.block_slabs,
@@ -142,7 +160,12 @@ fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
 fn unknown(name: &str, warp: u32) -> Failure {
     let catalog = kernels::catalog(warp);
     let hotsort_names = hotsort::KERNEL_NAMES.iter().copied();
-    let names = catalog.iter().map(|k| k.name()).chain(hotsort_names);
+    let bitonic_names = bitonic::KERNEL_NAMES.iter().copied();
+    let names = catalog
+        .iter()
+        .map(|k| k.name())
+        .chain(hotsort_names)
+        .chain(bitonic_names);
     // A probe with a stride out of range: name the range, not a neighbour.
     for probe in ["smem_stride_", "gmem_stride_"] {
         if let Some(stride) = name.strip_prefix(probe)

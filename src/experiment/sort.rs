@@ -54,7 +54,9 @@ pub trait Selected: Algorithm {
 }
 
 /// The options of the experiment rather than of one algorithm.
-pub const COMMON_OPTIONS: &[&str] = &["gpu", "algo", "keys", "key_bits", "dist", "seed", "values", "warp"];
+pub const COMMON_OPTIONS: &[&str] = &[
+    "gpu", "algo", "keys", "key_bits", "dist", "seed", "values", "warp",
+];
 
 impl Selected for HotSort {
     const TAKES: &'static [&'static str] = &["slab_height", "block_slabs", "smem_layout", "merge"];
@@ -76,7 +78,12 @@ impl Selected for HotSort {
 }
 
 impl Selected for Bitonic {
-    const TAKES: &'static [&'static str] = &["block_threads", "vector", "bitonic_fused", "bitonic_swizzle"];
+    const TAKES: &'static [&'static str] = &[
+        "block_threads",
+        "vector",
+        "bitonic_fused",
+        "bitonic_swizzle",
+    ];
 
     fn options(opts: &SortOptions) -> BitonicOptions {
         BitonicOptions {

@@ -185,19 +185,6 @@ impl<'a> Gen<'a> {
         self.b.add(dst, dst, lo);
     }
 
-    /// [`Gen::insert0`] for a stride given at launch (register `s`).
-    pub fn insert0_reg(&mut self, dst: Reg, t: Reg, s: Reg) {
-        let [lo, s1] = self.tmp;
-        self.b.add(s1, s, 1);
-        self.b.mov(lo, 1u32);
-        self.b.shl(lo, lo, s);
-        self.b.sub(lo, lo, 1u32);
-        self.b.and(lo, lo, t);
-        self.b.shr(dst, t, s);
-        self.b.shl(dst, dst, s1);
-        self.b.add(dst, dst, lo);
-    }
-
     /// The partner `x2` of `x1` at vector stride `2^s`: `x1 + 2^s` for a
     /// half step, the mirror `x1 ^ (2^(s+1) - 1)` for a flip.
     pub fn partner(&mut self, dst: Reg, x1: Reg, s: u32, flip: bool) {

@@ -119,9 +119,9 @@ impl Bitonic {
                     blocks,
                     ..
                 } => {
-                    let flags = [flip, pre, post].map(|f| u(u64::from(f)));
-                    let mut params = vec![kp, u(nv), u(u64::from(s))];
-                    params.extend(flags);
+                    let mut params = vec![kp, u(nv)];
+                    params.extend(super::step::params(s, flip).map(ParamValue::U32));
+                    params.extend([flip, pre, post].map(|f| u(u64::from(f))));
                     ("step", blocks, g, params)
                 }
                 Planned::Tail { tiles, .. } => ("tail", tiles, g, vec![kp]),

@@ -46,6 +46,10 @@ pub use host::{Bitonic, sort};
 use crate::KernelMarks;
 use kernels_ir::Kernel;
 
+/// The names of the kernels, in launch order (the plain sort has `fill`
+/// and `step` only).
+pub const KERNEL_NAMES: [&str; 4] = ["fill", "head", "step", "tail"];
+
 /// Every kernel of `cfg` with its marks, in launch order: `fill`, then
 /// `head`, `step`, `tail` (the seed's method) or `step` alone (the plain
 /// sort).

@@ -16,7 +16,8 @@
 //! thread and launch.
 //!
 //! Launch: grid `(ceil(pairs / G))`, block `(G)`; parameters `keys`, `nv`,
-//! `s`, `flip`, `pre`, `post` (flags are 0 or 1).
+//! `hi_mask`, `x_xor`, `x_add` (see [`params`]), `flip`, `pre`, `post`
+//! (flags are 0 or 1).
 
 use super::config::BitonicConfig;
 use super::emit::Gen;
@@ -27,29 +28,28 @@ use kernels_ir::{Kernel, ParamType};
 pub fn generate(cfg: &BitonicConfig) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("step", cfg);
     let nv = g.b.param("nv", ParamType::U32);
-    let s = g.b.param("s", ParamType::U32);
+    // The host passes the step's index arithmetic precomputed: for vector
+    // stride 2^s, `hi_mask` = !(2^s - 1), so x1 = t + (t & hi_mask); and
+    // x2 = (x1 ^ x_xor) + x_add (the mirror: 2^(s+1) - 1 and 0; a half
+    // step: 0 and 2^s).
+    let hi_mask = g.b.param("hi_mask", ParamType::U32);
+    let x_xor = g.b.param("x_xor", ParamType::U32);
+    let x_add = g.b.param("x_add", ParamType::U32);
     let flip = g.b.param("flip", ParamType::U32);
     let pre = g.b.param("pre", ParamType::U32);
     let post = g.b.param("post", ParamType::U32);
     let (a, b) = g.vectors();
     let (p, f, have2) = (g.b.pred(), g.b.pred(), g.b.pred());
     let t = g.global_thread();
-    let (sr, x1, x2, m) = (g.b.reg32(), g.b.reg32(), g.b.reg32(), g.b.reg32());
-    g.b.mov(sr, s);
+    let (x1, x2) = (g.b.reg32(), g.b.reg32());
     g.stage("global step: pair");
-    g.insert0_reg(x1, t, sr);
+    g.b.and(x1, t, hi_mask);
+    g.b.add(x1, x1, t);
     g.b.setp_ge_u(p, x1, nv);
     g.b.when(p).exit();
-    // x2: the mirror for a flip, else x1 + 2^s.
     g.b.setp_ne(f, flip, 0u32);
-    g.b.mov(m, 2u32);
-    g.b.shl(m, m, sr);
-    g.b.sub(m, m, 1u32);
-    g.b.xor(x2, x1, m);
-    g.b.shr(m, m, 1u32);
-    g.b.add(m, m, 1u32);
-    g.b.add(m, m, x1);
-    g.b.unless(f).mov(x2, m);
+    g.b.xor(x2, x1, x_xor);
+    g.b.add(x2, x2, x_add);
     g.b.setp_lt_u(have2, x2, nv);
     let addr1 = g.vector_addr(x1);
     g.stage("global step: load");
@@ -104,6 +104,17 @@ pub fn generate(cfg: &BitonicConfig) -> (Kernel, KernelMarks) {
         g.st_global_vec(addr1, &a);
     }
     g.finish()
+}
+
+/// The index parameters `hi_mask`, `x_xor`, `x_add` of a step at vector
+/// stride `2^s`.
+pub fn params(s: u32, flip: bool) -> [u32; 3] {
+    let half = 1u32 << s;
+    if flip {
+        [!(half - 1), 2 * half - 1, 0]
+    } else {
+        [!(half - 1), 0, half]
+    }
 }
 
 /// The in-vector stages `ks` on each of `vs`, when `flag` is set.

@@ -27,6 +27,8 @@ pub fn generate(cfg: &BitonicConfig) -> (Kernel, KernelMarks) {
     g.stage(format!("tail d={} (registers)", l << lg_g));
     let (a, b) = (h.a.clone(), h.b.clone());
     g.cmpx_vectors(&a, &b, false);
+    // Vectors t and t + G are the pair of the step at stride G.
+    h.set_step(lg_g, false);
     let mut first = true;
     for s in (0..lg_g).rev() {
         g.stage(format!("tail d={} (shared)", l << s));

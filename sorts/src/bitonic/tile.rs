@@ -43,6 +43,14 @@ pub struct Held {
     back: Option<Reg>,
     /// A predicate for uniform tests.
     pub p: Reg,
+    /// Where the pair came from, known when generating: `None` for the
+    /// loaded vectors (`x1`, `x2` hold their indices), else the step
+    /// (vector stride `2^s`, flip) that last compared them (`x1`, `x2`
+    /// are computed only when a write-back needs them).
+    at: Option<(u32, bool)>,
+    /// The shared byte addresses of slots `t` and `t + G`, where every
+    /// step reads.
+    read: (Reg, Reg),
 }
 
 impl Held {
@@ -64,6 +72,10 @@ impl Held {
             g.b.reg32(),
         ];
         let p = g.b.pred();
+        let read = (g.b.reg32(), g.b.reg32());
+        g.slot_addr(read.0, t);
+        g.b.add(read.1, t, g.cfg.block_threads);
+        g.slot_addr(read.1, read.1);
         let half = g.cfg.lanes_served() / 2;
         let back = if g.cfg.swizzle && half >= 1 {
             let (lane, q) = (g.b.reg32(), g.b.pred());
@@ -85,7 +97,15 @@ impl Held {
             tmp,
             back,
             p,
+            at: None,
+            read,
         }
+    }
+
+    /// Marks the held pair as that of a step at vector stride `2^s` (the
+    /// tail's loaded pair, `t` and `t + G`, is the step at `s = lg G`).
+    pub fn set_step(&mut self, s: u32, flip: bool) {
+        self.at = Some((s, flip));
     }
 
     /// `dst = P(x)` for a next step at vector stride `2^s` (a flip or a
@@ -113,14 +133,33 @@ impl Held {
     /// natural order), with the swizzle when configured.
     pub fn write(&mut self, g: &mut Gen, next: Option<(u32, bool)>) {
         let (s1, s2) = self.addr;
-        match next {
-            Some((s, flip)) => {
-                self.permuted(g, s1, self.x1, s, flip);
-                self.permuted(g, s2, self.x2, s, flip);
+        match (self.at, next) {
+            // The common case, a half step after a half step of the same
+            // stage, in closed form: with b = bit s of t,
+            // P(x1) = t + b (G - 2^s) and P(x2) = P(x1) + 2^s.
+            (Some((sa, false)), Some((s, false))) if sa == s + 1 => {
+                let b = self.tmp[0];
+                g.b.shr(b, self.t, s);
+                g.b.and(b, b, 1u32);
+                g.b.mul(b, b, g.cfg.block_threads - (1 << s));
+                g.b.add(s1, self.t, b);
+                g.b.add(s2, s1, 1u32 << s);
             }
-            None => {
-                g.b.mov(s1, self.x1);
-                g.b.mov(s2, self.x2);
+            (at, next) => {
+                if let Some((sa, flip)) = at {
+                    g.insert0(self.x1, self.t, sa);
+                    g.partner(self.x2, self.x1, sa, flip);
+                }
+                match next {
+                    Some((s, flip)) => {
+                        self.permuted(g, s1, self.x1, s, flip);
+                        self.permuted(g, s2, self.x2, s, flip);
+                    }
+                    None => {
+                        g.b.mov(s1, self.x1);
+                        g.b.mov(s2, self.x2);
+                    }
+                }
             }
         }
         g.slot_addr(s1, s1);
@@ -155,15 +194,10 @@ impl Held {
         }
         self.write(g, Some((s, flip)));
         g.b.bar_sync();
-        let (s1, s2) = self.addr;
-        g.slot_addr(s1, self.t);
-        g.b.add(s2, self.t, g.cfg.block_threads);
-        g.slot_addr(s2, s2);
         let (a, b) = (self.a.clone(), self.b.clone());
-        g.ld_shared_vec(&a, s1);
-        g.ld_shared_vec(&b, s2);
-        g.insert0(self.x1, self.t, s);
-        g.partner(self.x2, self.x1, s, flip);
+        g.ld_shared_vec(&a, self.read.0);
+        g.ld_shared_vec(&b, self.read.1);
+        self.at = Some((s, flip));
         g.cmpx_vectors(&a, &b, flip);
     }
 
