@@ -10,6 +10,7 @@ mod fuzz;
 mod hardware;
 mod properties;
 mod roundtrip;
+mod snapshots_bitonic;
 mod snapshots_hotsort;
 mod snapshots_ir;
 mod snapshots_per_pc;
