@@ -2,6 +2,7 @@
 
 mod calibration;
 mod cli;
+mod cli_bitonic;
 mod cli_run;
 mod cli_sweep;
 mod cli_trace_sort;

@@ -103,7 +103,11 @@ fn snapshot_text(case: &Case, keys: u64, rows: &[KernelRow]) -> String {
         if case.fused { "fused" } else { "plain" },
         case.swizzle,
         case.key_bits,
-        if case.values { " with 32-bit values" } else { "" }
+        if case.values {
+            " with 32-bit values"
+        } else {
+            ""
+        }
     );
     for row in rows {
         let _ = writeln!(out, "\n[{}]", row.name);
