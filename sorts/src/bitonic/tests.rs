@@ -164,15 +164,25 @@ fn padding_past_the_filled_words_is_never_launched() {
     }
 }
 
-#[test]
-#[ignore]
-fn powers_of_two_up_to_2_20() {
+/// 2^k - 1, 2^k, 2^k + 1 with the default block (a tile of 2048 keys).
+fn powers_of_two(lgs: &[u64]) {
     for fused in [true, false] {
         let c = cfg(32, 4, 256, fused, 32);
-        for lg in [12, 16, 20] {
+        for &lg in lgs {
             for n in [(1usize << lg) - 1, 1 << lg, (1 << lg) + 1] {
                 check(&c, &u32s(n, lg));
             }
         }
     }
+}
+
+#[test]
+fn powers_of_two_up_to_2_14() {
+    powers_of_two(&[10, 11, 12, 14]);
+}
+
+#[test]
+#[ignore]
+fn powers_of_two_up_to_2_20() {
+    powers_of_two(&[16, 18, 20]);
 }
