@@ -13,10 +13,16 @@
 //! step: one before the write (every thread has read the previous step),
 //! one after it.
 //!
-//! The store-order swizzle (the seed's claims 6 and 7): the lanes one
-//! shared wavefront serves together are split in halves, and the back half
-//! stores its second vector first, so the two halves of one store
-//! instruction fall on the two interleaved sets of slots instead of one.
+//! The store-order swizzle (the seed's claims 6 and 7: when the addresses
+//! of the vectors stored first are not contiguous, swap halves so they
+//! are). At a write-back from one half step to the next, a lane whose
+//! vectors go to the upper half of the slots (`b = 1` below) stores its
+//! second vector first: the first store then covers slots `t + b G` and the
+//! second `t ^ 2^s` (plus `b G`), each a permutation of the lanes, so
+//! neither conflicts. At the other write-backs (to a stage's first step,
+//! to natural order) the lanes one shared wavefront serves together are
+//! split in halves and the back half stores its second vector first (the
+//! patent's rule for consecutive pairs).
 
 use super::emit::Gen;
 use kernels_ir::{Reg, Special};
@@ -41,6 +47,9 @@ pub struct Held {
     tmp: [Reg; 5],
     /// The swizzle predicate: this lane is in the back half of its group.
     back: Option<Reg>,
+    /// The swizzle predicate of a half step's write-back: this lane's
+    /// vectors go to the upper half of the slots.
+    upper: Reg,
     /// A predicate for uniform tests.
     pub p: Reg,
     /// Where the pair came from, known when generating: `None` for the
@@ -71,7 +80,7 @@ impl Held {
             g.b.reg32(),
             g.b.reg32(),
         ];
-        let p = g.b.pred();
+        let (p, upper) = (g.b.pred(), g.b.pred());
         let read = (g.b.reg32(), g.b.reg32());
         g.slot_addr(read.0, t);
         g.b.add(read.1, t, g.cfg.block_threads);
@@ -96,6 +105,7 @@ impl Held {
             addr,
             tmp,
             back,
+            upper,
             p,
             at: None,
             read,
@@ -133,6 +143,7 @@ impl Held {
     /// natural order), with the swizzle when configured.
     pub fn write(&mut self, g: &mut Gen, next: Option<(u32, bool)>) {
         let (s1, s2) = self.addr;
+        let mut swap = self.back;
         match (self.at, next) {
             // The common case, a half step after a half step of the same
             // stage, in closed form: with b = bit s of t,
@@ -141,6 +152,10 @@ impl Held {
                 let b = self.tmp[0];
                 g.b.shr(b, self.t, s);
                 g.b.and(b, b, 1u32);
+                if swap.is_some() {
+                    g.b.setp_ne(self.upper, b, 0u32);
+                    swap = Some(self.upper);
+                }
                 g.b.mul(b, b, g.cfg.block_threads - (1 << s));
                 g.b.add(s1, self.t, b);
                 g.b.add(s2, s1, 1u32 << s);
@@ -164,7 +179,7 @@ impl Held {
         }
         g.slot_addr(s1, s1);
         g.slot_addr(s2, s2);
-        match self.back {
+        match swap {
             Some(q) => {
                 let (f, s) = (self.sw.0.clone(), self.sw.1.clone());
                 for j in 0..self.a.len() {
