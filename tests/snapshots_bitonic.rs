@@ -159,12 +159,12 @@ fn bitonic_counter_matrix() {
     }
     // The seed's swizzle removes store conflicts (claims 6 and 7).
     for &(vector, _, with) in conflicts.iter().filter(|c| c.1) {
-        if let Some(&(_, _, without)) = conflicts.iter().find(|c| c.0 == vector && !c.1) {
-            if with >= without {
-                failed.push(format!(
-                    "L={vector}: {with} store conflicts with the swizzle, {without} without"
-                ));
-            }
+        if let Some(&(_, _, without)) = conflicts.iter().find(|c| c.0 == vector && !c.1)
+            && with >= without
+        {
+            failed.push(format!(
+                "L={vector}: {with} store conflicts with the swizzle, {without} without"
+            ));
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));

@@ -101,7 +101,9 @@ impl Selected for Bitonic {
     }
 }
 
-/// A verified algorithm, ready to sort on any device.
+/// A verified algorithm, ready to sort on any device. One exists per
+/// experiment, so the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Sorter {
     /// HotSort.
     Hotsort(HotSort),

@@ -131,7 +131,7 @@ impl BitonicConfig {
             ));
         }
         let g = self.block_threads;
-        if g == 0 || self.warp == 0 || g % self.warp != 0 {
+        if g == 0 || self.warp == 0 || !g.is_multiple_of(self.warp) {
             problems.push(format!(
                 "--block-threads {g}: bitonic needs a multiple of the warp ({} lanes)",
                 self.warp

@@ -200,9 +200,9 @@ impl<'a> Gen<'a> {
     /// mirror of `a`). `a` takes the minima.
     pub fn cmpx_vectors(&mut self, a: &[Reg], b: &[Reg], flip: bool) {
         let l = a.len();
-        for j in 0..l {
+        for (j, &lo) in a.iter().enumerate() {
             let k = if flip { l - 1 - j } else { j };
-            self.b.cmpx_u(a[j], b[k]);
+            self.b.cmpx_u(lo, b[k]);
         }
     }
 
