@@ -12,6 +12,7 @@ use std::fmt;
 
 use kernels_ir::{Device, Dim3, Kernel, Reg, VerifiedKernel, VerifierErrors};
 
+pub mod bitonic;
 pub mod hotsort;
 pub mod mergesort;
 

@@ -10,7 +10,7 @@ use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::SortOptions;
 use simsort::experiment::sort::{Algo, algo_kernels};
-use sorts::hotsort;
+use sorts::{bitonic, hotsort};
 
 use super::{Failure, output_error};
 use simsort::experiment::options::{LayoutArg, MergeArg};
@@ -36,7 +36,8 @@ pub struct BuildArgs {
     /// Build the kernels for warps of this many lanes (a power of two, 4..=64).
     #[arg(long, value_name = "N", default_value_t = REFERENCE_WARP_SIZE)]
     pub warp: u32,
-    /// Mergesort: threads per block [default: 128, clamped to the machine].
+    /// Mergesort and bitonic: threads per block [default: the algorithm's,
+    /// clamped to the machine].
     #[arg(long)]
     pub block_threads: Option<u32>,
     /// Mergesort: keys per thread [default: 11].
@@ -54,9 +55,15 @@ pub struct BuildArgs {
     /// HotSort: warp-merge exchange.
     #[arg(long, value_enum, default_value = "shuffle")]
     pub merge: MergeArg,
-    /// HotSort: machine preset whose limits size the blocks.
+    /// Machine preset whose limits size the blocks.
     #[arg(long, default_value = "h200")]
     pub gpu: String,
+    /// Bitonic: keys per vector L (1, 2, 4, 8, 16).
+    #[arg(long, default_value_t = 4)]
+    pub vector: u32,
+    /// Bitonic: the seed's method (true) or the plain sort (false).
+    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub bitonic_fused: bool,
 }
 
 impl BuildArgs {
@@ -78,6 +85,8 @@ impl BuildArgs {
             algo: self.algo,
             block_threads: self.block_threads,
             items_per_thread: self.items_per_thread,
+            vector: self.vector,
+            bitonic_fused: self.bitonic_fused,
             warp: self.warp,
             slab_height: self.slab_height,
             block_slabs: self.block_slabs,
@@ -155,8 +164,14 @@ fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
 fn unknown(name: &str, warp: u32) -> Failure {
     let catalog = kernels::catalog(warp);
     let hotsort_names = hotsort::KERNEL_NAMES.iter().copied();
-    let hotsort_names = hotsort_names.chain(sorts::mergesort::KERNEL_NAMES.iter().copied());
-    let names = catalog.iter().map(|k| k.name()).chain(hotsort_names);
+    let bitonic_names = bitonic::KERNEL_NAMES.iter().copied();
+    let mergesort_names = sorts::mergesort::KERNEL_NAMES.iter().copied();
+    let names = catalog
+        .iter()
+        .map(|k| k.name())
+        .chain(hotsort_names)
+        .chain(mergesort_names)
+        .chain(bitonic_names);
     // A probe with a stride out of range: name the range, not a neighbour.
     for probe in ["smem_stride_", "gmem_stride_"] {
         if let Some(stride) = name.strip_prefix(probe)

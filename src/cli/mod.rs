@@ -61,8 +61,10 @@ fn host_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large; at most 16777215T"))
 }
 
-/// The subcommands.
+/// The subcommands (parsed once per process, so the variants' sizes do
+/// not matter).
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Parse and verify IR text, print it in canonical form.
     Check(check::CheckArgs),

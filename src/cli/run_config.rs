@@ -2,6 +2,7 @@
 //! the stall columns mean (below them).
 
 use serde_json::Value;
+use simsort::experiment::SortOptions;
 use simsort::experiment::report::Report;
 
 /// The run's configuration in at most 80 columns: algorithm and machine
@@ -54,14 +55,42 @@ pub fn run_config(report: &Report) -> String {
             || text("block_slabs"),
             |threads| (threads / warp).to_string(),
         );
+    let algo = match text("algo").as_str() {
+        "bitonic" => {
+            // The block as launched (`step` runs in every mode).
+            let threads = report
+                .kernels
+                .iter()
+                .find(|k| k.name == "step")
+                .map(|k| k.block.iter().map(|&d| u64::from(d)).product::<u64>())
+                .map_or_else(|| text("block_threads"), |t| t.to_string());
+            // Quiet options are in the report only when not the default.
+            let d = SortOptions::default();
+            let or =
+                |k: &str, default: String| Some(text(k)).filter(|v| v != "-").unwrap_or(default);
+            let fused = or("bitonic_fused", d.bitonic_fused.to_string()) == "true";
+            format!(
+                "bitonic on {}: W={warp} L={} G={threads}, {}, swizzle {}",
+                text("gpu"),
+                or("vector", d.vector.to_string()),
+                if fused {
+                    "fused"
+                } else {
+                    "plain (one launch per step)"
+                },
+                or("bitonic_swizzle", d.bitonic_swizzle.to_string()),
+            )
+        }
+        algo => format!(
+            "{algo} on {}: W={warp} H={} block slabs {slabs}, layout {}, merge {}",
+            text("gpu"),
+            text("slab_height"),
+            text("smem_layout"),
+            text("merge"),
+        ),
+    };
     format!(
-        "{} on {}: W={warp} H={} block slabs {slabs}, layout {}, merge {}\n\
-         {} keys ({}-bit, {}, seed {})\n",
-        text("algo"),
-        text("gpu"),
-        text("slab_height"),
-        text("smem_layout"),
-        text("merge"),
+        "{algo}\n{} keys ({}-bit, {}, seed {})\n",
         report.keys,
         text("key_bits"),
         text("dist"),

@@ -415,6 +415,22 @@ sort_options! {
     items_per_thread: Option<u32> = None,
         cli Option<u32> [], list u32,
         csv 13, column "items-per-thread", label "items per thread", quiet;
+    /// Bitonic: keys per vector L, one thread acting as L comparators: 1, 2, 4, 8 or 16.
+    vector: u32 = 4,
+        cli u32 [default_value = "4"], list u32,
+        csv 14, column "vector", label "vector", quiet;
+    /// Bitonic: the seed's method (shared-memory stages inside a launch);
+    /// false: the plain sort, one launch per step through global memory.
+    bitonic_fused: bool = true,
+        cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
+        list bool,
+        csv 15, column "fused", label "fused", quiet;
+    /// Bitonic: the store-order swizzle of shared write-backs (the seed's
+    /// claims 6 and 7); false measures the bank conflicts it avoids.
+    bitonic_swizzle: bool = true,
+        cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
+        list bool,
+        csv 16, column "swizzle", label "swizzle", quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.

@@ -9,6 +9,7 @@ use std::time::Instant;
 use kernels_ir::{Device, Hooked, Kernel};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
+use sorts::bitonic::{Bitonic, BitonicOptions};
 use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
 use sorts::mergesort::{Mergesort, MergesortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
@@ -27,6 +28,8 @@ pub enum Algo {
     Hotsort,
     /// Merge-path mergesort (moderngpu's, seed 001).
     Mergesort,
+    /// The vectorised bitonic merge sort (seed 002).
+    Bitonic,
 }
 
 impl Algo {
@@ -35,18 +38,7 @@ impl Algo {
         match self {
             Algo::Hotsort => HotSort::NAME,
             Algo::Mergesort => Mergesort::NAME,
-        }
-    }
-}
-
-/// Whether the sort option `name` (a `config` key) means something to
-/// `algo`; machine fields apply to every algorithm. HotSort, the only
-/// algorithm so far, takes every sort option.
-pub fn option_applies(algo: Algo, name: &str) -> bool {
-    match algo {
-        Algo::Hotsort => {
-            let _ = name;
-            true
+            Algo::Bitonic => Bitonic::NAME,
         }
     }
 }
@@ -101,6 +93,30 @@ impl Selected for Mergesort {
     }
 }
 
+impl Selected for Bitonic {
+    const TAKES: &'static [&'static str] = &[
+        "block_threads",
+        "vector",
+        "bitonic_fused",
+        "bitonic_swizzle",
+    ];
+
+    fn options(opts: &SortOptions) -> BitonicOptions {
+        BitonicOptions {
+            warp: opts.warp,
+            vector: opts.vector,
+            block_threads: opts.block_threads,
+            fused: opts.bitonic_fused,
+            swizzle: opts.bitonic_swizzle,
+            key_bits: opts.word_bits(),
+        }
+    }
+
+    fn into_sorter(self) -> Sorter {
+        Sorter::Bitonic(self)
+    }
+}
+
 /// A verified algorithm, ready to sort on any device.
 // One per experiment, never in a collection: the variants' sizes differ
 // (HotSort holds seven kernels), which costs nothing here.
@@ -110,6 +126,8 @@ pub enum Sorter {
     Hotsort(HotSort),
     /// Merge-path mergesort.
     Mergesort(Mergesort),
+    /// The vectorised bitonic merge sort.
+    Bitonic(Bitonic),
 }
 
 /// Runs `$body` with `$a` bound to the algorithm of `$sorter` (every
@@ -119,6 +137,7 @@ macro_rules! with_sorter {
         match $sorter {
             Sorter::Hotsort($a) => $body,
             Sorter::Mergesort($a) => $body,
+            Sorter::Bitonic($a) => $body,
         }
     };
 }
@@ -135,6 +154,10 @@ macro_rules! with_algo {
                 type $A = Mergesort;
                 $body
             }
+            Algo::Bitonic => {
+                type $A = Bitonic;
+                $body
+            }
         }
     };
 }
@@ -148,6 +171,14 @@ fn takers(name: &str) -> Vec<&'static str> {
         .filter(|&&algo| with_algo!(algo, A => A::TAKES.contains(&name)))
         .map(|algo| algo.name())
         .collect()
+}
+
+/// Whether the sort option `name` (a `config` key) means something to
+/// `algo`: the options of the experiment (keys, machine, ...) apply to
+/// every algorithm, an algorithm's own options (some algorithm's
+/// [`Selected::TAKES`]) only to the algorithms that list them.
+pub fn option_applies(algo: Algo, name: &str) -> bool {
+    takers(name).is_empty() || with_algo!(algo, A => A::TAKES.contains(&name))
 }
 
 /// Every algorithm option given with a non-default value that algorithm

@@ -1,0 +1,127 @@
+//! The launch sequence of a sort of `n` keys, computed on the host without
+//! touching a device: what [`super::host`] runs and what the launch-count
+//! formulas are checked against.
+
+use super::config::BitonicConfig;
+
+/// One launch of the schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Planned {
+    /// `fill` words `start..end` with the maximum key.
+    Fill {
+        /// First word.
+        start: u64,
+        /// One past the last.
+        end: u64,
+    },
+    /// `head` over `tiles` blocks of `threads` threads.
+    Head {
+        /// Blocks.
+        tiles: u64,
+        /// Threads per block.
+        threads: u32,
+    },
+    /// One global `step` at vector stride `2^s`.
+    Step {
+        /// The stage (runs of `2^stage` keys).
+        stage: u32,
+        /// log2 of the vector stride.
+        s: u32,
+        /// The stage's first step (the mirror).
+        flip: bool,
+        /// Sort inside the vectors first.
+        pre: bool,
+        /// The stage's in-vector steps after.
+        post: bool,
+        /// Blocks of `G` threads.
+        blocks: u64,
+    },
+    /// `tail` over `tiles` blocks.
+    Tail {
+        /// The stage it ends.
+        stage: u32,
+        /// Blocks.
+        tiles: u64,
+    },
+}
+
+/// The words the sort keeps in memory for `n` keys: `n` rounded up to a
+/// whole tile (or, for one tile, to its power of two; for the plain sort, to
+/// a whole vector). Words past it up to the next power of two are virtual
+/// maximum keys that no launch touches.
+pub fn filled(cfg: &BitonicConfig, n: u64) -> u64 {
+    let l = u64::from(cfg.vector);
+    let p = padded(cfg, n);
+    if !cfg.fused {
+        n.next_multiple_of(l)
+    } else if p <= cfg.tile() {
+        p
+    } else {
+        n.next_multiple_of(cfg.tile())
+    }
+}
+
+/// The length of the network: the next power of two, at least `2L`.
+pub fn padded(cfg: &BitonicConfig, n: u64) -> u64 {
+    n.next_power_of_two().max(2 * u64::from(cfg.vector))
+}
+
+/// Pairs at vector stride `2^s` whose lower vector lies below `nv`.
+pub fn pairs(nv: u64, s: u32) -> u64 {
+    ((nv >> (s + 1)) << s) + (nv & ((2 << s) - 1)).min(1 << s)
+}
+
+/// Every launch of a sort of `n` keys (none for `n <= 1`).
+pub fn plan(cfg: &BitonicConfig, n: u64) -> Vec<Planned> {
+    let mut out = Vec::new();
+    if n <= 1 {
+        return out;
+    }
+    let (l, g) = (u64::from(cfg.vector), u64::from(cfg.block_threads));
+    let lg_l = cfg.vector.trailing_zeros();
+    let lg_p = padded(cfg, n).trailing_zeros();
+    let fill = filled(cfg, n);
+    if fill > n {
+        out.push(Planned::Fill {
+            start: n,
+            end: fill,
+        });
+    }
+    let nv = fill / l;
+    let step = |stage, s, flip, pre, post| Planned::Step {
+        stage,
+        s,
+        flip,
+        pre,
+        post,
+        blocks: pairs(nv, s).div_ceil(g),
+    };
+    if !cfg.fused {
+        for k in lg_l + 1..=lg_p {
+            for s in (0..k - lg_l).rev() {
+                let flip = s == k - 1 - lg_l;
+                out.push(step(k, s, flip, flip && k == lg_l + 1, s == 0));
+            }
+        }
+        return out;
+    }
+    let t = cfg.tile();
+    if padded(cfg, n) <= t {
+        let threads = (padded(cfg, n) / (2 * l)) as u32;
+        out.push(Planned::Head { tiles: 1, threads });
+        return out;
+    }
+    let tiles = fill / t;
+    out.push(Planned::Head {
+        tiles,
+        threads: cfg.block_threads,
+    });
+    let lg_t = t.trailing_zeros();
+    for k in lg_t + 1..=lg_p {
+        for s in (lg_t - lg_l..k - lg_l).rev() {
+            out.push(step(k, s, s == k - 1 - lg_l, false, false));
+        }
+        out.push(Planned::Tail { stage: k, tiles });
+    }
+    out
+}
