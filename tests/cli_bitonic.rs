@@ -84,13 +84,13 @@ fn an_option_of_another_algorithm_names_the_flag_and_its_algorithm() {
             "false",
         ],
         &[
-            "--vector: hotsort does not take this option (it is an option of --algo bitonic)",
-            "--bitonic-fused: hotsort does not take this option",
+            "--vector 8: an option of bitonic, not of hotsort",
+            "--bitonic-fused false: an option of bitonic, not of hotsort",
         ],
     );
     assert_input_error(
         &["--algo", "bitonic", "--slab-height", "8"],
-        &["--slab-height: bitonic does not take this option (it is an option of --algo hotsort)"],
+        &["--slab-height 8: an option of hotsort, not of bitonic"],
     );
 }
 

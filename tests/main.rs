@@ -2,9 +2,9 @@
 
 mod calibration;
 mod cli;
+mod cli_bitonic;
 mod cli_compare;
 mod cli_mergesort;
-mod cli_bitonic;
 mod cli_run;
 mod cli_shard;
 mod cli_sweep;
