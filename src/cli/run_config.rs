@@ -25,6 +25,27 @@ pub fn run_config(report: &Report) -> String {
             || text("block_slabs"),
             |threads| (threads / warp).to_string(),
         );
+    if text("algo") == "terasort" {
+        // GPUTeraSort's own options (quiet ones read `-` at their default).
+        let or = |k: &str, d: &str| match text(k).as_str() {
+            "-" => d.to_string(),
+            v => v.to_string(),
+        };
+        let steps = if text("per_output") == "true" { "output" } else { "pair" };
+        return format!(
+            "terasort on {}: W={warp}, {}-byte records, {}-byte keys, run records {}, {steps} \
+             steps, phase 2 {}\n{} keys ({}-bit, {}, seed {})\n",
+            text("gpu"),
+            or("record_bytes", "100"),
+            or("key_bytes", "10"),
+            or("run_records", "all"),
+            text("phase2"),
+            report.keys,
+            text("key_bits"),
+            text("dist"),
+            text("seed"),
+        );
+    }
     format!(
         "{} on {}: W={warp} H={} block slabs {slabs}, layout {}, merge {}\n\
          {} keys ({}-bit, {}, seed {})\n",

@@ -10,6 +10,7 @@ use kernels_ir::{Device, Hooked, Kernel};
 use serde::Serialize;
 use sim::{Gpu, GpuConfig, RunOptions, SimError};
 use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
+use sorts::terasort::{TeraSort, TeraSortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
 use super::check::{CheckError, check_sorted};
@@ -24,6 +25,8 @@ use super::report::{Report, aggregate};
 pub enum Algo {
     /// HotSort: the slab sort of the patent.
     Hotsort,
+    /// GPUTeraSort: key-pointer bitonic sort of records, hybrid refinement, reorder.
+    Terasort,
 }
 
 impl Algo {
@@ -31,19 +34,21 @@ impl Algo {
     pub const fn name(self) -> &'static str {
         match self {
             Algo::Hotsort => HotSort::NAME,
+            Algo::Terasort => TeraSort::NAME,
         }
     }
 }
 
+/// The sort options only GPUTeraSort takes.
+const TERASORT_OPTIONS: [&str; 4] = ["record_bytes", "key_bytes", "run_records", "per_output"];
+
 /// Whether the sort option `name` (a `config` key) means something to
-/// `algo`; machine fields apply to every algorithm. HotSort, the only
-/// algorithm so far, takes every sort option.
+/// `algo`; machine fields apply to every algorithm.
 pub fn option_applies(algo: Algo, name: &str) -> bool {
+    const HOTSORT_ONLY: [&str; 4] = ["merge", "smem_layout", "slab_height", "block_slabs"];
     match algo {
-        Algo::Hotsort => {
-            let _ = name;
-            true
-        }
+        Algo::Hotsort => !TERASORT_OPTIONS.contains(&name),
+        Algo::Terasort => !HOTSORT_ONLY.contains(&name),
     }
 }
 
@@ -73,10 +78,31 @@ impl Selected for HotSort {
     }
 }
 
+impl Selected for TeraSort {
+    fn options(opts: &SortOptions) -> TeraSortOptions {
+        let d = sorts::terasort::TeraSortConfig::new(opts.warp, 32);
+        TeraSortOptions {
+            warp: opts.warp,
+            // With `--values` the 64-bit word (key over value) is the key.
+            key_bits: opts.word_bits(),
+            record_bytes: opts.record_bytes.unwrap_or(d.record_bytes),
+            key_bytes: opts.key_bytes.unwrap_or(d.key_bytes),
+            run_records: opts.run_records,
+            per_output: opts.per_output,
+        }
+    }
+
+    fn into_sorter(self) -> Sorter {
+        Sorter::Terasort(self)
+    }
+}
+
 /// A verified algorithm, ready to sort on any device.
 pub enum Sorter {
     /// HotSort.
     Hotsort(HotSort),
+    /// GPUTeraSort.
+    Terasort(TeraSort),
 }
 
 /// Runs `$body` with `$a` bound to the algorithm of `$sorter` (every
@@ -85,6 +111,7 @@ macro_rules! with_sorter {
     ($sorter:expr, $a:ident => $body:expr) => {
         match $sorter {
             Sorter::Hotsort($a) => $body,
+            Sorter::Terasort($a) => $body,
         }
     };
 }
@@ -95,6 +122,10 @@ macro_rules! with_algo {
         match $algo {
             Algo::Hotsort => {
                 type $A = HotSort;
+                $body
+            }
+            Algo::Terasort => {
+                type $A = TeraSort;
                 $body
             }
         }
@@ -109,6 +140,33 @@ impl Sorter {
         keys: &[K],
     ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         with_sorter!(self, a => a.sort(dev, keys))
+    }
+
+    /// The launches of a sort on a device without contents: what the plan
+    /// counts (see [`Algorithm::dry_run`]).
+    pub fn dry_run<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
+        with_sorter!(self, a => a.dry_run(dev, keys))
+    }
+
+    /// Host-side lines about the last sort that stay out of the
+    /// deterministic report (GPUTeraSort: runs, key rounds, refinement
+    /// launches and the host merge's seconds).
+    pub fn notes(&self) -> Vec<String> {
+        match self {
+            Sorter::Hotsort(_) => Vec::new(),
+            Sorter::Terasort(t) => {
+                let s = t.summary();
+                vec![format!(
+                    "terasort: {} run(s), {} key round(s), {} refinement launch(es); phase 2 \
+                     (host k-way merge) {:.3} s",
+                    s.runs, s.rounds, s.refine_launches, s.merge_seconds
+                )]
+            }
+        }
     }
 
     /// Every verified kernel with its generator's marks, in launch order.
@@ -154,6 +212,8 @@ pub struct Outcome {
     pub host_seconds: f64,
     /// Warp instructions simulated.
     pub warp_instructions: u64,
+    /// Host-side lines about the sort (see [`Sorter::notes`]), for stderr.
+    pub notes: Vec<String>,
 }
 
 impl SortOptions {
@@ -236,6 +296,10 @@ pub fn config_json(
     };
     if let Ok(serde_json::Value::Object(sort)) = serde_json::to_value(opts) {
         map.extend(sort);
+    }
+    if opts.algo == Algo::Terasort {
+        // Which phase 2 merged the runs (the seed's: on the host CPU).
+        map.insert("phase2".to_string(), "host-merge".into());
     }
     map
 }
@@ -378,6 +442,7 @@ impl Prepared {
             report,
             host_seconds,
             warp_instructions,
+            notes: self.sorter.notes(),
         })
     }
 
