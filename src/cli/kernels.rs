@@ -9,7 +9,7 @@ use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::SortOptions;
-use simsort::experiment::sort::algo_kernels;
+use simsort::experiment::sort::{Algo, algo_kernels};
 use sorts::hotsort;
 
 use super::{Failure, output_error};
@@ -48,6 +48,18 @@ pub struct BuildArgs {
     /// HotSort: machine preset whose limits size the blocks.
     #[arg(long, default_value = "h200")]
     pub gpu: String,
+    /// The algorithm whose kernels to list or print.
+    #[arg(long, value_enum, default_value = "hotsort")]
+    pub algo: Algo,
+    /// GPUTeraSort: bytes per record [default: 100].
+    #[arg(long)]
+    pub record_bytes: Option<u32>,
+    /// GPUTeraSort: key bytes per record [default: 10].
+    #[arg(long)]
+    pub key_bytes: Option<u32>,
+    /// GPUTeraSort: the thread-per-output step kernel.
+    #[arg(long)]
+    pub per_output: bool,
 }
 
 impl BuildArgs {
@@ -71,6 +83,10 @@ impl BuildArgs {
             smem_layout: self.smem_layout.into(),
             merge: self.merge.into(),
             gpu: self.gpu.clone(),
+            algo: self.algo,
+            record_bytes: self.record_bytes,
+            key_bytes: self.key_bytes,
+            per_output: self.per_output,
             ..SortOptions::default()
         };
         let invalid = |e: simsort::experiment::ExperimentError| Failure {
@@ -141,7 +157,10 @@ fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
 
 fn unknown(name: &str, warp: u32) -> Failure {
     let catalog = kernels::catalog(warp);
-    let hotsort_names = hotsort::KERNEL_NAMES.iter().copied();
+    let hotsort_names = hotsort::KERNEL_NAMES
+        .iter()
+        .chain(&sorts::terasort::KERNEL_NAMES)
+        .copied();
     let names = catalog.iter().map(|k| k.name()).chain(hotsort_names);
     // A probe with a stride out of range: name the range, not a neighbour.
     for probe in ["smem_stride_", "gmem_stride_"] {
