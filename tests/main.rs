@@ -15,6 +15,7 @@ mod roundtrip;
 mod snapshots_hotsort;
 mod snapshots_ir;
 mod snapshots_per_pc;
+mod snapshots_terasort;
 mod traces;
 mod tui;
 mod util;
