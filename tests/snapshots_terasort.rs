@@ -4,8 +4,8 @@
 //! the refinement (`refine_keys` and its steps) runs too; two runs of 300
 //! records make phase 2 merge.
 
-use simsort::experiment::{Distribution, SortOptions, run_sort};
 use simsort::experiment::sort::Algo;
+use simsort::experiment::{Distribution, SortOptions, run_sort};
 
 use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 

@@ -31,7 +31,11 @@ pub fn run_config(report: &Report) -> String {
             "-" => d.to_string(),
             v => v.to_string(),
         };
-        let steps = if text("per_output") == "true" { "output" } else { "pair" };
+        let steps = if text("per_output") == "true" {
+            "output"
+        } else {
+            "pair"
+        };
         return format!(
             "terasort on {}: W={warp}, {}-byte records, {}-byte keys, run records {}, {steps} \
              steps, phase 2 {}\n{} keys ({}-bit, {}, seed {})\n",

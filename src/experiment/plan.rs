@@ -108,9 +108,13 @@ pub fn plan(
         checked: Vec::new(),
     };
     let launches = if key_bits == 64 {
-        sorter.dry_run(&mut dev, &vec![0u64; keys]).map(|r| r.launches)
+        sorter
+            .dry_run(&mut dev, &vec![0u64; keys])
+            .map(|r| r.launches)
     } else {
-        sorter.dry_run(&mut dev, &vec![0u32; keys]).map(|r| r.launches)
+        sorter
+            .dry_run(&mut dev, &vec![0u32; keys])
+            .map(|r| r.launches)
     };
     let launches = match launches {
         Ok(launches) => launches,

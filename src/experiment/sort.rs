@@ -97,7 +97,9 @@ impl Selected for TeraSort {
     }
 }
 
-/// A verified algorithm, ready to sort on any device.
+/// A verified algorithm, ready to sort on any device. One exists per
+/// experiment, so the variants' different sizes cost nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Sorter {
     /// HotSort.
     Hotsort(HotSort),

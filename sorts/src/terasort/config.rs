@@ -102,7 +102,11 @@ impl TeraSortConfig {
             u32::MAX
         } else {
             let missing = end - self.key_bytes;
-            if missing >= 4 { 0 } else { u32::MAX << (8 * missing) }
+            if missing >= 4 {
+                0
+            } else {
+                u32::MAX << (8 * missing)
+            }
         }
     }
 
@@ -141,7 +145,11 @@ impl TeraSortConfig {
         if !self.warp.is_power_of_two() {
             errors.push(format!("warp width {} is not a power of two", self.warp));
         }
-        if errors.is_empty() { Ok(()) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 }
 
@@ -170,7 +178,11 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
             limits.max_threads_per_block
         ));
     }
-    if errors.is_empty() { Ok(cfg) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(cfg)
+    } else {
+        Err(errors)
+    }
 }
 
 #[cfg(test)]

@@ -58,9 +58,8 @@ fn verified<E: std::error::Error>(k: kernels_ir::Kernel) -> Result<VerifiedKerne
 impl TeraSort {
     /// Checks `cfg`, generates and verifies its kernels.
     pub fn new<E: std::error::Error>(cfg: &TeraSortConfig) -> Result<TeraSort, SortError<E>> {
-        cfg.check().map_err(|e| {
-            SortError::Config(e.into_iter().map(crate::ConfigError).collect())
-        })?;
+        cfg.check()
+            .map_err(|e| SortError::Config(e.into_iter().map(crate::ConfigError).collect()))?;
         let [(keygen, a), (refine, b), (step, c), (reorder, d)] = super::generate_marked(cfg);
         Ok(TeraSort {
             cfg: cfg.clone(),
@@ -153,7 +152,9 @@ impl TeraSort {
         let r = cfg.record_bytes as u64;
         let input = records::build(cfg, keys);
         let in_buf = run.dev.alloc(n as u64 * r);
-        run.dev.write_bytes(in_buf, &input).map_err(SortError::Device)?;
+        run.dev
+            .write_bytes(in_buf, &input)
+            .map_err(SortError::Device)?;
         let out_buf = run.dev.alloc(n as u64 * r);
         let per_run = cfg.run_records.unwrap_or(n as u64).min(n as u64) as usize;
         let pad = per_run.next_power_of_two() as u64;

@@ -286,7 +286,10 @@ pub fn reorder(cfg: &TeraSortConfig) -> (Kernel, KernelMarks) {
     b.exit();
     let marks = KernelMarks {
         key_regs: vec![v],
-        stages: vec![(0, "pointer".to_string()), (copy, "gather words".to_string())],
+        stages: vec![
+            (0, "pointer".to_string()),
+            (copy, "gather words".to_string()),
+        ],
     };
     (b.build(), marks)
 }

@@ -7,7 +7,12 @@ use std::collections::BinaryHeap;
 
 /// Merges the sorted runs of `data` (records of `record_bytes`, runs of
 /// `run_records` records, the last one shorter) by their first `key_bytes`.
-pub fn merge_runs(data: &[u8], record_bytes: usize, key_bytes: usize, run_records: usize) -> Vec<u8> {
+pub fn merge_runs(
+    data: &[u8],
+    record_bytes: usize,
+    key_bytes: usize,
+    run_records: usize,
+) -> Vec<u8> {
     let n = data.len() / record_bytes;
     let key = |i: usize| &data[i * record_bytes..i * record_bytes + key_bytes];
     let ends: Vec<usize> = (0..n.div_ceil(run_records))

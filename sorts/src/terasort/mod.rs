@@ -54,7 +54,13 @@ pub fn generate(cfg: &TeraSortConfig) -> Vec<Kernel> {
 }
 
 /// The names of every kernel any configuration has.
-pub const KERNEL_NAMES: [&str; 5] = ["keygen", "refine_keys", "step_pair", "step_output", "reorder"];
+pub const KERNEL_NAMES: [&str; 5] = [
+    "keygen",
+    "refine_keys",
+    "step_pair",
+    "step_output",
+    "reorder",
+];
 
 /// A launch's name: the kernel's, as a `'static` name from [`KERNEL_NAMES`].
 fn launch_name(kernel: &str) -> &'static str {

@@ -33,7 +33,9 @@ fn keys<K: Key>(pattern: &str, n: usize) -> Vec<K> {
 fn sort<K: Key>(cfg: &TeraSortConfig, keys: &[K]) -> (usize, super::TeraSortSummary) {
     let ts = TeraSort::new::<Infallible>(cfg).unwrap();
     let mut dev = Interp::new(cfg.warp).unwrap();
-    let run = ts.sort(&mut dev, keys).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+    let run = ts
+        .sort(&mut dev, keys)
+        .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
     let mut want = keys.to_vec();
     want.sort_unstable();
     assert_eq!(run.sorted, want, "{cfg:?}");
@@ -70,7 +72,10 @@ fn layouts_key_widths_modes_and_runs() {
                 for pattern in ["uniform", "few", "equal", "skew"] {
                     sort(&cfg, &keys::<u32>(pattern, 77));
                     if k >= 8 {
-                        let cfg = TeraSortConfig { key_bits: 64, ..cfg.clone() };
+                        let cfg = TeraSortConfig {
+                            key_bits: 64,
+                            ..cfg.clone()
+                        };
                         sort(&cfg, &keys::<u64>(pattern, 77));
                     }
                 }
@@ -104,13 +109,19 @@ fn all_equal_keys_refine_every_round_with_the_seeds_launch_count() {
 
 #[test]
 fn all_equal_keys_launch_at_least_what_other_inputs_need() {
-    use crate::Algorithm as _;
-    let cfg = TeraSortConfig { record_bytes: 16, ..TeraSortConfig::new(8, 32) };
+    let cfg = TeraSortConfig {
+        record_bytes: 16,
+        ..TeraSortConfig::new(8, 32)
+    };
     let ts = TeraSort::new::<Infallible>(&cfg).unwrap();
     let n = 300;
     let mut dry = Interp::new(8).unwrap();
     // What the plan's dry run relies on: ties only add launches.
-    let bound = ts.dry_run(&mut dry, &keys::<u32>("equal", n)).unwrap().launches.len();
+    let bound = ts
+        .dry_run(&mut dry, &keys::<u32>("equal", n))
+        .unwrap()
+        .launches
+        .len();
     for pattern in ["uniform", "few", "equal", "skew", "sorted", "reverse"] {
         let (launches, _) = sort(&cfg, &keys::<u32>(pattern, n));
         assert!(launches <= bound, "{pattern}: {launches} > {bound}");
