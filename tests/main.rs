@@ -6,6 +6,7 @@ mod cli_compare;
 mod cli_run;
 mod cli_shard;
 mod cli_sweep;
+mod cli_terasort;
 mod cli_trace_sort;
 mod emit_ptx;
 mod fuzz;
