@@ -15,6 +15,7 @@ use kernels_ir::{Device, Dim3, Kernel, Reg, VerifiedKernel, VerifierErrors};
 pub mod bitonic;
 pub mod hotsort;
 pub mod mergesort;
+pub mod terasort;
 
 /// The limits of the machine an algorithm's options are checked against.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +80,19 @@ pub trait Algorithm: Sized {
         dev: &mut D,
         keys: &[K],
     ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>>;
+
+    /// The launches of a sort on a device without contents (the plan's dry
+    /// run, where every word reads back as zero). An algorithm whose
+    /// schedule depends on key values overrides this to launch what
+    /// all-equal keys need, an upper bound, and to skip checks of data the
+    /// device does not hold.
+    fn dry_run<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
+        self.sort(dev, keys)
+    }
 }
 
 /// What the generator knows about one kernel that the trace and the replay
@@ -94,7 +108,7 @@ pub struct KernelMarks {
 }
 
 /// A key type a sort handles: 32-bit or 64-bit unsigned keys.
-pub trait Key: Copy + Ord + fmt::Debug + Into<u64> {
+pub trait Key: Copy + Ord + fmt::Debug + Into<u64> + TryFrom<u64> {
     /// The width in bits.
     const BITS: u32;
     /// Copies `keys` to device memory at `addr`.
@@ -184,6 +198,9 @@ pub enum SortError<E: std::error::Error> {
     /// More keys than 32-bit key indices address.
     #[error("{0} keys are more than this sort addresses (at most 2^31)")]
     TooManyKeys(usize),
+    /// The sort's own check of its output failed.
+    #[error("wrong output: {0}")]
+    Wrong(String),
     /// A device error (a kernel fault or a memory error).
     #[error("{0}")]
     Device(E),

@@ -64,6 +64,15 @@ pub struct BuildArgs {
     /// Bitonic: the seed's method (true) or the plain sort (false).
     #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub bitonic_fused: bool,
+    /// GPUTeraSort: bytes per record [default: 100].
+    #[arg(long)]
+    pub record_bytes: Option<u32>,
+    /// GPUTeraSort: key bytes per record [default: 10].
+    #[arg(long)]
+    pub key_bytes: Option<u32>,
+    /// GPUTeraSort: the thread-per-output step kernel.
+    #[arg(long)]
+    pub per_output: bool,
 }
 
 impl BuildArgs {
@@ -93,6 +102,9 @@ impl BuildArgs {
             smem_layout: self.smem_layout.into(),
             merge: self.merge.into(),
             gpu: self.gpu.clone(),
+            record_bytes: self.record_bytes,
+            key_bytes: self.key_bytes,
+            per_output: self.per_output,
             ..SortOptions::default()
         };
         let invalid = |e: simsort::experiment::ExperimentError| Failure {
@@ -171,7 +183,8 @@ fn unknown(name: &str, warp: u32) -> Failure {
         .map(|k| k.name())
         .chain(hotsort_names)
         .chain(mergesort_names)
-        .chain(bitonic_names);
+        .chain(bitonic_names)
+        .chain(sorts::terasort::KERNEL_NAMES.iter().copied());
     // A probe with a stride out of range: name the range, not a neighbour.
     for probe in ["smem_stride_", "gmem_stride_"] {
         if let Some(stride) = name.strip_prefix(probe)

@@ -96,7 +96,17 @@ pub fn parse() -> Result<Cli, clap::Error> {
     let cmd = Cli::command()
         .allow_negative_numbers(true)
         .mut_subcommands(|c| c.allow_negative_numbers(true));
-    Cli::from_arg_matches(&cmd.try_get_matches()?)
+    let matches = cmd.try_get_matches()?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    // `compare` runs every algorithm unless `--algo` is given: the sweep
+    // flags' default (`hotsort`) must not count as a choice.
+    if let (Some(Command::Compare(args)), Some(("compare", sub))) =
+        (&mut cli.command, matches.subcommand())
+        && sub.value_source("algo") == Some(clap::parser::ValueSource::DefaultValue)
+    {
+        args.opts.algo.clear();
+    }
+    Ok(cli)
 }
 
 /// Why a command failed: the message for stderr and the exit status.

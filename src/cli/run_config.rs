@@ -81,6 +81,27 @@ pub fn run_config(report: &Report) -> String {
                 or("bitonic_swizzle", d.bitonic_swizzle.to_string()),
             )
         }
+        "terasort" => {
+            // GPUTeraSort's own options (quiet ones read `-` at their default).
+            let or = |k: &str, d: &str| match text(k).as_str() {
+                "-" => d.to_string(),
+                v => v.to_string(),
+            };
+            let steps = if text("per_output") == "true" {
+                "output"
+            } else {
+                "pair"
+            };
+            format!(
+                "terasort on {}: W={warp}, {}-byte records, {}-byte keys, run records {}, \
+                 {steps} steps, phase 2 {}",
+                text("gpu"),
+                or("record_bytes", "100"),
+                or("key_bytes", "10"),
+                or("run_records", "all"),
+                text("phase2"),
+            )
+        }
         algo => format!(
             "{algo} on {}: W={warp} H={} block slabs {slabs}, layout {}, merge {}",
             text("gpu"),

@@ -97,6 +97,9 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
             outcome.host_seconds,
             rate / 1e6
         );
+        for note in &outcome.notes {
+            eprintln!("{note}");
+        }
     }
     Ok(())
 }

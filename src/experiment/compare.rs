@@ -35,6 +35,11 @@ pub fn grid(spec: &SweepSpec) -> Vec<SortOptions> {
                 reset_option(&mut opts, &axis.name);
             }
         }
+        // GPUTeraSort compares with 16-byte records holding the same keys
+        // (issue 13) unless the user chose a record size.
+        if opts.algo == Algo::Terasort && opts.record_bytes.is_none() {
+            opts.record_bytes = Some(16);
+        }
         if !out.contains(&opts) {
             out.push(opts);
         }

@@ -55,6 +55,15 @@ impl OptionValue for Option<u32> {
     }
 }
 
+impl OptionValue for Option<u64> {
+    fn text(&self) -> String {
+        self.map_or_else(|| "default".to_string(), |v| v.to_string())
+    }
+    fn json(&self) -> Value {
+        self.map_or(Value::Null, Value::from)
+    }
+}
+
 impl OptionValue for String {
     fn text(&self) -> String {
         self.clone()
@@ -431,6 +440,26 @@ sort_options! {
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
         csv 16, column "swizzle", label "swizzle", quiet;
+    /// GPUTeraSort: bytes per record, a positive multiple of 4 [default: 100].
+    record_bytes: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 20, column "record-bytes", label "record bytes", quiet;
+    /// GPUTeraSort: key bytes at the start of each record, from the key
+    /// width (4 or 8) to --record-bytes [default: 10].
+    key_bytes: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 21, column "key-bytes", label "key bytes", quiet;
+    /// GPUTeraSort: records per phase-1 run, 1..=2^31 [default: every record
+    /// in one run].
+    run_records: Option<u64> = None,
+        cli Option<u64> [], list u64,
+        csv 22, column "run-records", label "run records", quiet;
+    /// GPUTeraSort: one thread per output element in each bitonic step (the
+    /// seed's fragment program) instead of one per pair.
+    per_output: bool = false,
+        cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
+        list bool,
+        csv 23, column "per-output", label "per output", quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.

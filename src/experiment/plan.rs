@@ -1,6 +1,11 @@
 //! The launches of a sort before it runs. A host schedule (HotSort's)
 //! depends only on the key count and the configuration, never on key values, so a
-//! dry run on a device that executes nothing lists every launch. That list
+//! dry run on a device that executes nothing lists every launch. A schedule
+//! that depends on key values (GPUTeraSort's refinement re-sorts tied
+//! prefixes) runs [`sorts::Algorithm::dry_run`] instead: the dry device
+//! reads back zeros, all keys tie, and the plan holds the most launches any
+//! input makes (the progress bar's total is then an upper bound; each
+//! kernel's block is checked all the same). That list
 //! lets a sort be checked against the machine up front (every kernel's block
 //! must fit one SM: threads, registers, shared memory) and gives the
 //! progress bar its total work.
@@ -103,9 +108,13 @@ pub fn plan(
         checked: Vec::new(),
     };
     let launches = if key_bits == 64 {
-        sorter.sort(&mut dev, &vec![0u64; keys]).map(|r| r.launches)
+        sorter
+            .dry_run(&mut dev, &vec![0u64; keys])
+            .map(|r| r.launches)
     } else {
-        sorter.sort(&mut dev, &vec![0u32; keys]).map(|r| r.launches)
+        sorter
+            .dry_run(&mut dev, &vec![0u32; keys])
+            .map(|r| r.launches)
     };
     let launches = match launches {
         Ok(launches) => launches,

@@ -12,6 +12,7 @@ use sim::{Gpu, GpuConfig, RunOptions, SimError};
 use sorts::bitonic::{Bitonic, BitonicOptions};
 use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
 use sorts::mergesort::{Mergesort, MergesortOptions};
+use sorts::terasort::{TeraSort, TeraSortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
 use super::check::{CheckError, check_sorted};
@@ -30,6 +31,8 @@ pub enum Algo {
     Mergesort,
     /// The vectorised bitonic merge sort (seed 002).
     Bitonic,
+    /// GPUTeraSort: key-pointer bitonic sort of records, hybrid refinement, reorder.
+    Terasort,
 }
 
 impl Algo {
@@ -39,6 +42,7 @@ impl Algo {
             Algo::Hotsort => HotSort::NAME,
             Algo::Mergesort => Mergesort::NAME,
             Algo::Bitonic => Bitonic::NAME,
+            Algo::Terasort => TeraSort::NAME,
         }
     }
 }
@@ -117,6 +121,28 @@ impl Selected for Bitonic {
     }
 }
 
+impl Selected for TeraSort {
+    const TAKES: &'static [&'static str] =
+        &["record_bytes", "key_bytes", "run_records", "per_output"];
+
+    fn options(opts: &SortOptions) -> TeraSortOptions {
+        let d = sorts::terasort::TeraSortConfig::new(opts.warp, 32);
+        TeraSortOptions {
+            warp: opts.warp,
+            // With `--values` the 64-bit word (key over value) is the key.
+            key_bits: opts.word_bits(),
+            record_bytes: opts.record_bytes.unwrap_or(d.record_bytes),
+            key_bytes: opts.key_bytes.unwrap_or(d.key_bytes),
+            run_records: opts.run_records,
+            per_output: opts.per_output,
+        }
+    }
+
+    fn into_sorter(self) -> Sorter {
+        Sorter::Terasort(self)
+    }
+}
+
 /// A verified algorithm, ready to sort on any device.
 // One per experiment, never in a collection: the variants' sizes differ
 // (HotSort holds seven kernels), which costs nothing here.
@@ -128,6 +154,8 @@ pub enum Sorter {
     Mergesort(Mergesort),
     /// The vectorised bitonic merge sort.
     Bitonic(Bitonic),
+    /// GPUTeraSort.
+    Terasort(TeraSort),
 }
 
 /// Runs `$body` with `$a` bound to the algorithm of `$sorter` (every
@@ -138,6 +166,7 @@ macro_rules! with_sorter {
             Sorter::Hotsort($a) => $body,
             Sorter::Mergesort($a) => $body,
             Sorter::Bitonic($a) => $body,
+            Sorter::Terasort($a) => $body,
         }
     };
 }
@@ -156,6 +185,10 @@ macro_rules! with_algo {
             }
             Algo::Bitonic => {
                 type $A = Bitonic;
+                $body
+            }
+            Algo::Terasort => {
+                type $A = TeraSort;
                 $body
             }
         }
@@ -214,6 +247,33 @@ impl Sorter {
         with_sorter!(self, a => a.sort(dev, keys))
     }
 
+    /// The launches of a sort on a device without contents: what the plan
+    /// counts (see [`Algorithm::dry_run`]).
+    pub fn dry_run<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
+        with_sorter!(self, a => a.dry_run(dev, keys))
+    }
+
+    /// Host-side lines about the last sort that stay out of the
+    /// deterministic report (GPUTeraSort: runs, key rounds, refinement
+    /// launches and the host merge's seconds).
+    pub fn notes(&self) -> Vec<String> {
+        match self {
+            Sorter::Hotsort(_) | Sorter::Mergesort(_) | Sorter::Bitonic(_) => Vec::new(),
+            Sorter::Terasort(t) => {
+                let s = t.summary();
+                vec![format!(
+                    "terasort: {} run(s), {} key round(s), {} refinement launch(es); phase 2 \
+                     (host k-way merge) {:.3} s",
+                    s.runs, s.rounds, s.refine_launches, s.merge_seconds
+                )]
+            }
+        }
+    }
+
     /// Every verified kernel with its generator's marks, in launch order.
     pub fn marked_kernels(&self) -> Vec<(&kernels_ir::VerifiedKernel, &sorts::KernelMarks)> {
         with_sorter!(self, a => a.marked_kernels())
@@ -257,6 +317,8 @@ pub struct Outcome {
     pub host_seconds: f64,
     /// Warp instructions simulated.
     pub warp_instructions: u64,
+    /// Host-side lines about the sort (see [`Sorter::notes`]), for stderr.
+    pub notes: Vec<String>,
 }
 
 impl SortOptions {
@@ -343,6 +405,10 @@ pub fn config_json(
     };
     if let Ok(serde_json::Value::Object(sort)) = serde_json::to_value(opts) {
         map.extend(sort);
+    }
+    if opts.algo == Algo::Terasort {
+        // Which phase 2 merged the runs (the seed's: on the host CPU).
+        map.insert("phase2".to_string(), "host-merge".into());
     }
     map
 }
@@ -486,6 +552,7 @@ impl Prepared {
             report,
             host_seconds,
             warp_instructions,
+            notes: self.sorter.notes(),
         })
     }
 

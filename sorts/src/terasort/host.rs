@@ -1,0 +1,434 @@
+//! GPUTeraSort's host schedule on any [`Device`]:
+//!
+//! Phase 1, per run of at most `run_records` records (pointers are local
+//! to the run):
+//! 1. `keygen` writes one key-pointer word per record, padded with
+//!    all-ones words to a power of two;
+//! 2. the seed's bitonic network sorts the words: stage `s = 1..=lg n`,
+//!    steps `d = 2^(s-1) .. 1`, one launch per step;
+//! 3. the hybrid refinement: the host reads the words back, finds maximal
+//!    runs of equal prefixes, gathers them into aligned power-of-two
+//!    segments (largest first, so every segment is aligned), `refine_keys`
+//!    loads the next 4 key bytes, and the network sorts every segment of a
+//!    size class at once; repeated until no ties remain or the key is
+//!    exhausted;
+//! 4. `reorder` gathers the records by pointer into the sorted run.
+//!
+//! Phase 2: the host merges the runs ([`super::merge`]) and the output is
+//! checked whole record against whole record.
+
+use std::cell::RefCell;
+use std::time::Instant;
+
+use super::config::{StepMode, TeraSortConfig};
+use super::{kernels, merge, records};
+use crate::{KernelMarks, Key, Launch, SortError, SortRun};
+use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
+
+/// What the last sort did beyond its launches (host-side figures that do
+/// not belong in the deterministic report).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TeraSortSummary {
+    /// Phase-1 runs.
+    pub runs: u64,
+    /// Key rounds of the run that needed most (1: no refinement).
+    pub rounds: u32,
+    /// Launches of the refinement rounds (all runs).
+    pub refine_launches: u64,
+    /// Host seconds of phase 2 (0 with one run: nothing to merge).
+    pub merge_seconds: f64,
+}
+
+/// The verified kernels of one configuration.
+pub struct TeraSort {
+    cfg: TeraSortConfig,
+    keygen: VerifiedKernel,
+    refine: VerifiedKernel,
+    step: VerifiedKernel,
+    reorder: VerifiedKernel,
+    marks: [KernelMarks; 4],
+    last: RefCell<TeraSortSummary>,
+}
+
+fn verified<E: std::error::Error>(k: kernels_ir::Kernel) -> Result<VerifiedKernel, SortError<E>> {
+    let kernel = k.name.clone();
+    verify_kernel(k).map_err(|errors| SortError::Verify { kernel, errors })
+}
+
+impl TeraSort {
+    /// Checks `cfg`, generates and verifies its kernels.
+    pub fn new<E: std::error::Error>(cfg: &TeraSortConfig) -> Result<TeraSort, SortError<E>> {
+        cfg.check()
+            .map_err(|e| SortError::Config(e.into_iter().map(crate::ConfigError).collect()))?;
+        let [(keygen, a), (refine, b), (step, c), (reorder, d)] = super::generate_marked(cfg);
+        Ok(TeraSort {
+            cfg: cfg.clone(),
+            keygen: verified(keygen)?,
+            refine: verified(refine)?,
+            step: verified(step)?,
+            reorder: verified(reorder)?,
+            marks: [a, b, c, d],
+            last: RefCell::new(TeraSortSummary::default()),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TeraSortConfig {
+        &self.cfg
+    }
+
+    /// What the last sort did (runs, rounds, refinement launches, merge time).
+    pub fn summary(&self) -> TeraSortSummary {
+        self.last.borrow().clone()
+    }
+
+    /// Every verified kernel with its marks, in [`super::kernel_names`] order.
+    pub fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)> {
+        let [a, b, c, d] = &self.marks;
+        vec![
+            (&self.keygen, a),
+            (&self.refine, b),
+            (&self.step, c),
+            (&self.reorder, d),
+        ]
+    }
+
+    /// Sorts `keys` as records on `dev` and checks the output records.
+    pub fn sort<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
+        self.run(dev, keys, true)
+    }
+
+    /// The launches of a sort on a device without contents (a dry run):
+    /// every word reads back equal, so every round refines every record,
+    /// an upper bound of any input's schedule. The output is not checked.
+    pub fn dry_run<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
+        self.run(dev, keys, false)
+    }
+
+    fn run<D: Device, K: Key>(
+        &self,
+        dev: &mut D,
+        keys: &[K],
+        check: bool,
+    ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
+        let cfg = &self.cfg;
+        if K::BITS != cfg.key_bits {
+            return Err(SortError::KeyWidth {
+                keys: K::BITS,
+                config: cfg.key_bits,
+            });
+        }
+        if dev.warp_size() != cfg.warp {
+            return Err(SortError::WarpMismatch {
+                device: dev.warp_size(),
+                config: cfg.warp,
+            });
+        }
+        if keys.len() as u64 > 1 << 31 {
+            return Err(SortError::TooManyKeys(keys.len()));
+        }
+        *self.last.borrow_mut() = TeraSortSummary::default();
+        let mut run = Runner {
+            dev,
+            launches: Vec::new(),
+            cfg,
+            summary: TeraSortSummary::default(),
+        };
+        let n = keys.len();
+        if n == 0 {
+            return Ok(SortRun {
+                sorted: Vec::new(),
+                launches: run.launches,
+            });
+        }
+        let r = cfg.record_bytes as u64;
+        let input = records::build(cfg, keys);
+        let in_buf = run.dev.alloc(n as u64 * r);
+        run.dev
+            .write_bytes(in_buf, &input)
+            .map_err(SortError::Device)?;
+        let out_buf = run.dev.alloc(n as u64 * r);
+        let per_run = cfg.run_records.unwrap_or(n as u64).min(n as u64) as usize;
+        let pad = per_run.next_power_of_two() as u64;
+        let bufs = Buffers {
+            pairs: [run.dev.alloc(pad * 8), self.other(run.dev, pad)],
+            tied: [run.dev.alloc(2 * pad * 8), self.other(run.dev, 2 * pad)],
+        };
+        for start in (0..n).step_by(per_run) {
+            let m = per_run.min(n - start);
+            let base = in_buf + start as u64 * r;
+            self.phase1(&mut run, &bufs, base, out_buf + start as u64 * r, m)?;
+            run.summary.runs += 1;
+        }
+        let sorted_runs = run
+            .dev
+            .read_bytes(out_buf, n as u64 * r)
+            .map_err(SortError::Device)?;
+        let t0 = Instant::now();
+        let output = if per_run < n {
+            let out = merge::merge_runs(&sorted_runs, r as usize, cfg.key_bytes as usize, per_run);
+            run.summary.merge_seconds = t0.elapsed().as_secs_f64();
+            out
+        } else {
+            sorted_runs
+        };
+        if check {
+            records::check(cfg, &input, &output).map_err(SortError::Wrong)?;
+        }
+        let sorted = output
+            .chunks_exact(r as usize)
+            .map(|rec| K::try_from(records::key_of::<K>(rec)).ok())
+            .collect::<Option<Vec<K>>>()
+            .ok_or_else(|| SortError::Wrong("a key wider than the key type".to_string()))?;
+        *self.last.borrow_mut() = run.summary;
+        Ok(SortRun {
+            sorted,
+            launches: run.launches,
+        })
+    }
+
+    /// The second buffer of the per-output mode (none in pair mode).
+    fn other<D: Device>(&self, dev: &mut D, words: u64) -> u64 {
+        match self.cfg.mode {
+            StepMode::Pair => 0,
+            StepMode::Output => dev.alloc(words * 8),
+        }
+    }
+
+    /// One run of `m` records at `base`: keys, sort, refinement, reorder.
+    fn phase1<D: Device>(
+        &self,
+        run: &mut Runner<'_, '_, D>,
+        bufs: &Buffers,
+        base: u64,
+        out: u64,
+        m: usize,
+    ) -> Result<(), SortError<D::Error>> {
+        let pad = m.next_power_of_two() as u64;
+        let t = run.cfg.block_threads;
+        let params = [
+            ParamValue::U64(base),
+            ParamValue::U64(bufs.pairs[0]),
+            u32p(m as u64),
+            u32p(pad),
+            ParamValue::U32(run.cfg.prefix_mask(0)),
+        ];
+        let grid = Dim3::x(pad.div_ceil(u64::from(t)) as u32);
+        run.launch(&self.keygen, grid, Dim3::x(t), &params)?;
+        let at = self.network(run, bufs.pairs, &[(pad.trailing_zeros(), pad)])?[0];
+        let mut order = run
+            .dev
+            .read_u64s(bufs.pairs[at], m)
+            .map_err(SortError::Device)?;
+        if self.refine(run, bufs, base, &mut order)? {
+            run.dev
+                .write_u64s(bufs.pairs[at], &order)
+                .map_err(SortError::Device)?;
+        }
+        let (x, y) = kernels::reorder_block(run.cfg);
+        let params = [
+            ParamValue::U64(base),
+            ParamValue::U64(bufs.pairs[at]),
+            ParamValue::U64(out),
+            u32p(m as u64),
+        ];
+        let grid = Dim3::x((m as u64).div_ceil(u64::from(y)) as u32);
+        run.launch(&self.reorder, grid, Dim3 { x, y, z: 1 }, &params)
+    }
+
+    /// The hybrid refinement of one run's sorted words; whether it changed
+    /// any. Returns after the last key bytes or when no ties are left.
+    fn refine<D: Device>(
+        &self,
+        run: &mut Runner<'_, '_, D>,
+        bufs: &Buffers,
+        base: u64,
+        order: &mut [u64],
+    ) -> Result<bool, SortError<D::Error>> {
+        let mut groups = ties(order, 0, order.len());
+        let mut round = 1;
+        let launches_before = run.launches.len();
+        while !groups.is_empty() && round < run.cfg.max_rounds() {
+            // Largest segments first: every segment then starts at a
+            // multiple of its own (power-of-two) size.
+            groups.sort_by_key(|&(start, len)| (std::cmp::Reverse(len.next_power_of_two()), start));
+            let mut slots = Vec::new();
+            let mut at = Vec::with_capacity(groups.len());
+            for &(start, len) in &groups {
+                at.push(slots.len());
+                slots.extend(order[start..start + len].iter().map(|&v| v & 0xFFFF_FFFF));
+                slots.resize(slots.len() + len.next_power_of_two() - len, u64::MAX);
+            }
+            let total = slots.len() as u64;
+            run.dev
+                .write_u64s(bufs.tied[0], &slots)
+                .map_err(SortError::Device)?;
+            let t = run.cfg.block_threads;
+            let params = [
+                ParamValue::U64(base),
+                ParamValue::U64(bufs.tied[0]),
+                u32p(total),
+                u32p(u64::from(4 * round)),
+                ParamValue::U32(run.cfg.prefix_mask(round)),
+            ];
+            let grid = Dim3::x(total.div_ceil(u64::from(t)) as u32);
+            run.launch(&self.refine, grid, Dim3::x(t), &params)?;
+            // One network over every size class (see [`TeraSort::network`]).
+            let mut classes: Vec<(u32, u64)> = Vec::new();
+            for &(_, len) in &groups {
+                let size = len.next_power_of_two() as u64;
+                match classes.last_mut() {
+                    Some(c) if c.0 == size.trailing_zeros() => c.1 += size,
+                    _ => classes.push((size.trailing_zeros(), size)),
+                }
+            }
+            let which = self.network(run, bufs.tied, &classes)?;
+            let mut sorted = Vec::with_capacity(slots.len());
+            for (&(_, words), &w) in classes.iter().zip(&which) {
+                let off = sorted.len() as u64 * 8;
+                let back = run
+                    .dev
+                    .read_u64s(bufs.tied[w] + off, words as usize)
+                    .map_err(SortError::Device)?;
+                sorted.extend(back);
+            }
+            let mut next = Vec::new();
+            for (&(start, len), &a) in groups.iter().zip(&at) {
+                order[start..start + len].copy_from_slice(&sorted[a..a + len]);
+                next.extend(ties(order, start, len));
+            }
+            groups = next;
+            round += 1;
+        }
+        run.summary.rounds = run.summary.rounds.max(round);
+        run.summary.refine_launches += (run.launches.len() - launches_before) as u64;
+        Ok(round > 1)
+    }
+
+    /// The bitonic network over size classes laid out from word 0 of
+    /// `bufs`, largest first: class `(lg, words)` holds `words / 2^lg`
+    /// aligned segments of `2^lg` words, each sorted ascending. Stage `s`
+    /// covers the classes with `lg >= s` in one launch per step (a prefix
+    /// of the area); those with `lg == s` end it sorting up. Returns, per
+    /// class, which buffer holds it (the per-output mode swaps per step).
+    fn network<D: Device>(
+        &self,
+        run: &mut Runner<'_, '_, D>,
+        bufs: [u64; 2],
+        classes: &[(u32, u64)],
+    ) -> Result<Vec<usize>, SortError<D::Error>> {
+        let t = u64::from(run.cfg.block_threads);
+        let top = classes.first().map_or(0, |c| c.0);
+        let mut cur = 0;
+        let mut which = vec![0; classes.len()];
+        for stage in 1..=top {
+            let active = classes.iter().take_while(|c| c.0 >= stage);
+            let words: u64 = active.clone().map(|c| c.1).sum();
+            let flat: u64 = active.filter(|c| c.0 > stage).map(|c| c.1).sum();
+            for lgd in (0..stage).rev() {
+                let d = 1u64 << lgd;
+                let (stage, flat) = (u32p(u64::from(stage)), u32p(flat));
+                match run.cfg.mode {
+                    StepMode::Pair => {
+                        let half = words / 2;
+                        let params = [
+                            ParamValue::U64(bufs[0]),
+                            u32p(half),
+                            u32p(u64::from(lgd)),
+                            u32p(d),
+                            stage,
+                            flat,
+                        ];
+                        let grid = Dim3::x(half.div_ceil(t) as u32);
+                        run.launch(&self.step, grid, Dim3::x(t as u32), &params)?;
+                    }
+                    StepMode::Output => {
+                        let params = [
+                            ParamValue::U64(bufs[cur]),
+                            ParamValue::U64(bufs[1 - cur]),
+                            u32p(words),
+                            u32p(d),
+                            stage,
+                            flat,
+                        ];
+                        let grid = Dim3::x(words.div_ceil(t) as u32);
+                        run.launch(&self.step, grid, Dim3::x(t as u32), &params)?;
+                        cur = 1 - cur;
+                    }
+                }
+            }
+            for (w, c) in which.iter_mut().zip(classes) {
+                if c.0 >= stage {
+                    *w = cur;
+                }
+            }
+        }
+        Ok(which)
+    }
+}
+
+/// The maximal runs (start, length >= 2) of equal prefixes in
+/// `order[start..start + len]`.
+fn ties(order: &[u64], start: usize, len: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = start;
+    while i < start + len {
+        let mut j = i + 1;
+        while j < start + len && order[j] >> 32 == order[i] >> 32 {
+            j += 1;
+        }
+        if j - i > 1 {
+            out.push((i, j - i));
+        }
+        i = j;
+    }
+    out
+}
+
+/// The device buffers of phase 1: the run's words and the refinement's
+/// segments, each with its second buffer in the per-output mode.
+struct Buffers {
+    pairs: [u64; 2],
+    tied: [u64; 2],
+}
+
+fn u32p(v: u64) -> ParamValue {
+    ParamValue::U32(v as u32)
+}
+
+struct Runner<'d, 'c, D: Device> {
+    dev: &'d mut D,
+    launches: Vec<Launch<D::Stats>>,
+    cfg: &'c TeraSortConfig,
+    summary: TeraSortSummary,
+}
+
+impl<D: Device> Runner<'_, '_, D> {
+    fn launch(
+        &mut self,
+        kernel: &VerifiedKernel,
+        grid: Dim3,
+        block: Dim3,
+        params: &[ParamValue],
+    ) -> Result<(), SortError<D::Error>> {
+        let stats = self
+            .dev
+            .launch(kernel, grid, block, params)
+            .map_err(SortError::Device)?;
+        self.launches.push(Launch {
+            name: super::launch_name(&kernel.kernel().name),
+            grid,
+            block,
+            stats,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,142 @@
+//! GPUTeraSort on the reference interpreter: sizes, key patterns, warp
+//! widths, key widths, record layouts, both step modes and several runs.
+//! Every sort checks its whole output records itself ([`super::records`]);
+//! the tests also compare the keys with a reference sort and count the
+//! launches the seed predicts.
+
+use std::convert::Infallible;
+
+use kernels_ir::interp::Interp;
+
+use super::{StepMode, TeraSort, TeraSortConfig};
+use crate::Key;
+
+/// Keys of a pattern: `uniform`, `few` (3 values), `equal`, `sorted`, `reverse`.
+fn keys<K: Key>(pattern: &str, n: usize) -> Vec<K> {
+    (0..n as u64)
+        .map(|i| {
+            let v = match pattern {
+                "uniform" => i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 3,
+                "few" => (i % 3) << 40 | (i % 3),
+                "equal" => 42,
+                // Counts n/2, n/4, ...: ties in many size classes at once.
+                "skew" => u64::from((i + 1).trailing_zeros()),
+                "sorted" => i,
+                _ => u64::MAX - i,
+            };
+            let v = if K::BITS == 32 { v & 0xFFFF_FFFF } else { v };
+            K::try_from(v).ok().unwrap()
+        })
+        .collect()
+}
+
+fn sort<K: Key>(cfg: &TeraSortConfig, keys: &[K]) -> (usize, super::TeraSortSummary) {
+    let ts = TeraSort::new::<Infallible>(cfg).unwrap();
+    let mut dev = Interp::new(cfg.warp).unwrap();
+    let run = ts
+        .sort(&mut dev, keys)
+        .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+    let mut want = keys.to_vec();
+    want.sort_unstable();
+    assert_eq!(run.sorted, want, "{cfg:?}");
+    (run.launches.len(), ts.summary())
+}
+
+#[test]
+fn sizes_and_patterns_sort_at_every_warp_width() {
+    for warp in [8, 16, 32, 64] {
+        for n in [0, 1, 2, 3, 7, 31, 32, 33, 100] {
+            for pattern in ["uniform", "few", "equal", "skew", "sorted", "reverse"] {
+                let cfg = TeraSortConfig {
+                    record_bytes: 16,
+                    ..TeraSortConfig::new(warp, 32)
+                };
+                sort(&cfg, &keys::<u32>(pattern, n));
+            }
+        }
+    }
+}
+
+#[test]
+fn layouts_key_widths_modes_and_runs() {
+    for (r, k) in [(16, 10), (100, 10), (8, 8), (12, 9), (4, 4), (64, 17)] {
+        for mode in [StepMode::Pair, StepMode::Output] {
+            for run_records in [None, Some(5), Some(64)] {
+                let cfg = TeraSortConfig {
+                    record_bytes: r,
+                    key_bytes: k,
+                    mode,
+                    run_records,
+                    ..TeraSortConfig::new(16, 32)
+                };
+                for pattern in ["uniform", "few", "equal", "skew"] {
+                    sort(&cfg, &keys::<u32>(pattern, 77));
+                    if k >= 8 {
+                        let cfg = TeraSortConfig {
+                            key_bits: 64,
+                            ..cfg.clone()
+                        };
+                        sort(&cfg, &keys::<u64>(pattern, 77));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn all_equal_keys_refine_every_round_with_the_seeds_launch_count() {
+    // lg n (lg n + 1) / 2 step launches per round. 8 equal key bytes: 2
+    // rounds; 10 bytes of 64-bit keys: the bytes past the key are random
+    // per record, so round 3 (bytes 8..10) has no ties left to refine.
+    let n = 1 << 8;
+    for (key_bytes, rounds) in [(8, 2), (10, 3)] {
+        for mode in [StepMode::Pair, StepMode::Output] {
+            let cfg = TeraSortConfig {
+                key_bits: 64,
+                key_bytes,
+                mode,
+                ..TeraSortConfig::new(8, 32)
+            };
+            let (launches, summary) = sort(&cfg, &keys::<u64>("equal", n));
+            assert_eq!(summary.rounds, rounds);
+            // keygen, a full network per round, refine_keys per refinement
+            // round, reorder.
+            assert_eq!(launches as u32, 1 + 36 * rounds + (rounds - 1) + 1);
+        }
+    }
+}
+
+#[test]
+fn all_equal_keys_launch_at_least_what_other_inputs_need() {
+    let cfg = TeraSortConfig {
+        record_bytes: 16,
+        ..TeraSortConfig::new(8, 32)
+    };
+    let ts = TeraSort::new::<Infallible>(&cfg).unwrap();
+    let n = 300;
+    let mut dry = Interp::new(8).unwrap();
+    // What the plan's dry run relies on: ties only add launches.
+    let bound = ts
+        .dry_run(&mut dry, &keys::<u32>("equal", n))
+        .unwrap()
+        .launches
+        .len();
+    for pattern in ["uniform", "few", "equal", "skew", "sorted", "reverse"] {
+        let (launches, _) = sort(&cfg, &keys::<u32>(pattern, n));
+        assert!(launches <= bound, "{pattern}: {launches} > {bound}");
+    }
+}
+
+#[test]
+fn a_large_input_sorts_in_several_runs() {
+    let cfg = TeraSortConfig {
+        record_bytes: 16,
+        run_records: Some(1 << 12),
+        ..TeraSortConfig::new(32, 32)
+    };
+    for n in [(1 << 14) - 1, 1 << 14, (1 << 14) + 1] {
+        let (_, summary) = sort(&cfg, &keys::<u32>("uniform", n));
+        assert_eq!(summary.runs, (n as u64).div_ceil(1 << 12));
+    }
+}

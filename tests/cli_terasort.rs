@@ -1,0 +1,101 @@
+//! `simsort --algo terasort` as a user runs it: a verified run across key
+//! patterns whose host lines say what the refinement did, the report's
+//! config, its kernels, and bad options (all at once, exit 2).
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::util::simsort_bin;
+
+fn simsort(args: &[&str]) -> Output {
+    Command::new(simsort_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run simsort")
+}
+
+#[test]
+fn terasort_runs_every_distribution_in_several_runs_and_says_so() {
+    for dist in [
+        "uniform",
+        "few-unique",
+        "all-equal",
+        "zipf",
+        "sorted",
+        "reverse",
+    ] {
+        let args = [
+            "--algo",
+            "terasort",
+            "--keys",
+            "3001",
+            "--dist",
+            dist,
+            "--warp",
+            "16",
+            "--run-records",
+            "1000",
+            "--record-bytes",
+            "16",
+            "--json",
+        ];
+        let out = simsort(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{dist}: {err}");
+        assert!(err.contains("terasort: 4 run(s)"), "{dist}: {err}");
+        let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(json["config"]["phase2"], "host-merge");
+        assert_eq!(json["config"]["record_bytes"], 16);
+        let names: Vec<&str> = json["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names[..2], ["keygen", "step_pair"], "{dist}");
+        let refined = names.contains(&"refine_keys");
+        assert_eq!(
+            refined,
+            dist != "uniform" && dist != "sorted" && dist != "reverse",
+            "{dist}"
+        );
+    }
+}
+
+#[test]
+fn bad_terasort_options_are_listed_together() {
+    let out = simsort(&[
+        "--algo",
+        "terasort",
+        "--key-bits",
+        "64",
+        "--record-bytes",
+        "10",
+        "--key-bytes",
+        "12",
+        "--run-records",
+        "0",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for flag in [
+        "--record-bytes 10",
+        "--key-bytes 12 is more",
+        "--run-records 0",
+    ] {
+        assert!(err.contains(flag), "{flag}: {err}");
+    }
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn terasort_kernels_are_listed() {
+    let out = simsort(&["kernels", "--algo", "terasort", "--per-output"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    for k in ["keygen", "refine_keys", "step_output", "reorder"] {
+        assert!(text.contains(k), "{k}: {text}");
+    }
+}
