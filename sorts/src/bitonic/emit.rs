@@ -178,6 +178,10 @@ impl<'a> Gen<'a> {
     /// lower vector of thread `t`'s pair at vector stride `2^s`), for a
     /// stride known when generating.
     pub fn insert0(&mut self, dst: Reg, t: Reg, s: u32) {
+        if s == 0 {
+            self.b.shl(dst, t, 1u32);
+            return;
+        }
         let lo = self.tmp[0];
         self.b.shr(dst, t, s);
         self.b.shl(dst, dst, s + 1);

@@ -122,19 +122,28 @@ impl Held {
     /// half step).
     fn permuted(&self, g: &mut Gen, dst: Reg, x: Reg, s: u32, flip: bool) {
         let [bit, y, lo, ..] = self.tmp;
-        g.b.shr(bit, x, s);
-        g.b.and(bit, bit, 1u32);
-        if flip {
+        // Shifts by 0 and masks of 0 are left out (s = 0 at every stage's
+        // last step).
+        if s == 0 {
+            g.b.and(bit, x, 1u32);
+        } else {
+            g.b.shr(bit, x, s);
+            g.b.and(bit, bit, 1u32);
+        }
+        let y = if flip {
             g.b.sub(y, 0u32, bit);
             g.b.and(y, y, (2u32 << s) - 1);
             g.b.xor(y, y, x);
+            y
         } else {
-            g.b.mov(y, x);
-        }
+            x
+        };
         g.b.shr(dst, y, s + 1);
-        g.b.shl(dst, dst, s);
-        g.b.and(lo, y, (1u32 << s) - 1);
-        g.b.add(dst, dst, lo);
+        if s > 0 {
+            g.b.shl(dst, dst, s);
+            g.b.and(lo, y, (1u32 << s) - 1);
+            g.b.add(dst, dst, lo);
+        }
         g.b.shl(bit, bit, g.cfg.block_threads.trailing_zeros());
         g.b.add(dst, dst, bit);
     }
@@ -150,8 +159,12 @@ impl Held {
             // P(x1) = t + b (G - 2^s) and P(x2) = P(x1) + 2^s.
             (Some((sa, false)), Some((s, false))) if sa == s + 1 => {
                 let b = self.tmp[0];
-                g.b.shr(b, self.t, s);
-                g.b.and(b, b, 1u32);
+                if s == 0 {
+                    g.b.and(b, self.t, 1u32);
+                } else {
+                    g.b.shr(b, self.t, s);
+                    g.b.and(b, b, 1u32);
+                }
                 if swap.is_some() {
                     g.b.setp_ne(self.upper, b, 0u32);
                     swap = Some(self.upper);
