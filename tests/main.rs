@@ -13,6 +13,7 @@ mod roundtrip;
 mod snapshots_hotsort;
 mod snapshots_ir;
 mod snapshots_per_pc;
+mod threads;
 mod traces;
 mod tui;
 mod util;

@@ -176,7 +176,10 @@ impl<'m> Shared<'m> {
             // The LSU sends `per_cycle` sectors a cycle.
             let (mut depart, mut sent) = (p.start, 0);
             for &sector in &self.sectors[p.first as usize..(p.first + p.n) as usize] {
-                done = done.max(self.timing.sector(depart, sector, p.store, &mut worker.stats));
+                done = done.max(
+                    self.timing
+                        .sector(depart, sector, p.store, &mut worker.stats),
+                );
                 sent += 1;
                 if sent == per_cycle {
                     (depart, sent) = (depart + 1, 0);
@@ -347,10 +350,10 @@ pub(crate) fn run_parallel(
                     continue;
                 }
                 let mut ctx = Ctx::new(l, left, mem, log, &mut tracer, w);
-                if let Err(e) = sm.run(horizon, &mut ctx) {
-                    if first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1)) {
-                        first = Some((k, sm.id, e));
-                    }
+                if let Err(e) = sm.run(horizon, &mut ctx)
+                    && first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1))
+                {
+                    first = Some((k, sm.id, e));
                 }
             }
             first
@@ -576,10 +579,7 @@ mod tests {
         ];
         assert_eq!(sorted(&pending), want);
         // Cycles too far apart to pack: the same order, unpacked.
-        let far: Vec<Pending> = pending
-            .iter()
-            .map(|p| request(p.t << 40, p.sm))
-            .collect();
+        let far: Vec<Pending> = pending.iter().map(|p| request(p.t << 40, p.sm)).collect();
         let order: Vec<_> = sorted(&far)
             .iter()
             .map(|&(t, sm, seq)| (t >> 40, sm, seq))

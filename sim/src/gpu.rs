@@ -13,12 +13,12 @@ use kernels_ir::{Device, Dim3, InstData, ParamValue, VerifiedKernel};
 
 use crate::config::GpuConfig;
 use crate::decode::{Shape, decode};
+use crate::engine::Shared;
 use crate::error::{LaunchProblem, SimError};
 use crate::global_mem::MemTiming;
+use crate::launch::{Launch, Worker};
 use crate::memory::GlobalMem;
 use crate::options::RunOptions;
-use crate::engine::Shared;
-use crate::launch::{Launch, Worker};
 use crate::shared_mem::Banks;
 use crate::sm::Sm;
 use crate::stats::KernelStats;
@@ -377,8 +377,11 @@ impl Gpu {
             };
             let insts = vk.kernel().insts.len();
             let mut workers = vec![Worker::new(stats)];
-            workers.extend((1..threads).map(|_| Worker::new(KernelStats::new(name, grid, block, insts))));
-            let end = crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, pool, limit)?;
+            workers.extend(
+                (1..threads).map(|_| Worker::new(KernelStats::new(name, grid, block, insts))),
+            );
+            let end =
+                crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, pool, limit)?;
             let end = end.max(sh.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
             // Merged in worker order (integer sums: any order gives the same).
             let mut workers = workers.into_iter();

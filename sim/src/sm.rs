@@ -370,7 +370,14 @@ impl Sm {
 }
 
 /// Resets a warp slot for warp `index` of a block with `lanes` live lanes.
-fn init_warp(w: &mut Warp, ctx: &Ctx<'_, '_>, block: u16, index: u32, lanes: usize, ctaid: [u32; 3]) {
+fn init_warp(
+    w: &mut Warp,
+    ctx: &Ctx<'_, '_>,
+    block: u16,
+    index: u32,
+    lanes: usize,
+    ctaid: [u32; 3],
+) {
     let prog = ctx.prog;
     let width = ctx.cfg.warp_size as usize;
     let live = crate::regfile::lane_mask(lanes);

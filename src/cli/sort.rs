@@ -4,10 +4,10 @@
 use std::io::Write;
 
 use clap::Args;
+use simsort::experiment::SortOptions;
 use simsort::experiment::options::SortOptionArgs;
 use simsort::experiment::sort::prepare;
 use simsort::experiment::trace::{TraceSpec, run_recorded};
-use simsort::experiment::SortOptions;
 use std::path::PathBuf;
 use traces::{Focus, TraceLevel, TraceOptions};
 

@@ -48,7 +48,11 @@ mod tests {
 
     #[test]
     fn zero_or_garbage_is_refused_with_its_source_named() {
-        assert!(resolve(Some(0), None, || 8).unwrap_err().contains("--threads 0"));
+        assert!(
+            resolve(Some(0), None, || 8)
+                .unwrap_err()
+                .contains("--threads 0")
+        );
         for bad in ["0", "two", "-1", ""] {
             let e = resolve(None, Some(bad), || 8).unwrap_err();
             assert!(e.contains("SIMSORT_THREADS"), "{e}");
