@@ -68,7 +68,7 @@ fn traces_are_identical_on_one_and_three_threads() {
         let spec = TraceSpec {
             path: dir.join(format!("t{threads}.simtrace")),
             focus: Focus {
-                block: 1,
+                block: 0,
                 warp: None,
             },
             level: TraceLevel::Full,
