@@ -90,7 +90,9 @@
 //! (ready cycle, pc, throttle class, age) and works out each pipe's
 //! busy-until once; the kernel's share of not-selected charges is one add.
 //! `cargo bench -p sim --bench speed` reports simulated warp instructions
-//! and cycles per host second.
+//! and cycles per host second. [`RunOptions::threads`] host threads
+//! simulate a quantum's SMs at once, with the same results for any count
+//! (`docs/ARCHITECTURE.md` says what runs in parallel and what waits).
 //!
 //! # Traces
 //! [`Gpu::launch_traced`] reports to a [`TraceSink`] (a [`Recorder`] around
