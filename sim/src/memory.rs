@@ -168,6 +168,9 @@ impl GlobalMem {
                         log.push(a, &buf[l * stride..l * stride + bytes]);
                     }
                 }
+            } else if !log.overlaps(addrs[0], s.span) {
+                // The usual load: nothing of its span stored this quantum.
+                strided_load(op, rf, &self.allocs[i].1[off..off + span], s.stride);
             } else {
                 buf.extend_from_slice(&self.allocs[i].1[off..off + span]);
                 log.patch(addrs[0], &mut buf);
@@ -324,6 +327,27 @@ pub(crate) fn strided_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8], strid
                 } else {
                     *v = u64::from_le_bytes(*bytes);
                 }
+            }
+        }
+        off += n as usize;
+    }
+}
+
+/// The load half of [`strided_access`], from memory it only reads.
+#[inline]
+fn strided_load(op: &MemOp, rf: &mut RegFile, mem: &[u8], stride: u64) {
+    let stride = stride as usize;
+    let mut off = 0;
+    for &(slot, n) in &op.regs[..op.nregs as usize] {
+        if n == 4 {
+            let vals = rf.r32_mut(slot);
+            for (v, m) in vals.iter_mut().zip(mem.chunks(stride)) {
+                *v = u32::from_le_bytes(m[off..off + 4].try_into().expect("4 bytes"));
+            }
+        } else {
+            let vals = rf.r64_mut(slot);
+            for (v, m) in vals.iter_mut().zip(mem.chunks(stride)) {
+                *v = u64::from_le_bytes(m[off..off + 8].try_into().expect("8 bytes"));
             }
         }
         off += n as usize;
@@ -518,7 +542,7 @@ mod tests {
     }
 
     #[test]
-    fn strided_copies_move_what_lane_by_lane_copies_move() {
+    fn strided_copies_and_loads_move_what_lane_by_lane_copies_move() {
         let layouts: [(u32, &[(u32, u32)]); 5] = [
             (4, &[(2, 4)]),
             (8, &[(1, 8)]),
@@ -544,6 +568,16 @@ mod tests {
                     }
                     for s in 0..2 {
                         assert_eq!(rf1.r64(s), rf2.r64(s), "{what:?}");
+                    }
+                    if !store {
+                        let mut rf3 = regfile();
+                        strided_load(&op, &mut rf3, &mem, s.stride);
+                        for s in 0..4 {
+                            assert_eq!(rf1.r32(s), rf3.r32(s), "{what:?}");
+                        }
+                        for s in 0..2 {
+                            assert_eq!(rf1.r64(s), rf3.r64(s), "{what:?}");
+                        }
                     }
                 }
             }

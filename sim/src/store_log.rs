@@ -42,12 +42,20 @@ impl StoreLog {
         self.bytes.extend_from_slice(data);
     }
 
+    /// Whether a store of this quantum may overlap `len` bytes at `addr`
+    /// (the range of every store so far: cheap, and exact enough as an SM
+    /// mostly loads what it did not store).
+    #[inline]
+    pub fn overlaps(&self, addr: u64, len: u64) -> bool {
+        !self.entries.is_empty() && addr < self.hi && addr + len > self.lo
+    }
+
     /// Overwrites `buf`, device memory at `addr`, with the logged stores
     /// that overlap it, oldest first (so the latest wins).
     #[inline]
     pub fn patch(&self, addr: u64, buf: &mut [u8]) {
         let end = addr + buf.len() as u64;
-        if self.entries.is_empty() || end <= self.lo || addr >= self.hi {
+        if !self.overlaps(addr, buf.len() as u64) {
             return;
         }
         for &(a, off, len) in &self.entries {
