@@ -21,6 +21,7 @@ mod snapshots_ir;
 mod snapshots_mergesort;
 mod snapshots_per_pc;
 mod snapshots_terasort;
+mod threads;
 mod traces;
 mod tui;
 mod util;

@@ -1,11 +1,11 @@
 //! Simulator speed: simulated warp instructions and cycles per host second
 //! on a compute-heavy and a memory-heavy kernel, on the full H200 preset.
 //!
-//! Run with `cargo bench -p sim --bench speed` (one core; the simulator is
-//! single-threaded). Prints one line per kernel: each is launched
-//! [`LAUNCHES`] times (every launch simulates the same, checked) and the
-//! median rate is reported, with the fastest, the slowest and the first.
-//! Rates are per second of CPU time the process got (from
+//! Run with `cargo bench -p sim --bench speed` (one host thread, the
+//! `RunOptions` default: the single-thread rate). Prints one line per
+//! kernel: each is launched [`LAUNCHES`] times (every launch simulates the
+//! same, checked) and the median rate is reported, with the fastest, the
+//! slowest and the first. Rates are per second of CPU time the process got (from
 //! `/proc/self/schedstat`, so a loaded machine distorts them less), or of
 //! wall time where that is missing.
 

@@ -29,11 +29,16 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::error::SimError;
+use crate::global_mem::MemTiming;
 use crate::ids::{BlockId, WarpAt, WarpId};
+use crate::launch::{Ctx, Launch, Worker};
+use crate::memory::GlobalMem;
 use crate::scoreboard::pack;
-use crate::sm::{Ctx, Sm};
+use crate::sm::Sm;
 use crate::stats::StallReason;
+use crate::store_log::StoreLog;
 use crate::time::Cycle;
+use crate::trace::Tracer;
 use crate::warp::State;
 
 /// The cycle an unresolved load's registers are marked ready at.
@@ -42,13 +47,13 @@ pub(crate) const UNRESOLVED: u64 = 1 << 58;
 /// A global request waiting for its partition timing.
 #[derive(Clone, Debug)]
 pub(crate) struct Pending {
-    /// Issue cycle, SM and issue order: the cycle-by-cycle order.
+    /// Issue cycle and SM: with the issue order on the SM (the order of a
+    /// worker's list), the cycle-by-cycle order.
     pub t: u64,
     pub sm: u32,
-    pub seq: u64,
     /// When the LSU sends its first sector.
     pub start: u64,
-    /// Its sectors: `sectors[first..first + n]` of the pending pool.
+    /// Its sectors: `sectors[first..first + n]` of its worker's pool.
     pub first: u32,
     pub n: u32,
     pub store: bool,
@@ -58,25 +63,180 @@ pub(crate) struct Pending {
     pub pc: u32,
 }
 
-/// Runs every SM until the grid is done; returns the cycle after the last
-/// warp exit.
-pub(crate) fn run(
+/// What SMs share, served between their runs: device memory (with each
+/// SM's store log), the memory partitions' timing, and the block queue.
+pub(crate) struct Shared<'m> {
+    pub mem: &'m mut GlobalMem,
+    pub timing: &'m mut MemTiming,
+    /// Per SM, its stores of the running quantum.
+    pub logs: &'m mut [StoreLog],
+    /// The next block of the grid to start.
+    pub next_block: u64,
+    /// When the last global store lands in L2.
+    pub last_store_done: u64,
+    /// Every worker's requests of one quantum, their sectors, and the
+    /// order to resolve them in.
+    pending: Vec<Pending>,
+    sectors: Vec<u64>,
+    order: Vec<u64>,
+}
+
+impl<'m> Shared<'m> {
+    pub fn new(
+        mem: &'m mut GlobalMem,
+        timing: &'m mut MemTiming,
+        logs: &'m mut [StoreLog],
+    ) -> Shared<'m> {
+        Shared {
+            mem,
+            timing,
+            logs,
+            next_block: 0,
+            last_store_done: 0,
+            pending: Vec::new(),
+            sectors: Vec::new(),
+            order: Vec::new(),
+        }
+    }
+
+    /// Starts blocks in `sm`'s free slots at cycle `t`, in grid order,
+    /// while the grid has any left.
+    fn dispatch(
+        &mut self,
+        sm: &mut Sm,
+        t: u64,
+        l: &Launch<'_>,
+        tracer: &mut Tracer<'_>,
+        worker: &mut Worker,
+    ) {
+        while self.next_block < l.total_blocks && sm.has_free_block_slot() {
+            let log = &mut self.logs[sm.id as usize];
+            let mut ctx = Ctx::new(l, true, self.mem, log, tracer, worker);
+            sm.start_block(t, self.next_block, &mut ctx);
+            self.next_block += 1;
+        }
+    }
+
+    /// The first blocks: breadth first (block 0 on SM 0, block 1 on SM 1,
+    /// ...), as many rounds as an SM holds blocks.
+    fn dispatch_first(
+        &mut self,
+        sms: &mut [Sm],
+        l: &Launch<'_>,
+        tracer: &mut Tracer<'_>,
+        workers: &mut [Worker],
+    ) {
+        let per_sm = sms.first().map_or(0, |sm| sm.blocks.len());
+        let chunk = chunk_len(sms.len(), workers.len());
+        for _ in 0..per_sm {
+            for sm in sms.iter_mut() {
+                if self.next_block < l.total_blocks && sm.has_free_block_slot() {
+                    let worker = &mut workers[sm.id as usize / chunk];
+                    let log = &mut self.logs[sm.id as usize];
+                    let mut ctx = Ctx::new(l, true, self.mem, log, tracer, worker);
+                    sm.start_block(0, self.next_block, &mut ctx);
+                    self.next_block += 1;
+                }
+            }
+        }
+    }
+
+    /// The end of a quantum, every SM having run up to it: writes the SMs'
+    /// stores to memory (in SM order), sends every pending request to the
+    /// memory partitions in cycle-by-cycle order and wakes the warps that
+    /// waited for their loads; `woke` hears of each SM whose schedule
+    /// changed.
+    fn boundary(
+        &mut self,
+        sms: &mut [Sm],
+        l: &Launch<'_>,
+        tracer: &mut Tracer<'_>,
+        workers: &mut [Worker],
+        mut woke: impl FnMut(&Sm),
+    ) {
+        for log in self.logs.iter_mut() {
+            log.apply(self.mem);
+        }
+        // Every SM's requests are in one worker's list, in issue order.
+        for w in workers.iter_mut() {
+            let base = self.sectors.len() as u32;
+            self.sectors.extend_from_slice(&w.pending_sectors);
+            self.pending.extend(w.pending.drain(..).map(|mut p| {
+                p.first += base;
+                p
+            }));
+            w.pending_sectors.clear();
+        }
+        sort_pending(&self.pending, &mut self.order);
+        let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
+        let worker = &mut workers[0];
+        for &i in &self.order {
+            let p = &self.pending[i as usize];
+            let mut done = p.start + 1;
+            // The LSU sends `per_cycle` sectors a cycle.
+            let (mut depart, mut sent) = (p.start, 0);
+            for &sector in &self.sectors[p.first as usize..(p.first + p.n) as usize] {
+                done = done.max(
+                    self.timing
+                        .sector(depart, sector, p.store, &mut worker.stats),
+                );
+                sent += 1;
+                if sent == per_cycle {
+                    (depart, sent) = (depart + 1, 0);
+                }
+            }
+            if p.store {
+                self.last_store_done = self.last_store_done.max(done);
+                continue;
+            }
+            let sm = &mut sms[p.sm as usize];
+            let log = &mut self.logs[p.sm as usize];
+            let mut ctx = Ctx::new(l, false, self.mem, log, tracer, worker);
+            if sm.land_load(p, done, &mut ctx) {
+                woke(sm);
+            }
+        }
+        self.pending.clear();
+        self.sectors.clear();
+    }
+}
+
+/// SMs per worker: worker `i` runs SMs `i * chunk ..`.
+fn chunk_len(sms: usize, workers: usize) -> usize {
+    sms.div_ceil(workers.max(1)).max(1)
+}
+
+/// The quantum: the shortest global-memory latency (1 cycle in lockstep).
+fn quantum(l: &Launch<'_>, lockstep: bool) -> u64 {
+    if lockstep {
+        1
+    } else {
+        u64::from(l.cfg.l2_latency_cycles.min(l.cfg.dram_latency_cycles)).max(1)
+    }
+}
+
+/// The next quantum boundary after `boundary`, skipping idle quanta up to
+/// the first event `low`.
+fn next_boundary(low: Option<u64>, boundary: u64, q: u64) -> u64 {
+    (low.unwrap_or(boundary).max(boundary) / q + 1) * q
+}
+
+/// Runs every SM until the grid is done, one SM at a time in global event
+/// order (every SM event at cycle `t` before any at `t + 1`, SMs in index
+/// order), so trace events come out in that order; returns the cycle after
+/// the last warp exit. Traced and lockstep launches run here.
+pub(crate) fn run_ordered(
+    l: &Launch<'_>,
     sms: &mut [Sm],
-    ctx: &mut Ctx<'_>,
+    sh: &mut Shared<'_>,
+    tracer: &mut Tracer<'_>,
+    worker: &mut Worker,
     limit: Cycle,
     lockstep: bool,
 ) -> Result<u64, SimError> {
-    let per_sm = sms.first().map_or(0, |sm| sm.blocks.len());
-    for _ in 0..per_sm {
-        for sm in sms.iter_mut() {
-            sm.start_block(0, ctx);
-        }
-    }
-    let q = if lockstep {
-        1
-    } else {
-        u64::from(ctx.cfg.l2_latency_cycles.min(ctx.cfg.dram_latency_cycles)).max(1)
-    };
+    let workers = std::slice::from_mut(worker);
+    sh.dispatch_first(sms, l, tracer, workers);
+    let q = quantum(l, lockstep);
     let mut queue: BinaryHeap<Reverse<(u64, u32)>> = sms
         .iter()
         .filter_map(|sm| sm.key().map(|k| Reverse((k, sm.id))))
@@ -85,18 +245,22 @@ pub(crate) fn run(
     loop {
         let next = queue.peek().map(|Reverse((k, _))| *k);
         if next.is_none_or(|k| k >= boundary) {
-            if ctx.pending.is_empty() && next.is_none() {
+            if workers[0].pending.is_empty() && next.is_none() {
                 break;
             }
             if crate::interrupt::stop_requested() {
                 return Err(SimError::Interrupted {
-                    kernel: ctx.kernel.kernel().name.clone(),
+                    kernel: l.kernel.kernel().name.clone(),
                     cycle: Cycle(boundary),
                 });
             }
-            resolve(sms, ctx, &mut queue);
-            let low = queue.peek().map_or(boundary, |Reverse((k, _))| *k);
-            boundary = (low.max(boundary) / q + 1) * q;
+            sh.boundary(sms, l, tracer, workers, |sm| {
+                if let Some(key) = sm.key() {
+                    queue.push(Reverse((key, sm.id)));
+                }
+            });
+            let low = queue.peek().map(|Reverse((k, _))| *k);
+            boundary = next_boundary(low, boundary, q);
             continue;
         }
         let Some(Reverse((k, i))) = queue.pop() else {
@@ -107,7 +271,7 @@ pub(crate) fn run(
             continue; // a stale entry
         }
         if k > limit.0 {
-            let kernel = ctx.kernel.kernel().name.clone();
+            let kernel = l.kernel.kernel().name.clone();
             return Err(SimError::CycleLimit {
                 kernel,
                 limit,
@@ -116,57 +280,149 @@ pub(crate) fn run(
         }
         if sm.retire_at == Some(k) {
             sm.retire_at = None;
-            while sm.start_block(k, ctx) {}
+            sh.dispatch(sm, k, l, tracer, &mut workers[0]);
         }
-        sm.run(boundary.min(limit.0 + 1), ctx)?;
+        let left = sh.next_block < l.total_blocks;
+        let log = &mut sh.logs[i as usize];
+        let mut ctx = Ctx::new(l, left, sh.mem, log, tracer, &mut workers[0]);
+        sm.run(boundary.min(limit.0 + 1), &mut ctx)?;
         if let Some(key) = sm.key() {
             queue.push(Reverse((key, i)));
         }
     }
-    if ctx.next_block < ctx.total_blocks || sms.iter().any(|sm| !sm.resident(1).is_empty()) {
+    finish(l, sms, sh, workers)
+}
+
+/// The end of a launch: a grid not done is a deadlock.
+fn finish(
+    l: &Launch<'_>,
+    sms: &[Sm],
+    sh: &mut Shared<'_>,
+    workers: &[Worker],
+) -> Result<u64, SimError> {
+    for log in sh.logs.iter_mut() {
+        log.apply(sh.mem);
+    }
+    let last_exit = workers.iter().map(|w| w.last_exit).max().unwrap_or(0);
+    if sh.next_block < l.total_blocks || sms.iter().any(|sm| !sm.resident(1).is_empty()) {
         return Err(SimError::Deadlock {
-            kernel: ctx.kernel.kernel().name.clone(),
-            cycle: Cycle(ctx.last_exit),
+            kernel: l.kernel.kernel().name.clone(),
+            cycle: Cycle(last_exit),
             warps: stuck(sms, 64),
         });
     }
-    Ok(ctx.last_exit)
+    Ok(last_exit)
 }
 
-/// Sends every pending request to the memory partitions in cycle-by-cycle
-/// order and wakes the warps that waited for their loads.
-fn resolve(sms: &mut [Sm], ctx: &mut Ctx<'_>, queue: &mut BinaryHeap<Reverse<(u64, u32)>>) {
-    let mut pending = std::mem::take(&mut ctx.pending);
-    let mut order = std::mem::take(&mut ctx.order);
-    sort_pending(&pending, &mut order);
-    let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
-    for &i in &order {
-        let p = &pending[i as usize];
-        let mut done = p.start + 1;
-        // The LSU sends `per_cycle` sectors a cycle.
-        let (mut depart, mut sent) = (p.start, 0);
-        for &sector in &ctx.pending_sectors[p.first as usize..(p.first + p.n) as usize] {
-            done = done.max(ctx.timing.sector(depart, sector, p.store, ctx.stats));
-            sent += 1;
-            if sent == per_cycle {
-                (depart, sent) = (depart + 1, 0);
+/// Runs every SM until the grid is done, each quantum in two steps: every
+/// SM runs up to the boundary or its first block retirement, on the
+/// workers' threads at once (`pool`; worker `i` runs SMs `i * chunk ..`);
+/// then, on this thread, the retirements take the next blocks in
+/// (cycle, SM) order and their SMs run on. The results are those of
+/// [`run_ordered`] for any number of workers: within a quantum an SM
+/// reads and writes nothing another SM can see (stores wait in its log),
+/// and blocks start in the same order. Returns the cycle after the last
+/// warp exit.
+pub(crate) fn run_parallel(
+    l: &Launch<'_>,
+    sms: &mut [Sm],
+    sh: &mut Shared<'_>,
+    workers: &mut [Worker],
+    pool: Option<&rayon::ThreadPool>,
+    limit: Cycle,
+) -> Result<u64, SimError> {
+    let mut off = Tracer::new(None);
+    sh.dispatch_first(sms, l, &mut off, workers);
+    let q = quantum(l, false);
+    let chunk = chunk_len(sms.len(), workers.len());
+    let mut boundary = q;
+    let mut retired: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    loop {
+        let horizon = boundary.min(limit.0 + 1);
+        let left = sh.next_block < l.total_blocks;
+        let mem: &GlobalMem = sh.mem;
+        let run_chunk = |(sms, logs): (&mut [Sm], &mut [StoreLog]), w: &mut Worker| {
+            let mut tracer = Tracer::new(None);
+            let mut first: Option<(u64, u32, SimError)> = None;
+            for (sm, log) in sms.iter_mut().zip(logs) {
+                let Some(k) = sm.next_event() else { continue };
+                if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
+                    continue;
+                }
+                let mut ctx = Ctx::new(l, left, mem, log, &mut tracer, w);
+                if let Err(e) = sm.run(horizon, &mut ctx)
+                    && first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1))
+                {
+                    first = Some((k, sm.id, e));
+                }
+            }
+            first
+        };
+        let errors: Vec<Option<(u64, u32, SimError)>> = match pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                sms.par_chunks_mut(chunk)
+                    .zip(sh.logs.par_chunks_mut(chunk))
+                    .zip(workers.par_iter_mut())
+                    .map(|(c, w)| run_chunk(c, w))
+                    .collect()
+            }),
+            None => sms
+                .chunks_mut(chunk)
+                .zip(sh.logs.chunks_mut(chunk))
+                .zip(workers.iter_mut())
+                .map(|(c, w)| run_chunk(c, w))
+                .collect(),
+        };
+        // The error of the SM that would have run first.
+        if let Some((_, _, e)) = errors.into_iter().flatten().min_by_key(|e| (e.0, e.1)) {
+            return Err(e);
+        }
+        // Freed block slots, in (cycle, SM) order.
+        retired.extend(sms.iter().filter_map(|sm| {
+            let r = sm.retire_at?;
+            (r < boundary && r <= limit.0).then_some(Reverse((r, sm.id)))
+        }));
+        while let Some(Reverse((r, i))) = retired.pop() {
+            let sm = &mut sms[i as usize];
+            let w = &mut workers[i as usize / chunk];
+            sm.retire_at = None;
+            sh.dispatch(sm, r, l, &mut off, w);
+            let left = sh.next_block < l.total_blocks;
+            let log = &mut sh.logs[i as usize];
+            let mut ctx = Ctx::new(l, left, sh.mem, log, &mut off, w);
+            sm.run(horizon, &mut ctx)?;
+            if let Some(r) = sm.retire_at
+                && r < boundary
+                && r <= limit.0
+            {
+                retired.push(Reverse((r, i)));
             }
         }
-        if p.store {
-            ctx.last_store_done = ctx.last_store_done.max(done);
-            continue;
+        let low = sms.iter().filter_map(Sm::key).min();
+        if low.is_some_and(|k| k < boundary) {
+            // Only SMs past the cycle limit are left behind.
+            let kernel = l.kernel.kernel().name.clone();
+            return Err(SimError::CycleLimit {
+                kernel,
+                limit,
+                warps: stuck(sms, 8),
+            });
         }
-        let sm = &mut sms[p.sm as usize];
-        if sm.land_load(p, done, ctx)
-            && let Some(key) = sm.key()
-        {
-            queue.push(Reverse((key, p.sm)));
+        if workers.iter().all(|w| w.pending.is_empty()) && low.is_none() {
+            break;
         }
+        if crate::interrupt::stop_requested() {
+            return Err(SimError::Interrupted {
+                kernel: l.kernel.kernel().name.clone(),
+                cycle: Cycle(boundary),
+            });
+        }
+        sh.boundary(sms, l, &mut off, workers, |_| {});
+        let low = sms.iter().filter_map(Sm::key).min();
+        boundary = next_boundary(low, boundary, q);
     }
-    pending.clear();
-    ctx.pending = pending;
-    ctx.order = order;
-    ctx.pending_sectors.clear();
+    finish(l, sms, sh, workers)
 }
 
 /// Bits of an order key that hold the request's index.
@@ -176,14 +432,12 @@ const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
 const SM_BITS: u32 = 16;
 
 /// Fills `order` with the indices of the requests in cycle-by-cycle order
-/// (by issue cycle, then SM, then `seq`).
-///
-/// Requests are pushed in `seq` order, so the index breaks ties as `seq`
-/// would. Sorting packed keys moves 8 bytes a request instead of the whole
+/// (by issue cycle, then SM, then index: each SM's requests are in issue
+/// order).
+/// Sorting packed keys moves 8 bytes a request instead of the whole
 /// request; a batch too large or too long for the packing (never seen in
 /// practice) falls back to sorting the requests' keys directly.
 fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) {
-    debug_assert!(pending.windows(2).all(|w| w[0].seq < w[1].seq));
     order.clear();
     let first = pending.iter().map(|p| p.t).min().unwrap_or(0);
     let span = pending.iter().map(|p| p.t - first).max().unwrap_or(0);
@@ -200,7 +454,7 @@ fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) {
         order.extend(0..pending.len() as u64);
         order.sort_by_key(|&i| {
             let p = &pending[i as usize];
-            (p.t, p.sm, p.seq)
+            (p.t, p.sm, i)
         });
     }
 }
@@ -215,7 +469,7 @@ impl Sm {
     /// Runs this SM's cycles before `horizon`, stopping early when a block
     /// retires while the grid still has blocks (the slot must wait for the
     /// block queue).
-    pub fn run(&mut self, horizon: u64, ctx: &mut Ctx<'_>) -> Result<(), SimError> {
+    pub fn run(&mut self, horizon: u64, ctx: &mut Ctx<'_, '_>) -> Result<(), SimError> {
         while let Some(t) = self.next_event() {
             if t >= horizon || self.retire_at.is_some() {
                 break;
@@ -236,7 +490,7 @@ impl Sm {
     /// A load of this SM's warp completes at `done`: marks its registers
     /// and, if the warp was waiting for them, works out when it can go on.
     /// Returns whether the warp's schedule changed.
-    fn land_load(&mut self, p: &Pending, done: u64, ctx: &mut Ctx<'_>) -> bool {
+    fn land_load(&mut self, p: &Pending, done: u64, ctx: &mut Ctx<'_, '_>) -> bool {
         let w = &mut self.warps[p.slot as usize];
         if w.state == State::Free || w.age != p.age {
             return false; // the warp exited without waiting for its load
@@ -277,11 +531,10 @@ pub(crate) fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
 mod tests {
     use super::*;
 
-    fn request(t: u64, sm: u32, seq: u64) -> Pending {
+    fn request(t: u64, sm: u32) -> Pending {
         Pending {
             t,
             sm,
-            seq,
             start: t,
             first: 0,
             n: 0,
@@ -292,7 +545,7 @@ mod tests {
         }
     }
 
-    /// The (t, sm, seq) of `pending` in the order `sort_pending` gives.
+    /// The (t, sm, index) of `pending` in the order `sort_pending` gives.
     fn sorted(pending: &[Pending]) -> Vec<(u64, u32, u64)> {
         let mut order = Vec::new();
         sort_pending(pending, &mut order);
@@ -300,7 +553,7 @@ mod tests {
             .iter()
             .map(|&i| {
                 let p = &pending[i as usize];
-                (p.t, p.sm, p.seq)
+                (p.t, p.sm, i)
             })
             .collect()
     }
@@ -309,12 +562,12 @@ mod tests {
     fn requests_resolve_by_cycle_then_sm_then_issue_order() {
         // Two SMs' runs, pushed one after the other, ties within a cycle.
         let pending = [
-            request(12, 1, 0),
-            request(12, 1, 1),
-            request(15, 1, 2),
-            request(10, 0, 3),
-            request(12, 0, 4),
-            request(15, 0, 5),
+            request(12, 1),
+            request(12, 1),
+            request(15, 1),
+            request(10, 0),
+            request(12, 0),
+            request(15, 0),
         ];
         let want = [
             (10, 0, 3),
@@ -326,10 +579,7 @@ mod tests {
         ];
         assert_eq!(sorted(&pending), want);
         // Cycles too far apart to pack: the same order, unpacked.
-        let far: Vec<Pending> = pending
-            .iter()
-            .map(|p| request(p.t << 40, p.sm, p.seq))
-            .collect();
+        let far: Vec<Pending> = pending.iter().map(|p| request(p.t << 40, p.sm)).collect();
         let order: Vec<_> = sorted(&far)
             .iter()
             .map(|&(t, sm, seq)| (t >> 40, sm, seq))

@@ -33,6 +33,9 @@ pub enum SimError {
         /// Length in bytes.
         len: u64,
     },
+    /// The host threads that run SMs in parallel could not be started.
+    #[error("cannot start the simulator's host threads: {0}")]
+    Threads(String),
     /// The host could not provide the memory for a device allocation.
     #[error("cannot allocate {bytes} bytes of device memory: the host is out of memory")]
     HostOutOfMemory {

@@ -13,13 +13,16 @@ use kernels_ir::{Device, Dim3, InstData, ParamValue, VerifiedKernel};
 
 use crate::config::GpuConfig;
 use crate::decode::{Shape, decode};
+use crate::engine::Shared;
 use crate::error::{LaunchProblem, SimError};
 use crate::global_mem::MemTiming;
+use crate::launch::{Launch, Worker};
 use crate::memory::GlobalMem;
 use crate::options::RunOptions;
 use crate::shared_mem::Banks;
-use crate::sm::{Ctx, Sm};
+use crate::sm::Sm;
 use crate::stats::KernelStats;
+use crate::store_log::StoreLog;
 use crate::time::Cycle;
 use crate::trace::{TraceSink, Tracer};
 
@@ -43,6 +46,10 @@ pub struct Gpu {
     mem: GlobalMem,
     timing: MemTiming,
     sms: Vec<Sm>,
+    /// Per SM, its stores of the running quantum.
+    logs: Vec<StoreLog>,
+    /// The host threads that run SMs, when [`RunOptions::threads`] > 1.
+    pool: Option<rayon::ThreadPool>,
 }
 
 impl Gpu {
@@ -50,12 +57,15 @@ impl Gpu {
     pub fn new(cfg: GpuConfig, options: RunOptions) -> Result<Gpu, SimError> {
         cfg.validate().map_err(SimError::Config)?;
         let sms = (0..cfg.num_sms).map(|i| Sm::new(i, &cfg)).collect();
+        let logs = (0..cfg.num_sms).map(|_| StoreLog::default()).collect();
         Ok(Gpu {
             timing: MemTiming::new(&cfg),
             cfg,
             options,
             mem: GlobalMem::default(),
             sms,
+            logs,
+            pool: None,
         })
     }
 
@@ -309,47 +319,78 @@ impl Gpu {
         for sm in &mut self.sms {
             sm.reset(occ.blocks_per_sm);
         }
-        let mut stats = KernelStats::new(name, grid, block, vk.kernel().insts.len());
-        let mut ctx = Ctx {
+        let stats = KernelStats::new(name, grid, block, vk.kernel().insts.len());
+        let l = Launch {
             cfg: &self.cfg,
             prog: &prog,
             kernel: vk,
-            mem: &mut self.mem,
-            timing: &mut self.timing,
-            stats: &mut stats,
-            tracer: Tracer::new(sink),
             grid,
             block,
-            next_block: 0,
             total_blocks: grid.count(),
             warps_per_block: occ.warps_per_block,
             banks: Banks {
                 banks: self.cfg.smem_banks,
                 width: self.cfg.smem_bank_width_bytes,
             },
-            sectors: Vec::new(),
-            last_store_done: 0,
-            last_exit: 0,
-            pending: Vec::new(),
-            pending_sectors: Vec::new(),
-            order: Vec::new(),
-            seq: 0,
-            scratch: Default::default(),
         };
-        ctx.tracer.start_samples(self.sms.len());
-        let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
-        let launch = ctx.tracer.begin(vk.kernel(), dims.0, dims.1);
         let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);
-        let end = crate::engine::run(&mut self.sms, &mut ctx, limit, lockstep)?;
-        let end = end.max(ctx.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
-        let mut tracer = ctx.tracer;
-        for sm in 0..self.sms.len() as u32 {
-            tracer.flush_samples(sm, u64::MAX / 2);
-        }
-        tracer.end(end, launch);
-        if let Some(e) = tracer.error.take() {
-            return Err(SimError::Trace(e.to_string()));
-        }
+        let threads = self.options.threads.clamp(1, self.sms.len().max(1));
+        let mut sh = Shared::new(&mut self.mem, &mut self.timing, &mut self.logs);
+        let mut tracer = Tracer::new(sink);
+        let (end, mut stats) = if tracer.on() || lockstep {
+            // One thread, SMs in global event order: trace events in order.
+            tracer.start_samples(self.sms.len());
+            let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
+            let launch = tracer.begin(vk.kernel(), dims.0, dims.1);
+            let mut worker = Worker::new(stats);
+            let end = crate::engine::run_ordered(
+                &l,
+                &mut self.sms,
+                &mut sh,
+                &mut tracer,
+                &mut worker,
+                limit,
+                lockstep,
+            )?;
+            let end = end.max(sh.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
+            for sm in 0..self.sms.len() as u32 {
+                tracer.flush_samples(sm, u64::MAX / 2);
+            }
+            tracer.end(end, launch);
+            if let Some(e) = tracer.error.take() {
+                return Err(SimError::Trace(e.to_string()));
+            }
+            (end, worker.stats)
+        } else {
+            let pool = match &self.pool {
+                _ if threads == 1 => None,
+                Some(p) if p.current_num_threads() == threads => self.pool.as_ref(),
+                _ => {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .thread_name(|i| format!("simsort-sm-{i}"))
+                        .build()
+                        .map_err(|e| SimError::Threads(e.to_string()))?;
+                    self.pool = Some(pool);
+                    self.pool.as_ref()
+                }
+            };
+            let insts = vk.kernel().insts.len();
+            let mut workers = vec![Worker::new(stats)];
+            workers.extend(
+                (1..threads).map(|_| Worker::new(KernelStats::new(name, grid, block, insts))),
+            );
+            let end =
+                crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, pool, limit)?;
+            let end = end.max(sh.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
+            // Merged in worker order (integer sums: any order gives the same).
+            let mut workers = workers.into_iter();
+            let mut stats = workers.next().expect("one worker").stats;
+            for w in workers {
+                stats.add_part(&w.stats);
+            }
+            (end, stats)
+        };
         stats.cycles = Cycle(end);
         stats.sm_cycles_elapsed = end * u64::from(self.cfg.num_sms);
         stats.count_issues();

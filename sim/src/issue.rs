@@ -11,10 +11,11 @@ use crate::engine::{Pending, UNRESOLVED};
 use crate::error::{Fault, FaultKind, SimError};
 use crate::exec;
 use crate::ids::{BlockId, SmId, WarpId};
+use crate::launch::Ctx;
 use crate::regfile::MAX_LANES;
 use crate::scoreboard::pack;
 use crate::shared_mem;
-use crate::sm::{Ctx, Sm};
+use crate::sm::Sm;
 use crate::stats::StallReason;
 use crate::time::Cycle;
 use crate::warp::State;
@@ -27,7 +28,7 @@ impl Sm {
         sp: usize,
         slot: u16,
         t: u64,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), SimError> {
         let prog = ctx.prog;
         let cfg = ctx.cfg;
@@ -131,7 +132,7 @@ impl Sm {
 
     /// Reports the registers the instruction at `pc` wrote, if the warp is
     /// focused.
-    fn trace_writes(&mut self, slot: u16, pc: u32, exec: u64, ctx: &mut Ctx<'_>) {
+    fn trace_writes(&mut self, slot: u16, pc: u32, exec: u64, ctx: &mut Ctx<'_, '_>) {
         let w = &self.warps[slot as usize];
         let block = self.blocks[w.block as usize].id;
         if !ctx.tracer.registers(block, w.index) {
@@ -154,7 +155,7 @@ impl Sm {
 
     /// Reports the registers a focused warp's load at `pc` wrote, once the
     /// load's completion cycle `done` is known.
-    pub(crate) fn trace_load(&mut self, slot: u16, pc: u32, done: u64, ctx: &mut Ctx<'_>) {
+    pub(crate) fn trace_load(&mut self, slot: u16, pc: u32, done: u64, ctx: &mut Ctx<'_, '_>) {
         let w = &self.warps[slot as usize];
         let block = self.blocks[w.block as usize].id;
         let all = crate::regfile::lane_mask(w.rf.width);
@@ -173,7 +174,7 @@ impl Sm {
         t: u64,
         op: &MemOp,
         exec: u64,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), SimError> {
         let cfg = ctx.cfg;
         let width = cfg.warp_size as usize;
@@ -197,14 +198,14 @@ impl Sm {
         op: &MemOp,
         addrs: &[u64],
         exec: u64,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), (u32, FaultKind)> {
         let w = &mut self.warps[slot as usize];
         let pc = w.pc();
         let b = w.block as usize;
         shared_mem::access(op, &mut w.rf, &mut self.blocks[b].smem, addrs, exec)?;
         let wf = ctx.banks.wavefronts(addrs, exec, op.bytes);
-        let s = &mut *ctx.stats;
+        let s = &mut ctx.stats;
         if op.store {
             s.smem_st_inst += 1;
             s.smem_st_wavefronts += u64::from(wf.wavefronts);
@@ -252,11 +253,11 @@ impl Sm {
         op: &MemOp,
         addrs: &[u64],
         exec: u64,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), (u32, FaultKind)> {
         let w = &mut self.warps[slot as usize];
         let pc = w.pc();
-        ctx.mem.access(op, &mut w.rf, addrs, exec)?;
+        ctx.mem.access(op, &mut w.rf, addrs, exec, ctx.log)?;
         coalescer::sectors(
             addrs,
             exec,
@@ -265,12 +266,12 @@ impl Sm {
             &mut ctx.sectors,
         );
         let n = ctx.sectors.len() as u64;
-        let s = &mut *ctx.stats;
         let requests = u64::from(n > 0);
         ctx.tracer.sample(self.id, t, |c| {
             c.gmem_requests += requests;
             c.gmem_sectors += n;
         });
+        let s = &mut ctx.stats;
         if op.store {
             s.gmem_st_requests += requests;
             s.gmem_st_sectors += n;
@@ -296,12 +297,12 @@ impl Sm {
             );
         } else {
             // The partitions are shared: timing is resolved in order later.
-            let first = ctx.pending_sectors.len() as u32;
-            ctx.pending_sectors.extend_from_slice(&ctx.sectors);
-            ctx.pending.push(Pending {
+            let wk: &mut crate::launch::Worker = ctx;
+            let first = wk.pending_sectors.len() as u32;
+            wk.pending_sectors.extend_from_slice(&wk.sectors);
+            wk.pending.push(Pending {
                 t,
                 sm: self.id,
-                seq: ctx.seq,
                 start,
                 first,
                 n: n as u32,
@@ -310,7 +311,6 @@ impl Sm {
                 age: w.age,
                 pc,
             });
-            ctx.seq += 1;
             if !op.store {
                 write_sb(
                     w.rf.sb_mut(),
@@ -333,7 +333,7 @@ impl Sm {
         lane: u32,
         t: u64,
         kind: FaultKind,
-        ctx: &Ctx<'_>,
+        ctx: &Ctx<'_, '_>,
     ) -> SimError {
         let w = &self.warps[slot as usize];
         let block = &self.blocks[w.block as usize];

@@ -90,7 +90,9 @@
 //! (ready cycle, pc, throttle class, age) and works out each pipe's
 //! busy-until once; the kernel's share of not-selected charges is one add.
 //! `cargo bench -p sim --bench speed` reports simulated warp instructions
-//! and cycles per host second.
+//! and cycles per host second. [`RunOptions::threads`] host threads
+//! simulate a quantum's SMs at once, with the same results for any count
+//! (`docs/ARCHITECTURE.md` says what runs in parallel and what waits).
 //!
 //! # Traces
 //! [`Gpu::launch_traced`] reports to a [`TraceSink`] (a [`Recorder`] around
@@ -114,6 +116,7 @@ mod init;
 mod interrupt;
 mod issue;
 mod lanes;
+mod launch;
 mod memory;
 mod options;
 mod regfile;
@@ -122,6 +125,7 @@ mod scoreboard;
 pub mod shared_mem;
 mod sm;
 mod stats;
+mod store_log;
 mod time;
 mod trace;
 mod traced;

@@ -11,6 +11,7 @@ use kernels_ir::Space;
 use crate::decode::MemOp;
 use crate::error::FaultKind;
 use crate::regfile::{RegFile, lane_mask};
+use crate::store_log::StoreLog;
 
 /// Where the first allocation starts: address 0 stays invalid.
 const BASE: u64 = 0x1000_0000;
@@ -130,16 +131,19 @@ impl GlobalMem {
         Ok(i | SPLIT)
     }
 
-    /// Performs a global load or store for the lanes of `exec` at `addrs`.
+    /// Performs a global load or store for the lanes of `exec` at `addrs`:
+    /// a store goes to `log` (written at the quantum boundary), a load reads
+    /// memory as the quantum found it plus the stores in `log`.
     // Out of line: a memory instruction's work dwarfs a call, and the
     // issue path that calls it stays small enough to inline.
     #[inline(never)]
     pub fn access(
-        &mut self,
+        &self,
         op: &MemOp,
         rf: &mut RegFile,
         addrs: &[u64],
         exec: u64,
+        log: &mut StoreLog,
     ) -> Result<(), (u32, FaultKind)> {
         if exec == 0 {
             return Ok(());
@@ -148,20 +152,44 @@ impl GlobalMem {
             && addrs[0].is_multiple_of(u64::from(op.bytes))
             && let Some((i, off)) = self.find(addrs[0], s.span)
         {
-            // Every lane aligned, inside one allocation.
-            let mem = &mut self.allocs[i].1[off..off + s.span as usize];
-            strided_access(op, rf, mem, s.stride);
+            // Every lane aligned, inside one allocation: move the span
+            // through scratch.
+            let span = s.span as usize;
+            let mut buf = std::mem::take(&mut log.scratch);
+            buf.clear();
+            if op.store {
+                buf.resize(span, 0);
+                strided_access(op, rf, &mut buf, s.stride);
+                if s.contiguous(op.bytes) {
+                    log.push(addrs[0], &buf);
+                } else {
+                    let (stride, bytes) = (s.stride as usize, op.bytes as usize);
+                    for (l, &a) in addrs.iter().enumerate() {
+                        log.push(a, &buf[l * stride..l * stride + bytes]);
+                    }
+                }
+            } else if !log.overlaps(addrs[0], s.span) {
+                // The usual load: nothing of its span stored this quantum.
+                strided_load(op, rf, &self.allocs[i].1[off..off + span], s.stride);
+            } else {
+                buf.extend_from_slice(&self.allocs[i].1[off..off + span]);
+                log.patch(addrs[0], &mut buf);
+                strided_access(op, rf, &mut buf, s.stride);
+            }
+            log.scratch = buf;
             return Ok(());
         }
         let found = self.check(addrs, exec, op.bytes)?;
-        if found & SPLIT == 0 {
-            let (start, data) = &mut self.allocs[found];
-            let start = *start;
-            lanes_access(op, rf, addrs, exec, data, |a| (a - start) as usize);
-            return Ok(());
-        }
+        let bytes = op.bytes as usize;
+        let mut lane_bytes = [0u8; MAX_ACCESS_BYTES];
+        let buf = &mut lane_bytes[..bytes];
         for (l, &a) in addrs.iter().enumerate() {
             if (exec >> l) & 1 == 0 {
+                continue;
+            }
+            if op.store {
+                lane_access(op, rf, l, buf);
+                log.push(a, buf);
                 continue;
             }
             let i = if found & SPLIT == 0 {
@@ -169,13 +197,18 @@ impl GlobalMem {
             } else {
                 self.find(a, 1).expect("checked").0
             };
-            let (start, data) = &mut self.allocs[i];
+            let (start, data) = &self.allocs[i];
             let off = (a - *start) as usize;
-            lane_access(op, rf, l, &mut data[off..off + op.bytes as usize]);
+            buf.copy_from_slice(&data[off..off + bytes]);
+            log.patch(a, buf);
+            lane_access(op, rf, l, buf);
         }
         Ok(())
     }
 }
+
+/// The widest access of one lane: four 64-bit registers.
+const MAX_ACCESS_BYTES: usize = 32;
 
 /// Marks an allocation index whose access spans several allocations.
 const SPLIT: usize = 1 << (usize::BITS - 1);
@@ -294,6 +327,27 @@ pub(crate) fn strided_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8], strid
                 } else {
                     *v = u64::from_le_bytes(*bytes);
                 }
+            }
+        }
+        off += n as usize;
+    }
+}
+
+/// The load half of [`strided_access`], from memory it only reads.
+#[inline]
+fn strided_load(op: &MemOp, rf: &mut RegFile, mem: &[u8], stride: u64) {
+    let stride = stride as usize;
+    let mut off = 0;
+    for &(slot, n) in &op.regs[..op.nregs as usize] {
+        if n == 4 {
+            let vals = rf.r32_mut(slot);
+            for (v, m) in vals.iter_mut().zip(mem.chunks(stride)) {
+                *v = u32::from_le_bytes(m[off..off + 4].try_into().expect("4 bytes"));
+            }
+        } else {
+            let vals = rf.r64_mut(slot);
+            for (v, m) in vals.iter_mut().zip(mem.chunks(stride)) {
+                *v = u64::from_le_bytes(m[off..off + 8].try_into().expect("8 bytes"));
             }
         }
         off += n as usize;
@@ -488,7 +542,7 @@ mod tests {
     }
 
     #[test]
-    fn strided_copies_move_what_lane_by_lane_copies_move() {
+    fn strided_copies_and_loads_move_what_lane_by_lane_copies_move() {
         let layouts: [(u32, &[(u32, u32)]); 5] = [
             (4, &[(2, 4)]),
             (8, &[(1, 8)]),
@@ -514,6 +568,16 @@ mod tests {
                     }
                     for s in 0..2 {
                         assert_eq!(rf1.r64(s), rf2.r64(s), "{what:?}");
+                    }
+                    if !store {
+                        let mut rf3 = regfile();
+                        strided_load(&op, &mut rf3, &mem, s.stride);
+                        for s in 0..4 {
+                            assert_eq!(rf1.r32(s), rf3.r32(s), "{what:?}");
+                        }
+                        for s in 0..2 {
+                            assert_eq!(rf1.r64(s), rf3.r64(s), "{what:?}");
+                        }
                     }
                 }
             }

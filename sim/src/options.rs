@@ -13,6 +13,10 @@ pub struct RunOptions {
     /// notes in the crate docs): the same results, several times slower.
     /// For checking that claim and for traces in strict cycle order.
     pub lockstep: bool,
+    /// Host threads that simulate a launch's SMs (at least 1; more than
+    /// the SMs count as one per SM). Results, counters and traces are the
+    /// same for every count; a traced or lockstep launch runs on one.
+    pub threads: usize,
 }
 
 impl Default for RunOptions {
@@ -23,6 +27,7 @@ impl Default for RunOptions {
         RunOptions {
             max_cycles: Cycle(1_000_000_000),
             lockstep: false,
+            threads: 1,
         }
     }
 }

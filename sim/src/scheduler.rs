@@ -9,7 +9,8 @@
 use crate::config::SchedulerPolicy;
 use crate::decode::Pipe;
 use crate::error::SimError;
-use crate::sm::{Ctx, Sm};
+use crate::launch::Ctx;
+use crate::sm::Sm;
 use crate::stats::StallReason;
 
 /// A FIFO of the start cycles of the last `depth` queued instructions: the
@@ -191,7 +192,7 @@ impl Sm {
         &mut self,
         sp: usize,
         t: u64,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), SimError> {
         if self.sps[sp].issue_free_at > t {
             self.update_next(sp, t);
@@ -212,7 +213,7 @@ impl Sm {
         &mut self,
         sp: usize,
         t: u64,
-        ctx: &mut Ctx<'_>,
+        ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), SimError> {
         let nsp = self.sps.len();
         let base = sp * self.per_sp;

@@ -12,51 +12,15 @@
 //! `barrier` until the release. So reasons sum to resident warp-cycles, and
 //! idle stretches cost nothing to simulate.
 
-use kernels_ir::{Dim3, Special, VerifiedKernel};
+use kernels_ir::Special;
 
 use crate::config::GpuConfig;
 use crate::decode::Program;
 use crate::error::SimError;
-use crate::global_mem::MemTiming;
-use crate::memory::GlobalMem;
+use crate::launch::Ctx;
 use crate::scheduler::SubPartition;
-use crate::shared_mem::Banks;
-use crate::stats::{KernelStats, StallReason};
-use crate::trace::Tracer;
+use crate::stats::StallReason;
 use crate::warp::{Entry, State, Warp};
-
-/// Everything a launch shares between SMs.
-pub(crate) struct Ctx<'a> {
-    pub cfg: &'a GpuConfig,
-    pub prog: &'a Program,
-    pub kernel: &'a VerifiedKernel,
-    pub mem: &'a mut GlobalMem,
-    pub timing: &'a mut MemTiming,
-    pub stats: &'a mut KernelStats,
-    pub tracer: Tracer<'a>,
-    pub grid: Dim3,
-    pub block: Dim3,
-    /// The next block to start, and how many there are.
-    pub next_block: u64,
-    pub total_blocks: u64,
-    pub warps_per_block: u32,
-    pub banks: Banks,
-    /// Scratch: the sectors of one request.
-    pub sectors: Vec<u64>,
-    /// When the last global store lands in L2.
-    pub last_store_done: u64,
-    /// The cycle after the last warp exit so far.
-    pub last_exit: u64,
-    /// Global requests waiting for their partition timing, their sectors,
-    /// and the issue counter that orders them ([`crate::engine`]).
-    pub pending: Vec<crate::engine::Pending>,
-    pub pending_sectors: Vec<u64>,
-    /// Scratch: the order to resolve `pending` in.
-    pub order: Vec<u64>,
-    pub seq: u64,
-    /// Lane vectors for executing instructions.
-    pub scratch: crate::exec::Scratch,
-}
 
 /// A block resident on an SM.
 #[derive(Clone, Debug, Default)]
@@ -192,21 +156,22 @@ impl Sm {
         (t != u64::MAX).then_some(t)
     }
 
-    /// Takes the next block of the grid at cycle `t`, if any is left and a
-    /// block slot is free; its warps start once the dispatcher reaches it
-    /// (`block_dispatch_cycles` after the SM's previous block). Returns
-    /// whether one was taken.
-    pub fn start_block(&mut self, t: u64, ctx: &mut Ctx<'_>) -> bool {
-        if ctx.next_block >= ctx.total_blocks {
-            return false;
-        }
-        let Some(b) = self.blocks.iter().position(|b| !b.used) else {
-            return false;
-        };
+    /// Whether a block slot is free for the next block of the grid.
+    pub fn has_free_block_slot(&self) -> bool {
+        self.blocks.iter().any(|b| !b.used)
+    }
+
+    /// Starts block `id` of the grid at cycle `t` in a free block slot
+    /// ([`Self::has_free_block_slot`]); its warps start once the dispatcher
+    /// reaches it (`block_dispatch_cycles` after the SM's previous block).
+    pub fn start_block(&mut self, t: u64, id: u64, ctx: &mut Ctx<'_, '_>) {
+        let b = self
+            .blocks
+            .iter()
+            .position(|b| !b.used)
+            .expect("a free block slot");
         let t = t.max(self.next_dispatch);
         self.next_dispatch = t + u64::from(ctx.cfg.block_dispatch_cycles);
-        let id = ctx.next_block;
-        ctx.next_block += 1;
         let (gx, gy) = (u64::from(ctx.grid.x), u64::from(ctx.grid.y));
         let ctaid = [
             (id % gx) as u32,
@@ -250,11 +215,10 @@ impl Sm {
         block.warps = slots;
         ctx.stats.blocks += 1;
         ctx.tracer.block_start(t, self.id, id);
-        true
     }
 
     /// Runs every sub-partition that can do something at cycle `t`.
-    pub fn step(&mut self, t: u64, ctx: &mut Ctx<'_>) -> Result<(), SimError> {
+    pub fn step(&mut self, t: u64, ctx: &mut Ctx<'_, '_>) -> Result<(), SimError> {
         for sp in 0..self.sps.len() {
             if self.sps[sp].next_at <= t {
                 self.schedule(sp, t, ctx)?;
@@ -266,7 +230,7 @@ impl Sm {
     /// Removes the warp in `slot`, which left the machine at `end` (the
     /// first cycle it is no longer resident), and retires its block if it
     /// was the last; a retired block makes room for the next one.
-    pub fn finish_warp(&mut self, slot: u16, end: u64, ctx: &mut Ctx<'_>) {
+    pub fn finish_warp(&mut self, slot: u16, end: u64, ctx: &mut Ctx<'_, '_>) {
         let w = &mut self.warps[slot as usize];
         ctx.stats.warp_cycles += end - w.start;
         ctx.last_exit = ctx.last_exit.max(end);
@@ -283,7 +247,7 @@ impl Sm {
         if block.live_warps == 0 {
             block.used = false;
             ctx.tracer.block_end(end, self.id, block.id);
-            if ctx.next_block < ctx.total_blocks {
+            if ctx.blocks_left {
                 self.retire_at = Some(self.retire_at.map_or(end, |r| r.min(end)));
             }
         } else if block.arrived == block.live_warps {
@@ -294,7 +258,7 @@ impl Sm {
     /// Every live warp of block slot `b` has arrived at the barrier, the
     /// last at cycle `t`: releases them, one every
     /// `bar_release_cycles_per_warp` cycles in warp order.
-    pub fn release_barrier(&mut self, b: usize, t: u64, ctx: &mut Ctx<'_>) {
+    pub fn release_barrier(&mut self, b: usize, t: u64, ctx: &mut Ctx<'_, '_>) {
         let mut release = t + u64::from(ctx.cfg.bar_latency_cycles);
         let stagger = u64::from(ctx.cfg.bar_release_cycles_per_warp);
         ctx.stats.barriers += 1;
@@ -329,7 +293,7 @@ impl Sm {
     /// cycle and reason: when control lets it go on) and its next
     /// instruction's operands, charging the cycles from `from` on to the
     /// reason of the latest.
-    pub fn wait_for_operands(&mut self, slot: u16, floor: u64, from: u64, ctx: &mut Ctx<'_>) {
+    pub fn wait_for_operands(&mut self, slot: u16, floor: u64, from: u64, ctx: &mut Ctx<'_, '_>) {
         use crate::scoreboard::{cycle, latest, reason};
         let pc = self.pcs[self.hot(slot)];
         let l = latest(
@@ -406,7 +370,14 @@ impl Sm {
 }
 
 /// Resets a warp slot for warp `index` of a block with `lanes` live lanes.
-fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, ctaid: [u32; 3]) {
+fn init_warp(
+    w: &mut Warp,
+    ctx: &Ctx<'_, '_>,
+    block: u16,
+    index: u32,
+    lanes: usize,
+    ctaid: [u32; 3],
+) {
     let prog = ctx.prog;
     let width = ctx.cfg.warp_size as usize;
     let live = crate::regfile::lane_mask(lanes);
@@ -464,40 +435,4 @@ fn init_warp(w: &mut Warp, ctx: &Ctx<'_>, block: u16, index: u32, lanes: usize, 
         runs,
         "a program has at least one instruction and a warp one lane"
     );
-}
-
-impl Ctx<'_> {
-    /// Charges `n` warp-cycles of `reason` from cycle `from` on to the
-    /// instruction at `pc` of a warp of SM `sm`.
-    #[inline]
-    pub fn charge(&mut self, sm: u32, pc: u32, reason: StallReason, from: u64, n: u64) {
-        self.stats.charge(pc, reason, n);
-        self.tracer.sample_stall(sm, reason, from, n);
-    }
-
-    /// The per-instruction half of [`Self::charge`]: `n` warp-cycles of
-    /// `reason` to the instruction at `pc` (the kernel's totals and the
-    /// samples are charged for several warps at once by [`Self::charge_all`]).
-    #[inline]
-    pub fn charge_pc(&mut self, pc: u32, reason: StallReason, n: u64) {
-        if let Some(p) = self.stats.per_pc.get_mut(pc as usize) {
-            p.stalls[reason.index()] += n;
-        }
-    }
-
-    /// The other half: `warps` warps of SM `sm` each waited `n` cycles
-    /// from `from` on for `reason`.
-    #[inline]
-    pub fn charge_all(&mut self, sm: u32, reason: StallReason, from: u64, n: u64, warps: u64) {
-        self.stats.stalls[reason.index()] += n * warps;
-        if self.tracer.sampling() {
-            for _ in 0..warps {
-                self.tracer.sample_stall(sm, reason, from, n);
-            }
-        }
-    }
-
-    fn prog_shared_bytes(&self) -> usize {
-        self.kernel.kernel().shared_bytes as usize
-    }
 }

@@ -332,6 +332,24 @@ impl AddAssign<&KernelStats> for KernelStats {
         }
         self.launches += o.launches;
         self.cycles += o.cycles;
+        self.add_counts(o);
+    }
+}
+
+impl KernelStats {
+    /// Adds what one host thread counted of the same launch (every counter
+    /// and the per-pc counts, not the name, launches or cycles). The
+    /// counters are integers, so any grouping and order gives the same sum.
+    pub(crate) fn add_part(&mut self, o: &KernelStats) {
+        for (a, b) in self.per_pc.iter_mut().zip(&o.per_pc) {
+            *a += b;
+        }
+        self.add_counts(o);
+    }
+
+    /// Adds `o`'s counters (not its name, launches or cycles, nor its
+    /// per-pc counts).
+    fn add_counts(&mut self, o: &KernelStats) {
         for (a, b) in self.stalls.iter_mut().zip(o.stalls) {
             *a += b;
         }

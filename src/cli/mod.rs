@@ -23,6 +23,7 @@ pub mod run;
 pub mod run_config;
 pub mod sort;
 pub mod sweep;
+pub mod threads;
 pub mod trace;
 
 /// simsort: a cycle-level SIMT GPU simulator that runs GPU sorting kernels

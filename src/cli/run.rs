@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// Stop the kernel with an error after this many cycles.
     #[arg(long)]
     pub max_cycles: Option<u64>,
+    /// Host threads that simulate the SMs (default: `SIMSORT_THREADS`,
+    /// else one per core); the report is the same for any count.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     /// Print the per-kernel report as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -329,7 +333,10 @@ pub(super) fn parameters<D: Device>(
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let cfg = machine(args)?;
     let vk = kernel(&args.file)?;
-    let mut options = RunOptions::default();
+    let mut options = RunOptions {
+        threads: super::threads::host_threads(args.threads)?,
+        ..RunOptions::default()
+    };
     if let Some(limit) = args.max_cycles {
         options.max_cycles = Cycle(limit);
     }

@@ -4,10 +4,10 @@
 use std::io::Write;
 
 use clap::Args;
+use simsort::experiment::SortOptions;
 use simsort::experiment::options::SortOptionArgs;
 use simsort::experiment::sort::prepare;
 use simsort::experiment::trace::{TraceSpec, run_recorded};
-use simsort::experiment::{SortOptions, run_sort_with};
 use std::path::PathBuf;
 use traces::{Focus, TraceLevel, TraceOptions};
 
@@ -36,6 +36,10 @@ pub struct SortArgs {
     /// How much the trace keeps beyond the focus: `counters-only` or `full`.
     #[arg(long, value_name = "LEVEL", default_value = "counters-only", value_parser = parse_level)]
     pub trace_level: TraceLevel,
+    /// Host threads that simulate the SMs (default: `SIMSORT_THREADS`,
+    /// else one per core); the report is the same for any count.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     /// Machine config overrides.
     #[command(flatten)]
     pub machine: MachineOverrides,
@@ -61,9 +65,13 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let need = simsort::host_memory::sort_bytes(args.opts.keys);
     simsort::host_memory::check(&format!("--keys {}", args.opts.keys), need)
         .map_err(Failure::input)?;
+    let threads = super::threads::host_threads(args.threads)?;
     let bar = SortBar::new(args.quiet);
     let outcome = match &args.trace {
-        None => run_sort_with(&args.options(), &mut |p| bar.update(p)),
+        None => prepare(&args.options()).and_then(|mut prepared| {
+            prepared.threads = threads;
+            prepared.run(&mut |p| bar.update(p))
+        }),
         Some(path) => prepare(&args.options()).and_then(|prepared| {
             let spec = TraceSpec {
                 path: path.clone(),

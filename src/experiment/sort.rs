@@ -452,6 +452,9 @@ pub struct Prepared {
     pub sorter: Sorter,
     /// Every launch, in order.
     pub plan: Vec<PlannedLaunch>,
+    /// Host threads that simulate each launch's SMs (1 after [`prepare`]):
+    /// the speed, never the results, depends on it.
+    pub threads: usize,
 }
 
 /// Checks every option against the machine without running anything: the
@@ -510,6 +513,7 @@ fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentE
         gpu: gpu_cfg,
         sorter,
         plan,
+        threads: 1,
     })
 }
 
@@ -565,7 +569,11 @@ impl Prepared {
         progress: &mut dyn FnMut(Progress),
         sink: Option<&mut (dyn sim::TraceSink + '_)>,
     ) -> Result<(Vec<sorts::Launch<sim::KernelStats>>, f64), ExperimentError> {
-        let mut gpu = Gpu::new(self.gpu.clone(), RunOptions::default())?;
+        let options = RunOptions {
+            threads: self.threads,
+            ..RunOptions::default()
+        };
+        let mut gpu = Gpu::new(self.gpu.clone(), options)?;
         let start = Instant::now();
         let mut traced = sim::traced(&mut gpu, sink);
         let mut dev = Hooked {

@@ -307,3 +307,55 @@ fn registers_start_at_zero_in_reused_warp_slots() {
         assert_eq!(*v, if i % 8 < 4 { 5 } else { 0 }, "thread {i}");
     }
 }
+
+#[test]
+fn a_load_sees_its_own_sms_stores_of_the_same_quantum() {
+    // Each thread stores to a word of its block's region, lanes scattered
+    // (thread t to word 7t mod 64) or back to back, then loads back the word
+    // its neighbour stored and stores it elsewhere: the stores are still in
+    // the SM's log when the loads issue (after a barrier), so the loads
+    // must read the log.
+    for scattered in [false, true] {
+        let mut b = KernelBuilder::new("forward");
+        let out = b.param("out", ParamType::U64);
+        let (t, x, w, v, off, a, base) = (
+            b.reg32(),
+            b.reg32(),
+            b.reg32(),
+            b.reg32(),
+            b.reg64(),
+            b.reg64(),
+            b.reg64(),
+        );
+        b.mad_tid(t);
+        b.mul(v, t, 3);
+        if scattered {
+            b.mul(w, t, 7);
+            b.and(w, w, 63);
+        } else {
+            b.and(w, t, 63);
+        }
+        b.and(x, t, 63);
+        b.sub(x, t, x); // the block's first thread (blocks of 64)
+        b.cvt_u64_u32(off, x);
+        b.shl(off, off, 3); // two words per thread: a region of 128 words
+        b.add(base, out, off);
+        b.cvt_u64_u32(off, w);
+        b.shl(off, off, 2);
+        b.add(a, base, off);
+        b.st_global_b32(a, 0, v);
+        b.bar_sync();
+        b.xor(w, w, 1);
+        b.cvt_u64_u32(off, w);
+        b.shl(off, off, 2);
+        b.add(a, base, off);
+        b.ld_global_b32(v, a, 0);
+        b.st_global_b32(a, 256, v);
+        b.exit();
+        let k = verified(b.build());
+        for cfg in [GpuConfig::tiny(), GpuConfig::h200()] {
+            let (_, sim, interp) = run_both(&cfg, &k, Dim3::x(5), Dim3::x(64), 5 * 512, 0, 3);
+            assert_eq!(sim, interp, "scattered {scattered}");
+        }
+    }
+}

@@ -85,7 +85,7 @@ fn memory_and_barriers_show_up_as_their_reasons() {
 }
 
 #[test]
-fn quanta_give_the_same_results_as_cycle_by_cycle() {
+fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
     for cfg in [GpuConfig::tiny(), GpuConfig::h200()] {
         let warp = cfg.warp_size;
         let mut cfg = cfg;
@@ -93,11 +93,12 @@ fn quanta_give_the_same_results_as_cycle_by_cycle() {
         for named in kernels_ir::kernels::catalog(warp) {
             let name = named.name().to_string();
             let k = verified(named.kernel);
-            let run = |lockstep: bool| {
+            let run = |lockstep: bool, threads: usize| {
                 let mut g = crate::Gpu::new(
                     cfg.clone(),
                     crate::RunOptions {
                         lockstep,
+                        threads,
                         ..Default::default()
                     },
                 )
@@ -122,13 +123,17 @@ fn quanta_give_the_same_results_as_cycle_by_cycle() {
                     .unwrap();
                 (s, g.read_u32s(dst, 1 << 18).unwrap())
             };
-            let (quanta, lockstep) = (run(false), run(true));
-            assert!(
-                quanta == lockstep,
-                "{name}: {:?}\nvs\n{:?}",
-                quanta.0,
-                lockstep.0
-            );
+            let lockstep = run(true, 1);
+            // 3 SMs on 1, 2 (SMs 0-1 and 2) and 3 threads.
+            for threads in 1..=3 {
+                let quanta = run(false, threads);
+                assert!(
+                    quanta == lockstep,
+                    "{name}, {threads} threads: {:?}\nvs\n{:?}",
+                    quanta.0,
+                    lockstep.0
+                );
+            }
         }
     }
 }

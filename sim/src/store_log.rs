@@ -1,0 +1,117 @@
+//! The global stores of one SM during one quantum, held back until the
+//! quantum boundary.
+//!
+//! **Why.** SMs run a quantum on several host threads at once, so device
+//! memory cannot change under them: what an SM stores goes to its own log,
+//! and every log is written to memory at the boundary, in SM order (for the
+//! same byte stored by two SMs in one quantum, the higher SM wins). An SM
+//! reads device memory as it was at the quantum's start plus its own
+//! stores so far (a load looks its log up), so what every load returns is
+//! the same for any number of threads. Blocks on different SMs see each
+//! other's stores from the next quantum on, as a real GPU gives no
+//! ordering between blocks without fences or atomics (which the IR does
+//! not have).
+
+use crate::memory::GlobalMem;
+
+/// Stores waiting for the quantum boundary, in issue order.
+#[derive(Debug, Default)]
+pub(crate) struct StoreLog {
+    /// (address, offset in `bytes`, length) of each store.
+    entries: Vec<(u64, u32, u32)>,
+    bytes: Vec<u8>,
+    /// The lowest address stored and one past the highest (`lo >= hi`:
+    /// empty): most loads miss the range and skip the lookup.
+    lo: u64,
+    hi: u64,
+    /// Scratch for one access's bytes (see `GlobalMem::access`).
+    pub scratch: Vec<u8>,
+}
+
+impl StoreLog {
+    /// Records that `data` is stored at `addr` (inside an allocation).
+    pub fn push(&mut self, addr: u64, data: &[u8]) {
+        if self.entries.is_empty() {
+            (self.lo, self.hi) = (addr, addr + data.len() as u64);
+        } else {
+            self.lo = self.lo.min(addr);
+            self.hi = self.hi.max(addr + data.len() as u64);
+        }
+        let off = self.bytes.len() as u32;
+        self.entries.push((addr, off, data.len() as u32));
+        self.bytes.extend_from_slice(data);
+    }
+
+    /// Whether a store of this quantum may overlap `len` bytes at `addr`
+    /// (the range of every store so far: cheap, and exact enough as an SM
+    /// mostly loads what it did not store).
+    #[inline]
+    pub fn overlaps(&self, addr: u64, len: u64) -> bool {
+        !self.entries.is_empty() && addr < self.hi && addr + len > self.lo
+    }
+
+    /// Overwrites `buf`, device memory at `addr`, with the logged stores
+    /// that overlap it, oldest first (so the latest wins).
+    #[inline]
+    pub fn patch(&self, addr: u64, buf: &mut [u8]) {
+        let end = addr + buf.len() as u64;
+        if !self.overlaps(addr, buf.len() as u64) {
+            return;
+        }
+        for &(a, off, len) in &self.entries {
+            let e = a + u64::from(len);
+            if e <= addr || a >= end {
+                continue;
+            }
+            let (from, to) = (a.max(addr), e.min(end));
+            let src = off as usize + (from - a) as usize;
+            let dst = (from - addr) as usize;
+            let n = (to - from) as usize;
+            buf[dst..dst + n].copy_from_slice(&self.bytes[src..src + n]);
+        }
+    }
+
+    /// Writes the logged stores to `mem` in order and empties the log.
+    pub fn apply(&mut self, mem: &mut GlobalMem) {
+        for &(a, off, len) in &self.entries {
+            let data = &self.bytes[off as usize..(off + len) as usize];
+            mem.write(a, data)
+                .expect("a logged store was checked against the allocations");
+        }
+        self.entries.clear();
+        self.bytes.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_see_the_latest_own_store_and_memory_elsewhere() {
+        let mut log = StoreLog::default();
+        log.push(100, &[1, 2, 3, 4]);
+        log.push(102, &[9, 9]);
+        let mut buf = [7u8; 8];
+        log.patch(98, &mut buf);
+        assert_eq!(buf, [7, 7, 1, 2, 9, 9, 7, 7]);
+        let mut far = [7u8; 2];
+        log.patch(200, &mut far);
+        assert_eq!(far, [7, 7]);
+    }
+
+    #[test]
+    fn the_boundary_writes_stores_in_issue_order() {
+        let mut mem = GlobalMem::default();
+        let a = mem.try_alloc(8).unwrap();
+        let mut log = StoreLog::default();
+        log.push(a, &[1, 1, 1, 1]);
+        log.push(a + 2, &[2, 2]);
+        assert_eq!(mem.read(a, 4), Some(&[0, 0, 0, 0][..]));
+        log.apply(&mut mem);
+        assert_eq!(mem.read(a, 4), Some(&[1, 1, 2, 2][..]));
+        let mut buf = [0u8; 4];
+        log.patch(a, &mut buf);
+        assert_eq!(buf, [0; 4], "an applied log is empty");
+    }
+}
