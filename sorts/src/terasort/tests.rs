@@ -140,3 +140,17 @@ fn a_large_input_sorts_in_several_runs() {
         assert_eq!(summary.runs, (n as u64).div_ceil(1 << 12));
     }
 }
+
+/// Sizes around 2^20 on the interpreter (slow: run with `cargo test -p
+/// sorts --lib terasort -- --ignored`).
+#[test]
+#[ignore]
+fn sizes_around_a_million_sort() {
+    let cfg = TeraSortConfig {
+        record_bytes: 16,
+        ..TeraSortConfig::new(32, 32)
+    };
+    for n in [(1 << 20) - 1, 1 << 20, (1 << 20) + 1] {
+        sort(&cfg, &keys::<u32>("few", n));
+    }
+}
