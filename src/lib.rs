@@ -4,6 +4,9 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod buffer_spec;
+pub mod diagnostics;
 pub mod calib;
 pub mod experiment;
+pub mod fuzz_entry;
 pub mod host_memory;

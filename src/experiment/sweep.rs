@@ -20,6 +20,11 @@ pub use super::options::{Axis, SweepSpec, axis_value};
 use super::report::Report;
 use super::sort::{ExperimentError, Prepared, SortOptions, prepare};
 
+/// Most configurations one sweep may have: the grid is built in memory
+/// before anything runs, and a runaway product of lists (`--keys` and
+/// `--seed` with a thousand values each) must be refused, not allocated.
+pub const MAX_CONFIGURATIONS: u64 = 100_000;
+
 /// A configuration of the grid, checked against its machine.
 pub struct Checked {
     /// The options.
@@ -32,6 +37,20 @@ pub struct Checked {
 /// pool). Fails when a list value has no valid configuration at all: that
 /// value is a bad flag, and every problem of its configurations is listed.
 pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
+    let size = spec.size();
+    if size > MAX_CONFIGURATIONS {
+        let lists: Vec<String> = spec
+            .axes()
+            .iter()
+            .filter(|a| a.values.len() > 1)
+            .map(|a| format!("--{}", a.name.replace('_', "-")))
+            .collect();
+        return Err(ExperimentError::Invalid(vec![format!(
+            "error: sweep too large ({}): the lists make {size} configurations; at most \
+             {MAX_CONFIGURATIONS} (split the sweep)",
+            lists.join(", ")
+        )]));
+    }
     let checked: Vec<Checked> = spec
         .expand()
         .into_par_iter()
