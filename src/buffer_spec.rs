@@ -42,7 +42,9 @@ pub enum BufferInit {
 fn file_len(path: &str) -> Result<u64, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     if !meta.is_file() {
-        return Err(format!("{path} is not a regular file; give a file's path after @"));
+        return Err(format!(
+            "{path} is not a regular file; give a file's path after @"
+        ));
     }
     Ok(meta.len())
 }
@@ -118,7 +120,6 @@ pub fn buffer_data(spec: &str) -> Result<BufferInit, String> {
     }
     Ok(BufferInit::Zero(len))
 }
-
 
 #[cfg(test)]
 mod tests {

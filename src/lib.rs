@@ -5,8 +5,8 @@
 
 pub mod atomic;
 pub mod buffer_spec;
-pub mod diagnostics;
 pub mod calib;
+pub mod diagnostics;
 pub mod experiment;
 pub mod fuzz_entry;
 pub mod host_memory;

@@ -82,20 +82,23 @@ fn parse_dim3(s: &str) -> Result<Dim3, String> {
 fn name_value<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str), Failure> {
     s.split_once('=')
         .filter(|(n, _)| !n.is_empty())
-        .ok_or_else(|| Failure::input(format!("--{flag} `{s}`: expected NAME=VALUE")))
+        .ok_or_else(|| {
+            Failure::input(format!(
+                "error: bad value (--{flag} {s}): expected NAME=VALUE"
+            ))
+        })
 }
 
 /// The machine config: preset, `--warp`, then every override; validated.
 pub(super) fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
-    let (cfg, problems) =
-        simsort::experiment::machine::assemble(&args.gpu, args.warp, &args.machine.0)
-            .map_err(Failure::input)?;
-    if problems.is_empty() {
-        Ok(cfg)
+    let m = simsort::experiment::machine::assemble(&args.gpu, args.warp, &args.machine.0)
+        .map_err(|e| Failure::input(format!("error: {e}")))?;
+    if m.problems.is_empty() {
+        Ok(m.config)
     } else {
         Err(Failure::input(format!(
-            "error: invalid machine:\n  {}",
-            problems.join("\n  ")
+            "error: {}",
+            m.problems.join("\nerror: ")
         )))
     }
 }
@@ -128,8 +131,8 @@ pub(super) fn parameters<D: Device>(
     let mut need = 0u64;
     for spec in &args.buffers {
         let (name, value) = name_value("buffer", spec)?;
-        let mut cost =
-            buffer_cost(value).map_err(|e| Failure::input(format!("--buffer {name}: {e}")))?;
+        let mut cost = buffer_cost(value)
+            .map_err(|e| Failure::input(format!("error: bad buffer (--buffer {name}): {e}")))?;
         if args
             .outs
             .iter()
@@ -144,13 +147,14 @@ pub(super) fn parameters<D: Device>(
     let mut given: Vec<(String, Result<BufferInit, u64>)> = Vec::new();
     for spec in &args.buffers {
         let (name, value) = name_value("buffer", spec)?;
-        let data =
-            buffer_data(value).map_err(|e| Failure::input(format!("--buffer {name}: {e}")))?;
+        let data = buffer_data(value)
+            .map_err(|e| Failure::input(format!("error: bad buffer (--buffer {name}): {e}")))?;
         given.push((name.to_string(), Ok(data)));
     }
     for spec in &args.params {
         let (name, value) = name_value("param", spec)?;
-        let v = number(value).map_err(|e| Failure::input(format!("--param {name}: {e}")))?;
+        let v = number(value)
+            .map_err(|e| Failure::input(format!("error: bad parameter (--param {name}): {e}")))?;
         given.push((name.to_string(), Err(v)));
     }
     let mut problems = Vec::new();
@@ -197,7 +201,7 @@ pub(super) fn parameters<D: Device>(
                 })?;
                 if let BufferInit::Data(data) = init {
                     gpu.write_bytes(addr, data)
-                        .map_err(|e| Failure::input(e.to_string()))?;
+                        .map_err(|e| Failure::input(format!("error: {e}")))?;
                 }
                 buffers.push((p.name.clone(), addr, len));
                 values.push(ParamValue::U64(addr));
@@ -217,7 +221,10 @@ pub(super) fn parameters<D: Device>(
         Ok((values, buffers))
     } else {
         problems.dedup();
-        Err(Failure::input(problems.join("\n")))
+        Err(Failure::input(format!(
+            "error: {}",
+            problems.join("\nerror: ")
+        )))
     }
 }
 
@@ -229,7 +236,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if let Some(limit) = args.max_cycles {
         options.max_cycles = Cycle(limit);
     }
-    let mut gpu = Gpu::new(cfg.clone(), options).map_err(|e| Failure::input(e.to_string()))?;
+    let mut gpu =
+        Gpu::new(cfg.clone(), options).map_err(|e| Failure::input(format!("error: {e}")))?;
     let (params, buffers) = parameters(args, &vk, &mut gpu)?;
     let mut outs = Vec::new();
     for spec in &args.outs {
@@ -243,8 +251,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 outs.push((addr, len, path));
             }
             None => {
+                let names: Vec<&str> = buffers.iter().map(|(n, _, _)| n.as_str()).collect();
                 return Err(Failure::input(format!(
-                    "--out {name}: no buffer of that name"
+                    "error: no such buffer (--out {name}): the kernel's buffers are {}",
+                    names.join(", ")
                 )));
             }
         }
@@ -253,17 +263,17 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .launch(&vk, args.grid, args.block, &params)
         .map_err(|e| {
             if e.is_runtime() {
-                Failure::run(e.to_string())
+                Failure::run(format!("error: {e}"))
             } else {
-                Failure::input(e.to_string())
+                Failure::input(format!("error: {e}"))
             }
         })?;
     for (addr, len, path) in outs {
         let data = gpu
             .read_bytes(addr, len)
-            .map_err(|e| Failure::run(e.to_string()))?;
+            .map_err(|e| Failure::run(format!("error: {e}")))?;
         write_file(&path, &data)
-            .map_err(|e| Failure::run(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))?;
     }
     let row = KernelRow::new(&vk.kernel().name, stats);
     let text = if args.json {

@@ -121,8 +121,7 @@ impl SweepArgs {
 }
 
 fn invalid(problems: &[String]) -> Failure {
-    let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-    Failure::input(format!("error: invalid sweep:\n{}", list.join("\n")))
+    Failure::input(format!("error: {}", problems.join("\nerror: ")))
 }
 
 /// A configuration in one line, by the axes that vary.
@@ -204,7 +203,10 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let start = Instant::now();
     // Checking prepares every configuration's input: the memory estimate
     // comes first.
-    let at_once = worker_threads(args.jobs, spec.expand().len());
+    let at_once = worker_threads(
+        args.jobs,
+        usize::try_from(spec.size()).unwrap_or(usize::MAX),
+    );
     let largest = spec.keys.iter().copied().max().unwrap_or(0);
     let need = simsort::host_memory::sort_bytes(largest).saturating_mul(at_once as u64);
     let flag = format!("--keys {largest} with {at_once} configuration(s) at once (-j)");

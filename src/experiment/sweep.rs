@@ -46,7 +46,7 @@ pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
             .map(|a| format!("--{}", a.name.replace('_', "-")))
             .collect();
         return Err(ExperimentError::Invalid(vec![format!(
-            "error: sweep too large ({}): the lists make {size} configurations; at most \
+            "sweep too large ({}): the lists make {size} configurations; at most \
              {MAX_CONFIGURATIONS} (split the sweep)",
             lists.join(", ")
         )]));
@@ -75,7 +75,10 @@ pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
                     .and_then(|c| c.prepared.as_ref().err())
                     .map(|p| p.join("; "))
                     .unwrap_or_default();
-                let line = format!("--{flag} {value}: no configuration with it is valid ({why})");
+                let line = format!(
+                    "no valid configuration (--{flag} {value}): every configuration with it \
+                     fails: {why}"
+                );
                 if !problems.contains(&line) {
                     problems.push(line);
                 }
@@ -217,7 +220,10 @@ mod tests {
             panic!("a 3-lane warp must be rejected");
         };
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].starts_with("--warp 3: "), "{problems:?}");
+        assert!(
+            problems[0].starts_with("no valid configuration (--warp 3): "),
+            "{problems:?}"
+        );
         // Blocks of 8 slabs of 8 x 8 keys fill the tiny machine's 2 KiB per
         // block exactly with the plain layout; padding pushes them over.
         // With 4-lane warps they fit either way.
@@ -241,5 +247,27 @@ mod tests {
                 other => panic!("{o:?}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_runaway_grid_is_refused_before_it_is_built() {
+        let spec = SweepSpec {
+            keys: (1..=1000).collect(),
+            seed: (1..=1000).collect(),
+            ..tiny_spec()
+        };
+        // Times 2 warps x 2 slab heights x 2 layouts.
+        assert_eq!(spec.size(), 8_000_000);
+        let Err(ExperimentError::Invalid(problems)) = check(&spec) else {
+            panic!("eight million configurations must be refused");
+        };
+        assert!(
+            problems[0].starts_with("sweep too large (--keys, --seed, "),
+            "{problems:?}"
+        );
+        assert!(
+            problems[0].contains("make 8000000 configurations"),
+            "{problems:?}"
+        );
     }
 }
