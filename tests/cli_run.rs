@@ -340,3 +340,65 @@ fn machine_flag_help_gives_range_and_preset_values() {
         assert!(help.contains(needle), "`{needle}` not in:\n{help}");
     }
 }
+
+/// `simsort run` of vcopy over a grid that takes minutes to simulate.
+fn endless_vcopy() -> Command {
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let mut cmd = Command::new(simsort_bin());
+    cmd.args([
+        "run",
+        kernel.to_str().unwrap(),
+        "--grid",
+        "4294967295",
+        "--block",
+        "256",
+    ])
+    .args([
+        "--buffer", "src=4k", "--buffer", "dst=4k", "--param", "n=1024",
+    ])
+    .env("NO_COLOR", "1")
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+#[test]
+fn ctrl_c_stops_a_long_run_with_how_far_it_got() {
+    let child = endless_vcopy().spawn().expect("run simsort");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.starts_with("error: interrupted (Ctrl-C): kernel `vcopy` stopped at cycle "),
+        "{err}"
+    );
+    assert!(err.contains("blocks started"), "{err}");
+    // The simulator published how far the launch got: some blocks ran.
+    let started: u64 = err
+        .split(" with ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no block count in {err}"));
+    assert!(started > 0, "{err}");
+    assert!(err.contains(" of 4294967295 blocks started"), "{err}");
+    assert!(out.stdout.is_empty(), "no report of a stopped run");
+}
+
+#[test]
+fn the_cycle_limit_stops_a_huge_grid_and_names_the_flag() {
+    let out = endless_vcopy()
+        .args(["--max-cycles", "5000"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("ran past its cycle limit of 5000"), "{err}");
+    assert!(err.contains("(--max-cycles bounds"), "{err}");
+}

@@ -72,6 +72,7 @@ pub(crate) fn run(
             sm.start_block(0, ctx);
         }
     }
+    crate::interrupt::publish(0, ctx.next_block);
     let q = if lockstep {
         1
     } else {
@@ -88,6 +89,7 @@ pub(crate) fn run(
             if ctx.pending.is_empty() && next.is_none() {
                 break;
             }
+            crate::interrupt::publish(boundary, ctx.next_block);
             if crate::interrupt::stop_requested() {
                 return Err(SimError::Interrupted {
                     kernel: ctx.kernel.kernel().name.clone(),

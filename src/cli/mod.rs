@@ -127,8 +127,9 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     }
     if matches!(
         cli.command,
-        None | Some(Command::Run(_)) | Some(Command::Sweep(_))
-    ) {
+        None | Some(Command::Run(_)) | Some(Command::Sweep(_)) | Some(Command::Calibrate(_))
+    ) || matches!(&cli.command, Some(Command::Trace(t)) if t.is_export())
+    {
         stop_on_ctrl_c();
     }
     let result = match cli.command {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 use kernels_ir::parser::parse_and_verify;
 use kernels_ir::{Device, Dim3, ParamType, ParamValue, VerifiedKernel};
-use sim::{Cycle, Gpu, GpuConfig, RunOptions};
+use sim::{Cycle, Gpu, GpuConfig, RunOptions, SimError};
 use simsort::atomic::{check_output, write_file};
 use simsort::buffer_spec::{BufferInit, buffer_cost, buffer_data, buffer_len, number};
 use simsort::experiment::report::{KernelRow, Report};
@@ -55,6 +55,9 @@ pub struct RunArgs {
     /// Print the per-kernel report as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// No progress bar (it is drawn only when stderr is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// Machine config overrides.
     #[command(flatten)]
     pub machine: MachineOverrides,
@@ -228,6 +231,31 @@ pub(super) fn parameters<D: Device>(
     }
 }
 
+/// The failure of a launch: bad input (exit 2), a fault or the cycle limit
+/// (exit 1), or Ctrl-C (exit 130, with how far it got: no report and no
+/// `--out` file is written).
+fn launch_failure(e: &SimError, blocks: u64) -> Failure {
+    match e {
+        SimError::Interrupted { kernel, cycle } => {
+            let (_, started) = sim::launch_progress();
+            Failure {
+                status: 130,
+                message: format!(
+                    "error: interrupted (Ctrl-C): kernel `{kernel}` stopped at cycle {} with \
+                     {started} of {blocks} blocks started; no report or --out file was written",
+                    cycle.0
+                ),
+            }
+        }
+        SimError::CycleLimit { .. } => Failure::run(format!(
+            "error: {e} (--max-cycles bounds a launch's simulated cycles; raise it to let the \
+             launch finish)"
+        )),
+        e if e.is_runtime() => Failure::run(format!("error: {e}")),
+        e => Failure::input(format!("error: {e}")),
+    }
+}
+
 /// Runs `simsort run`.
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let cfg = machine(args)?;
@@ -236,6 +264,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if let Some(limit) = args.max_cycles {
         options.max_cycles = Cycle(limit);
     }
+    let max_cycles = options.max_cycles.0;
     let mut gpu =
         Gpu::new(cfg.clone(), options).map_err(|e| Failure::input(format!("error: {e}")))?;
     let (params, buffers) = parameters(args, &vk, &mut gpu)?;
@@ -259,15 +288,11 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
             }
         }
     }
-    let stats = gpu
-        .launch(&vk, args.grid, args.block, &params)
-        .map_err(|e| {
-            if e.is_runtime() {
-                Failure::run(format!("error: {e}"))
-            } else {
-                Failure::input(format!("error: {e}"))
-            }
-        })?;
+    let blocks = u64::from(args.grid.x) * u64::from(args.grid.y) * u64::from(args.grid.z);
+    let stats = super::progress::with_launch_bar(blocks, max_cycles, args.quiet, || {
+        gpu.launch(&vk, args.grid, args.block, &params)
+    })
+    .map_err(|e| launch_failure(&e, blocks))?;
     for (addr, len, path) in outs {
         let data = gpu
             .read_bytes(addr, len)
