@@ -63,9 +63,12 @@ pub fn buffer_len(spec: &str) -> Result<u64, String> {
         return words(n);
     }
     if let Some(rest) = spec.strip_prefix("rand:") {
-        let (n, _) = rest
+        let (n, seed) = rest
             .split_once(':')
             .ok_or_else(|| format!("`{spec}`: expected rand:N:SEED"))?;
+        // The seed is checked here too, so a spec that sizes also builds
+        // (`rand:8:7-0` did not; found by the buffer_spec fuzz target).
+        number(seed)?;
         return words(n);
     }
     bytes(spec)
@@ -145,6 +148,7 @@ mod tests {
         );
         assert!(buffer_len("iota:99999999999999999999").is_err());
         assert!(buffer_data("rand:4").is_err());
+        assert!(buffer_len("rand:8:7-0").is_err(), "a bad seed fails the sizing too");
         assert!(buffer_data("lots").is_err());
         assert_eq!(number("0x10").unwrap(), 16);
     }
