@@ -402,3 +402,38 @@ fn the_cycle_limit_stops_a_huge_grid_and_names_the_flag() {
     assert!(err.contains("ran past its cycle limit of 5000"), "{err}");
     assert!(err.contains("(--max-cycles bounds"), "{err}");
 }
+
+#[test]
+fn run_shows_a_progress_bar_on_a_terminal_only() {
+    // On a pipe: no bar.
+    let out = endless_vcopy()
+        .args(["--max-cycles", "5000"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("blocks started"));
+    // On a terminal (`script` gives the command one): the bar, with the
+    // blocks started and the simulated cycle, then the cycle-limit error.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` on this machine: the terminal half is skipped");
+        return;
+    }
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let line = format!(
+        "{} run {} --grid 4294967295 --block 256 --buffer src=4k --buffer dst=4k \
+         --param n=1024 --max-cycles 300000",
+        simsort_bin().display(),
+        kernel.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("blocks started"), "{text}");
+    assert!(text.contains("(limit 300000)"), "{text}");
+    assert!(
+        text.contains("ran past its cycle limit of 300000"),
+        "{text}"
+    );
+}
