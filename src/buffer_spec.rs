@@ -148,7 +148,10 @@ mod tests {
         );
         assert!(buffer_len("iota:99999999999999999999").is_err());
         assert!(buffer_data("rand:4").is_err());
-        assert!(buffer_len("rand:8:7-0").is_err(), "a bad seed fails the sizing too");
+        assert!(
+            buffer_len("rand:8:7-0").is_err(),
+            "a bad seed fails the sizing too"
+        );
         assert!(buffer_data("lots").is_err());
         assert_eq!(number("0x10").unwrap(), 16);
     }

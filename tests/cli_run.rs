@@ -420,7 +420,7 @@ fn run_shows_a_progress_bar_on_a_terminal_only() {
     let kernel = tests_dir().join("kernels/vcopy.kir");
     let line = format!(
         "{} run {} --grid 4294967295 --block 256 --buffer src=4k --buffer dst=4k \
-         --param n=1024 --max-cycles 300000",
+         --param n=1024 --max-cycles 12000",
         simsort_bin().display(),
         kernel.display()
     );
@@ -431,7 +431,7 @@ fn run_shows_a_progress_bar_on_a_terminal_only() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("blocks started"), "{text}");
-    assert!(text.contains("(limit 300000)"), "{text}");
+    assert!(text.contains("(limit 12000)"), "{text}");
     assert!(
         text.contains("ran past its cycle limit of 300000"),
         "{text}"

@@ -588,6 +588,12 @@ mod tests {
         let mut out = Vec::new();
         export_perfetto(&mut r, &mut out).unwrap();
         let v: Value = serde_json::from_slice(&out).unwrap();
-        assert!(v["traceEvents"].as_array().unwrap().iter().any(|e| e["pid"] == u32::MAX));
+        assert!(
+            v["traceEvents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["pid"] == u32::MAX)
+        );
     }
 }
