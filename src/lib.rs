@@ -4,6 +4,9 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod buffer_spec;
 pub mod calib;
+pub mod diagnostics;
 pub mod experiment;
+pub mod fuzz_entry;
 pub mod host_memory;

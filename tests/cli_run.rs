@@ -265,15 +265,16 @@ fn a_bad_machine_flag_is_one_error_line_naming_it() {
     for (flag, needle) in [
         (
             "--max-warps-per-sm=1",
-            "`max_warps_per_sm`: 1 is fewer than num_subpartitions",
+            "(--max-warps-per-sm 1): 1 is fewer than num_subpartitions",
         ),
-        ("--sector-bytes=1", "`sector_bytes`: 1 is outside"),
+        ("--sector-bytes=1", "(--sector-bytes 1): 1 is outside"),
+        ("--warp=1000", "(--warp 1000): 1000 is outside 1..=64"),
     ] {
         let out = vcopy("1k", &[flag]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
-        assert!(err.starts_with("error: invalid machine:\n"), "{err}");
-        assert_eq!(err.trim().lines().count(), 2, "one problem: {err}");
+        assert!(err.starts_with("error: invalid machine (--"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "one problem: {err}");
         assert!(err.contains(needle), "{flag}: {err}");
     }
 }
@@ -338,4 +339,98 @@ fn machine_flag_help_gives_range_and_preset_values() {
     ] {
         assert!(help.contains(needle), "`{needle}` not in:\n{help}");
     }
+}
+
+/// `simsort run` of vcopy over a grid that takes minutes to simulate.
+fn endless_vcopy() -> Command {
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let mut cmd = Command::new(simsort_bin());
+    cmd.args([
+        "run",
+        kernel.to_str().unwrap(),
+        "--grid",
+        "4294967295",
+        "--block",
+        "256",
+    ])
+    .args([
+        "--buffer", "src=4k", "--buffer", "dst=4k", "--param", "n=1024",
+    ])
+    .env("NO_COLOR", "1")
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+#[test]
+fn ctrl_c_stops_a_long_run_with_how_far_it_got() {
+    let child = endless_vcopy().spawn().expect("run simsort");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.starts_with("error: interrupted (Ctrl-C): kernel `vcopy` stopped at cycle "),
+        "{err}"
+    );
+    assert!(err.contains("blocks started"), "{err}");
+    // The simulator published how far the launch got: some blocks ran.
+    let started: u64 = err
+        .split(" with ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no block count in {err}"));
+    assert!(started > 0, "{err}");
+    assert!(err.contains(" of 4294967295 blocks started"), "{err}");
+    assert!(out.stdout.is_empty(), "no report of a stopped run");
+}
+
+#[test]
+fn the_cycle_limit_stops_a_huge_grid_and_names_the_flag() {
+    let out = endless_vcopy()
+        .args(["--max-cycles", "5000"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("ran past its cycle limit of 5000"), "{err}");
+    assert!(err.contains("(--max-cycles bounds"), "{err}");
+}
+
+#[test]
+fn run_shows_a_progress_bar_on_a_terminal_only() {
+    // On a pipe: no bar.
+    let out = endless_vcopy()
+        .args(["--max-cycles", "5000"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("blocks started"));
+    // On a terminal (`script` gives the command one): the bar, with the
+    // blocks started and the simulated cycle, then the cycle-limit error.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` on this machine: the terminal half is skipped");
+        return;
+    }
+    let kernel = tests_dir().join("kernels/vcopy.kir");
+    let line = format!(
+        "{} run {} --grid 4294967295 --block 256 --buffer src=4k --buffer dst=4k \
+         --param n=1024 --max-cycles 12000",
+        simsort_bin().display(),
+        kernel.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("blocks started"), "{text}");
+    assert!(text.contains("(limit 12000)"), "{text}");
+    assert!(text.contains("ran past its cycle limit of 12000"), "{text}");
 }

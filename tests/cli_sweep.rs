@@ -139,14 +139,23 @@ fn the_sort_json_has_every_documented_key() {
 }
 
 #[test]
+fn one_bad_machine_value_is_one_error_line_naming_its_flag() {
+    let out = simsort(&["--warp", "1000"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "error: invalid machine (--warp 1000): 1000 is outside 1..=64"
+    );
+}
+
+#[test]
 fn impossible_sorts_list_every_problem_and_exit_2() {
     assert_input_error(
         &["--warp", "3", "--sms", "0", "--slab-height", "500"],
         &[
-            "invalid configuration",
-            "warp width 3 is not a power of two",
-            "`num_sms`: 0 is outside",
-            "slab height 500",
+            "error: invalid machine (--warp 3): 3 is not a power of two",
+            "error: invalid machine (--num-sms 0): 0 is outside",
+            "error: slab height 500",
         ],
     );
     // The tiny machine allows 64 registers per thread and 2 KiB of shared
@@ -170,7 +179,7 @@ fn impossible_sorts_list_every_problem_and_exit_2() {
     );
     assert_input_error(
         &["--gpu", "h100"],
-        &["unknown --gpu preset `h100`", "h200, tiny"],
+        &["error: unknown preset (--gpu h100)", "h200, tiny"],
     );
     assert_input_error(&["--keys", "lots"], &["invalid value 'lots'"]);
     assert_input_error(&["--key-bits", "16"], &["not a key width"]);
@@ -352,11 +361,10 @@ fn bad_sweeps_list_every_problem_exit_2_and_write_nothing() {
             "/nonexistent/dir/r.csv",
         ],
         &[
-            "invalid sweep",
-            "--plot x.pdf: the file name must end in .svg or .png",
-            "/nonexistent/dir/r.csv: the directory /nonexistent/dir does not exist",
-            "--warp 3: no configuration with it is valid",
-            "--slab-height 500: no configuration with it is valid",
+            "error: --plot x.pdf: the file name must end in .svg or .png",
+            "error: /nonexistent/dir/r.csv: the directory /nonexistent/dir does not exist",
+            "error: no valid configuration (--warp 3)",
+            "error: no valid configuration (--slab-height 500)",
         ],
     );
     assert_input_error(
@@ -370,8 +378,8 @@ fn bad_sweeps_list_every_problem_exit_2_and_write_nothing() {
             "2,0",
         ],
         &[
-            "--num-sms 0: no configuration with it is valid",
-            "`num_sms`: 0 is outside",
+            "error: no valid configuration (--num-sms 0)",
+            "(--num-sms 0): 0 is outside",
         ],
     );
     assert_input_error(&["sweep", "--warp", "8,x"], &["invalid value 'x'"]);

@@ -2,6 +2,10 @@
 //! arbitrary bytes, token soup inside a kernel, and mutations of valid
 //! kernels. Whatever parses also survives print-then-parse unchanged. Inputs
 //! that once broke something are kept below as plain tests.
+//!
+//! The coverage-guided fuzz targets (`fuzz/`, nightly) keep their corpora,
+//! seeds and every crash they found in the repo; [`fuzz_inputs_replay_clean`]
+//! runs them all through the same entry points on stable, so CI keeps them.
 
 use kernels_ir::parser::parse_and_verify;
 use kernels_ir::{kernels, parse_kernel, print_kernel, verify_kernel};
@@ -232,4 +236,38 @@ fn deeply_nested_divergence_verifies_in_linear_time() {
     );
     let elapsed = start.elapsed();
     assert!(elapsed.as_secs() < 10, "took {elapsed:?}");
+}
+
+/// A fuzz target's entry point (`simsort::fuzz_entry`).
+type Entry = fn(&[u8]);
+
+/// The fuzz targets, each with its entry point.
+const FUZZ_TARGETS: &[(&str, Entry)] = &[
+    ("ir", simsort::fuzz_entry::ir),
+    ("trace", simsort::fuzz_entry::trace),
+    ("buffer_spec", simsort::fuzz_entry::buffer_spec),
+    ("sweep_lists", simsort::fuzz_entry::sweep_lists),
+];
+
+#[test]
+fn fuzz_inputs_replay_clean() {
+    let fuzz = crate::util::tests_dir().join("../fuzz");
+    for (target, entry) in FUZZ_TARGETS {
+        let mut files = 0;
+        for dir in ["seeds", "corpus", "artifacts"] {
+            let Ok(entries) = std::fs::read_dir(fuzz.join(dir).join(target)) else {
+                continue;
+            };
+            let mut paths: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+            paths.sort();
+            for path in paths {
+                let data = std::fs::read(&path).unwrap();
+                let run = std::panic::catch_unwind(|| entry(&data));
+                assert!(run.is_ok(), "{target}: {} panics", path.display());
+                files += 1;
+            }
+        }
+        // A target without inputs would pass without testing anything.
+        assert!(files >= 5, "{target}: only {files} inputs under fuzz/");
+    }
 }

@@ -266,3 +266,55 @@ fn a_real_simulator_trace_of_hotsort_replays_with_its_merges() {
     let screen = tui::screen(&app, 160, 48);
     assert!(screen.contains("bs · cycles conflicts"), "{screen}");
 }
+
+#[test]
+fn merge_stages_are_found_in_every_marked_kernel_and_exchange() {
+    use sorts::hotsort::{HotSortConfig, MergeExchange};
+    use tui::{Action, App, Replay};
+
+    let keys: Vec<u32> = (0..600u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 8)
+        .collect();
+    for merge in [MergeExchange::Shuffle, MergeExchange::Shared] {
+        let hs = HotSortConfig {
+            block_slabs: 2,
+            merge,
+            ..HotSortConfig::new(8, 4)
+        };
+        let level = traces::TraceLevel::CountersOnly;
+        let bytes = record_hotsort_on(sim::GpuConfig::tiny(), &hs, level, &keys, Vec::new());
+        let mut app = App::new(Replay::new(Box::new(std::io::Cursor::new(bytes))).unwrap());
+        let mut kernels = std::collections::BTreeSet::new();
+        for _ in 0..app.replay.launch_count() {
+            let source = &app.replay.kernel().source;
+            if !source.stages.is_empty() {
+                let name = source.name.clone();
+                let starts = app.stage_starts();
+                assert!(
+                    !starts.is_empty(),
+                    "{merge:?} {name}: marks but no stage found"
+                );
+                let before = app.cycle;
+                app.apply(Action::NextStage);
+                assert!(
+                    app.cycle > before || starts[0].0 == before,
+                    "{merge:?} {name}: m"
+                );
+                if starts.len() > 1 {
+                    app.apply(Action::NextStage);
+                    let at = app.cycle;
+                    app.apply(Action::PrevStage);
+                    assert!(app.cycle < at, "{merge:?} {name}: M goes back");
+                }
+                kernels.insert(name);
+            }
+            app.apply(Action::NextKernel);
+        }
+        for k in ["bs", "fm", "hm"] {
+            assert!(
+                kernels.contains(k),
+                "{merge:?}: no stages in {k}: {kernels:?}"
+            );
+        }
+    }
+}

@@ -236,6 +236,7 @@ pub(crate) fn run_ordered(
 ) -> Result<u64, SimError> {
     let workers = std::slice::from_mut(worker);
     sh.dispatch_first(sms, l, tracer, workers);
+    crate::interrupt::publish(0, sh.next_block);
     let q = quantum(l, lockstep);
     let mut queue: BinaryHeap<Reverse<(u64, u32)>> = sms
         .iter()
@@ -248,6 +249,7 @@ pub(crate) fn run_ordered(
             if workers[0].pending.is_empty() && next.is_none() {
                 break;
             }
+            crate::interrupt::publish(boundary, sh.next_block);
             if crate::interrupt::stop_requested() {
                 return Err(SimError::Interrupted {
                     kernel: l.kernel.kernel().name.clone(),
@@ -333,6 +335,7 @@ pub(crate) fn run_parallel(
 ) -> Result<u64, SimError> {
     let mut off = Tracer::new(None);
     sh.dispatch_first(sms, l, &mut off, workers);
+    crate::interrupt::publish(0, sh.next_block);
     let q = quantum(l, false);
     let chunk = chunk_len(sms.len(), workers.len());
     let mut boundary = q;
@@ -412,6 +415,7 @@ pub(crate) fn run_parallel(
         if workers.iter().all(|w| w.pending.is_empty()) && low.is_none() {
             break;
         }
+        crate::interrupt::publish(boundary, sh.next_block);
         if crate::interrupt::stop_requested() {
             return Err(SimError::Interrupted {
                 kernel: l.kernel.kernel().name.clone(),

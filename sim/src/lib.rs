@@ -135,7 +135,7 @@ pub use config::{ConfigError, GpuConfig, SchedulerPolicy};
 pub use error::{Fault, FaultKind, LaunchProblem, SimError};
 pub use gpu::{Gpu, Occupancy};
 pub use ids::{BlockId, SmId, WarpAt, WarpId};
-pub use interrupt::{request_stop, stop_flag, stop_requested};
+pub use interrupt::{launch_progress, request_stop, stop_flag, stop_requested};
 pub use kernels_ir::{Dim3, ParamValue};
 pub use options::RunOptions;
 pub use stats::{

@@ -6,14 +6,13 @@
 use std::io::{self, IsTerminal, Write};
 
 use clap::{Parser, Subcommand};
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
+use miette::Diagnostic;
 
 pub mod bundle;
 pub mod calibrate;
 pub mod check;
 pub mod compare;
 pub mod completions;
-pub mod diagnostics;
 pub mod emit;
 pub mod kernels;
 pub mod machine;
@@ -144,8 +143,12 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     }
     if matches!(
         cli.command,
-        None | Some(Command::Run(_)) | Some(Command::Sweep(_)) | Some(Command::Compare(_))
-    ) {
+        None | Some(Command::Run(_))
+            | Some(Command::Sweep(_))
+            | Some(Command::Compare(_))
+            | Some(Command::Calibrate(_))
+    ) || matches!(&cli.command, Some(Command::Trace(t)) if t.is_export())
+    {
         stop_on_ctrl_c();
     }
     let result = match cli.command {
@@ -192,22 +195,6 @@ pub fn output_error(e: io::Error) -> Failure {
 /// Renders diagnostics as source snippets, one after another, in colour
 /// only when stderr is a terminal and `NO_COLOR` is unset.
 pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D], name: &str, source: &str) -> String {
-    let diagnostics = diagnostics::cleaned(diagnostics, name, source);
     let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let theme = if colour {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
-    let handler = GraphicalReportHandler::new_themed(theme);
-    let mut text = String::new();
-    for d in &diagnostics {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        // Rendering into a String cannot fail.
-        let _ = handler.render_report(&mut text, d);
-    }
-    text.truncate(text.trim_end().len());
-    text
+    simsort::diagnostics::render(diagnostics, name, source, colour)
 }

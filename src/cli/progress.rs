@@ -72,3 +72,41 @@ pub fn sweep_bar(configurations: u64, quiet: bool) -> ProgressBar {
         "{spinner} sweep [{bar:30}] {pos}/{len} configurations, eta {eta:>3} {msg}",
     )
 }
+
+/// Runs `launch` (one kernel launch of `blocks` blocks, at most
+/// `max_cycles` cycles) under a bar of the blocks started and the simulated
+/// cycle, read from the simulator every 200 ms: one launch of a huge grid
+/// runs for minutes, and the sort's per-launch bar would sit at 0%.
+pub fn with_launch_bar<T>(
+    blocks: u64,
+    max_cycles: u64,
+    quiet: bool,
+    launch: impl FnOnce() -> T,
+) -> T {
+    if !shown(quiet) {
+        return launch();
+    }
+    let bar = bar(
+        blocks,
+        quiet,
+        "{spinner} [{bar:30}] {pos}/{len} blocks started, eta {eta:>3} {msg}",
+    );
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    let result = std::thread::scope(|s| {
+        let bar = &bar;
+        s.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(Duration::from_millis(200))
+            {
+                let (cycle, started) = sim::launch_progress();
+                bar.set_position(started);
+                bar.set_message(format!("cycle {cycle} (limit {max_cycles})"));
+            }
+        });
+        let result = launch();
+        drop(stop);
+        result
+    });
+    bar.finish_and_clear();
+    result
+}

@@ -13,8 +13,9 @@ use std::path::PathBuf;
 use clap::Args;
 use kernels_ir::parser::parse_and_verify;
 use kernels_ir::{Device, Dim3, ParamType, ParamValue, VerifiedKernel};
-use sim::{Cycle, Gpu, GpuConfig, RunOptions};
+use sim::{Cycle, Gpu, GpuConfig, RunOptions, SimError};
 use simsort::atomic::{check_output, write_file};
+use simsort::buffer_spec::{BufferInit, buffer_cost, buffer_data, buffer_len, number};
 use simsort::experiment::report::{KernelRow, Report};
 
 use super::machine::MachineOverrides;
@@ -58,6 +59,9 @@ pub struct RunArgs {
     /// Print the per-kernel report as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// No progress bar (it is drawn only when stderr is a terminal).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// Machine config overrides.
     #[command(flatten)]
     pub machine: MachineOverrides,
@@ -81,129 +85,27 @@ fn parse_dim3(s: &str) -> Result<Dim3, String> {
     }
 }
 
-/// Parses a decimal or `0x` hexadecimal number.
-fn number(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => t.parse(),
-    };
-    parsed.map_err(|e| format!("`{s}` is not a number: {e}"))
-}
-
-/// Parses a byte count with an optional `k`/`M`/`G` suffix (powers of 1024).
-fn bytes(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (digits, scale) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1 << 10),
-        Some((i, 'm' | 'M')) => (&t[..i], 1 << 20),
-        Some((i, 'g' | 'G')) => (&t[..i], 1 << 30),
-        _ => (t, 1),
-    };
-    number(digits)?
-        .checked_mul(scale)
-        .ok_or_else(|| format!("`{s}` bytes is too large"))
-}
-
 /// Splits `NAME=REST`.
 fn name_value<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str), Failure> {
     s.split_once('=')
         .filter(|(n, _)| !n.is_empty())
-        .ok_or_else(|| Failure::input(format!("--{flag} `{s}`: expected NAME=VALUE")))
-}
-
-/// A buffer's initial contents: bytes, or `n` zero bytes (never built on
-/// the host: device memory starts zeroed).
-#[derive(Debug, PartialEq)]
-enum BufferInit {
-    Data(Vec<u8>),
-    Zero(u64),
-}
-
-/// The size in bytes of a buffer spec, found without building it.
-fn buffer_len(spec: &str) -> Result<u64, String> {
-    let words = |n: &str| {
-        number(n)?
-            .checked_mul(4)
-            .ok_or_else(|| format!("`{spec}`: {n} words is too many"))
-    };
-    if let Some(path) = spec.strip_prefix('@') {
-        return std::fs::metadata(path)
-            .map(|m| m.len())
-            .map_err(|e| format!("cannot read {path}: {e}"));
-    }
-    if let Some(n) = spec.strip_prefix("iota:") {
-        return words(n);
-    }
-    if let Some(rest) = spec.strip_prefix("rand:") {
-        let (n, _) = rest
-            .split_once(':')
-            .ok_or_else(|| format!("`{spec}`: expected rand:N:SEED"))?;
-        return words(n);
-    }
-    bytes(spec)
-}
-
-/// The host memory a buffer costs: its host copy (zero buffers have none)
-/// and its device copy.
-fn buffer_cost(spec: &str) -> Result<u64, String> {
-    let len = buffer_len(spec)?;
-    let host = if spec.starts_with(['@']) || spec.contains(':') {
-        len
-    } else {
-        0
-    };
-    Ok(len.saturating_add(host))
-}
-
-/// The initial contents of a buffer spec.
-fn buffer_data(spec: &str) -> Result<BufferInit, String> {
-    let too_big = || format!("`{spec}`: the host has not the memory to build it");
-    if let Some(path) = spec.strip_prefix('@') {
-        return std::fs::read(path)
-            .map(BufferInit::Data)
-            .map_err(|e| format!("cannot read {path}: {e}"));
-    }
-    let len = buffer_len(spec)?;
-    let words = |mut word: Box<dyn FnMut(u64) -> u32>| {
-        simsort::host_memory::try_collect(len, |i| word(i / 4).to_le_bytes()[(i % 4) as usize])
-            .map(BufferInit::Data)
-            .ok_or_else(too_big)
-    };
-    if spec.starts_with("iota:") {
-        return words(Box::new(|i| i as u32));
-    }
-    if let Some(rest) = spec.strip_prefix("rand:") {
-        let (_, seed) = rest
-            .split_once(':')
-            .ok_or_else(|| format!("`{spec}`: expected rand:N:SEED"))?;
-        let mut state = number(seed)? | 1;
-        let mut last = (u64::MAX, 0);
-        return words(Box::new(move |i| {
-            if last.0 != i {
-                // xorshift64*: a fixed, documented generator, so runs repeat.
-                state ^= state >> 12;
-                state ^= state << 25;
-                state ^= state >> 27;
-                last = (i, (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32);
-            }
-            last.1
-        }));
-    }
-    Ok(BufferInit::Zero(len))
+        .ok_or_else(|| {
+            Failure::input(format!(
+                "error: bad value (--{flag} {s}): expected NAME=VALUE"
+            ))
+        })
 }
 
 /// The machine config: preset, `--warp`, then every override; validated.
 pub(super) fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
-    let (cfg, problems) =
-        simsort::experiment::machine::assemble(&args.gpu, args.warp, &args.machine.0)
-            .map_err(Failure::input)?;
-    if problems.is_empty() {
-        Ok(cfg)
+    let m = simsort::experiment::machine::assemble(&args.gpu, args.warp, &args.machine.0)
+        .map_err(|e| Failure::input(format!("error: {e}")))?;
+    if m.problems.is_empty() {
+        Ok(m.config)
     } else {
         Err(Failure::input(format!(
-            "error: invalid machine:\n  {}",
-            problems.join("\n  ")
+            "error: {}",
+            m.problems.join("\nerror: ")
         )))
     }
 }
@@ -236,8 +138,8 @@ pub(super) fn parameters<D: Device>(
     let mut need = 0u64;
     for spec in &args.buffers {
         let (name, value) = name_value("buffer", spec)?;
-        let mut cost =
-            buffer_cost(value).map_err(|e| Failure::input(format!("--buffer {name}: {e}")))?;
+        let mut cost = buffer_cost(value)
+            .map_err(|e| Failure::input(format!("error: bad buffer (--buffer {name}): {e}")))?;
         if args
             .outs
             .iter()
@@ -252,13 +154,14 @@ pub(super) fn parameters<D: Device>(
     let mut given: Vec<(String, Result<BufferInit, u64>)> = Vec::new();
     for spec in &args.buffers {
         let (name, value) = name_value("buffer", spec)?;
-        let data =
-            buffer_data(value).map_err(|e| Failure::input(format!("--buffer {name}: {e}")))?;
+        let data = buffer_data(value)
+            .map_err(|e| Failure::input(format!("error: bad buffer (--buffer {name}): {e}")))?;
         given.push((name.to_string(), Ok(data)));
     }
     for spec in &args.params {
         let (name, value) = name_value("param", spec)?;
-        let v = number(value).map_err(|e| Failure::input(format!("--param {name}: {e}")))?;
+        let v = number(value)
+            .map_err(|e| Failure::input(format!("error: bad parameter (--param {name}): {e}")))?;
         given.push((name.to_string(), Err(v)));
     }
     let mut problems = Vec::new();
@@ -305,7 +208,7 @@ pub(super) fn parameters<D: Device>(
                 })?;
                 if let BufferInit::Data(data) = init {
                     gpu.write_bytes(addr, data)
-                        .map_err(|e| Failure::input(e.to_string()))?;
+                        .map_err(|e| Failure::input(format!("error: {e}")))?;
                 }
                 buffers.push((p.name.clone(), addr, len));
                 values.push(ParamValue::U64(addr));
@@ -325,7 +228,35 @@ pub(super) fn parameters<D: Device>(
         Ok((values, buffers))
     } else {
         problems.dedup();
-        Err(Failure::input(problems.join("\n")))
+        Err(Failure::input(format!(
+            "error: {}",
+            problems.join("\nerror: ")
+        )))
+    }
+}
+
+/// The failure of a launch: bad input (exit 2), a fault or the cycle limit
+/// (exit 1), or Ctrl-C (exit 130, with how far it got: no report and no
+/// `--out` file is written).
+fn launch_failure(e: &SimError, blocks: u64) -> Failure {
+    match e {
+        SimError::Interrupted { kernel, cycle } => {
+            let (_, started) = sim::launch_progress();
+            Failure {
+                status: 130,
+                message: format!(
+                    "error: interrupted (Ctrl-C): kernel `{kernel}` stopped at cycle {} with \
+                     {started} of {blocks} blocks started; no report or --out file was written",
+                    cycle.0
+                ),
+            }
+        }
+        SimError::CycleLimit { .. } => Failure::run(format!(
+            "error: {e} (--max-cycles bounds a launch's simulated cycles; raise it to let the \
+             launch finish)"
+        )),
+        e if e.is_runtime() => Failure::run(format!("error: {e}")),
+        e => Failure::input(format!("error: {e}")),
     }
 }
 
@@ -340,7 +271,9 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if let Some(limit) = args.max_cycles {
         options.max_cycles = Cycle(limit);
     }
-    let mut gpu = Gpu::new(cfg.clone(), options).map_err(|e| Failure::input(e.to_string()))?;
+    let max_cycles = options.max_cycles.0;
+    let mut gpu =
+        Gpu::new(cfg.clone(), options).map_err(|e| Failure::input(format!("error: {e}")))?;
     let (params, buffers) = parameters(args, &vk, &mut gpu)?;
     let mut outs = Vec::new();
     for spec in &args.outs {
@@ -354,27 +287,25 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 outs.push((addr, len, path));
             }
             None => {
+                let names: Vec<&str> = buffers.iter().map(|(n, _, _)| n.as_str()).collect();
                 return Err(Failure::input(format!(
-                    "--out {name}: no buffer of that name"
+                    "error: no such buffer (--out {name}): the kernel's buffers are {}",
+                    names.join(", ")
                 )));
             }
         }
     }
-    let stats = gpu
-        .launch(&vk, args.grid, args.block, &params)
-        .map_err(|e| {
-            if e.is_runtime() {
-                Failure::run(e.to_string())
-            } else {
-                Failure::input(e.to_string())
-            }
-        })?;
+    let blocks = u64::from(args.grid.x) * u64::from(args.grid.y) * u64::from(args.grid.z);
+    let stats = super::progress::with_launch_bar(blocks, max_cycles, args.quiet, || {
+        gpu.launch(&vk, args.grid, args.block, &params)
+    })
+    .map_err(|e| launch_failure(&e, blocks))?;
     for (addr, len, path) in outs {
         let data = gpu
             .read_bytes(addr, len)
-            .map_err(|e| Failure::run(e.to_string()))?;
+            .map_err(|e| Failure::run(format!("error: {e}")))?;
         write_file(&path, &data)
-            .map_err(|e| Failure::run(format!("cannot write {}: {e}", path.display())))?;
+            .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))?;
     }
     let row = KernelRow::new(&vk.kernel().name, stats);
     let text = if args.json {
@@ -402,29 +333,5 @@ mod tests {
         assert_eq!(parse_dim3("4,2,3").unwrap(), Dim3 { x: 4, y: 2, z: 3 });
         assert!(parse_dim3("4,x").is_err());
         assert!(parse_dim3("1,2,3,4").is_err());
-    }
-
-    #[test]
-    fn buffer_specs() {
-        let data = |spec| match buffer_data(spec).unwrap() {
-            BufferInit::Data(d) => d,
-            BufferInit::Zero(n) => panic!("{spec}: {n} zero bytes"),
-        };
-        assert_eq!(buffer_data("2k").unwrap(), BufferInit::Zero(2048));
-        assert_eq!(data("iota:3"), [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
-        let a = data("rand:4:7");
-        assert_eq!((a.len(), a.clone()), (16, data("rand:4:7")));
-        assert_ne!(a, data("rand:4:8"));
-        assert_eq!(buffer_len("rand:4:8"), Ok(16));
-        assert_eq!(buffer_cost("iota:4"), Ok(32), "a host and a device copy");
-        assert_eq!(
-            buffer_cost("1k"),
-            Ok(1024),
-            "zero buffers have no host copy"
-        );
-        assert!(buffer_len("iota:99999999999999999999").is_err());
-        assert!(buffer_data("rand:4").is_err());
-        assert!(buffer_data("lots").is_err());
-        assert_eq!(number("0x10").unwrap(), 16);
     }
 }

@@ -153,9 +153,8 @@ impl SweepArgs {
     }
 }
 
-pub(super) fn invalid(what: &str, problems: &[String]) -> Failure {
-    let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-    Failure::input(format!("error: invalid {what}:\n{}", list.join("\n")))
+pub(super) fn invalid(problems: &[String]) -> Failure {
+    Failure::input(format!("error: {}", problems.join("\nerror: ")))
 }
 
 /// A configuration in one line, by the axes that vary.
@@ -274,7 +273,7 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .map(|a| a.name.clone())
         .collect();
     let start = Instant::now();
-    let grid = spec.expand().len();
+    let grid = usize::try_from(spec.size()).unwrap_or(usize::MAX);
     check_memory(&spec, args.jobs, grid)?;
     let checked = match sweep::check(&spec) {
         Ok(mut checked) => match args.shard {
@@ -288,7 +287,7 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         Err(e) => return Err(Failure::run(format!("error: {e}"))),
     };
     if !problems.is_empty() {
-        return Err(invalid("sweep", &problems));
+        return Err(invalid(&problems));
     }
     let runnable = checked.iter().filter(|c| c.prepared.is_ok()).count();
     let jobs = worker_threads(args.jobs, runnable);

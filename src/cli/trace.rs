@@ -57,6 +57,14 @@ pub struct InfoArgs {
     pub trace: PathBuf,
 }
 
+impl TraceArgs {
+    /// Whether this is `trace export` (long on big traces; it stops on
+    /// Ctrl-C between writes).
+    pub fn is_export(&self) -> bool {
+        matches!(self.command, TraceCommand::Export(_))
+    }
+}
+
 /// Runs `simsort trace ...`.
 pub fn run(args: &TraceArgs, out: &mut dyn Write) -> Result<(), Failure> {
     match &args.command {
@@ -67,7 +75,24 @@ pub fn run(args: &TraceArgs, out: &mut dyn Write) -> Result<(), Failure> {
 
 fn open(path: &PathBuf) -> Result<TraceReader<std::io::BufReader<File>>, Failure> {
     TraceReader::open(path)
-        .map_err(|e| Failure::input(format!("cannot read trace {}: {e}", path.display())))
+        .map_err(|e| Failure::input(format!("error: cannot read trace {}: {e}", path.display())))
+}
+
+/// A writer that fails once Ctrl-C was pressed, so a long export stops
+/// cleanly: the temporary file is dropped and the target left as it was.
+struct StopOnCtrlC<W>(W);
+
+impl<W: Write> Write for StopOnCtrlC<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if sim::stop_requested() {
+            return Err(std::io::Error::other("interrupted (Ctrl-C)"));
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
@@ -82,26 +107,37 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let mut reader = open(&args.trace)?;
     let ExportFormat::Perfetto = args.format;
     let bad_trace = |e: traces::TraceError| match e {
+        _ if sim::stop_requested() => Failure {
+            status: 130,
+            message: format!(
+                "error: interrupted (Ctrl-C): the export stopped part way; {} was not written \
+                 (an old file there is as it was)",
+                args.output.display()
+            ),
+        },
         // `-o - | head`: a closed pipe ends the export quietly.
         traces::TraceError::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
             output_error(io)
         }
         traces::TraceError::Io(io) if io.kind() != std::io::ErrorKind::UnexpectedEof => {
-            Failure::run(format!("cannot write {}: {io}", args.output.display()))
+            Failure::run(format!(
+                "error: cannot write {}: {io}",
+                args.output.display()
+            ))
         }
         other => Failure::input(format!(
-            "cannot read trace {}: {other}",
+            "error: cannot read trace {}: {other}",
             args.trace.display()
         )),
     };
     if args.output.as_os_str() == "-" {
-        export_perfetto(&mut reader, &mut *out).map_err(bad_trace)?;
+        export_perfetto(&mut reader, StopOnCtrlC(&mut *out)).map_err(bad_trace)?;
         return Ok(());
     }
     let file = AtomicFile::create(&args.output)
         .map_err(|e| Failure::run(format!("cannot create {}: {e}", args.output.display())))?;
     let mut writer = BufWriter::new(file);
-    let summary = export_perfetto(&mut reader, &mut writer).map_err(bad_trace)?;
+    let summary = export_perfetto(&mut reader, StopOnCtrlC(&mut writer)).map_err(bad_trace)?;
     // Only a complete export replaces the file; a failure above drops the
     // temporary file and leaves the old one as it was.
     let cannot =

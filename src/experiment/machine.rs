@@ -2,7 +2,37 @@
 //! the warp width, then every `--FIELD VALUE` override, validated. The one
 //! assembly the sort, the sweep and `simsort run` share.
 
-use sim::GpuConfig;
+use sim::{ConfigError, GpuConfig};
+
+/// A machine as the flags describe it, with every problem found in it.
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// The machine, as given (possibly invalid).
+    pub config: GpuConfig,
+    /// One line per bad field: `invalid machine (--FLAG VALUE): why`.
+    pub problems: Vec<String>,
+    /// The machine with each bad field at the preset's value: what an
+    /// algorithm's own checks run against, so one bad machine value is one
+    /// problem (`--warp 1000` is not also "not a power of two" to HotSort).
+    pub checkable: GpuConfig,
+}
+
+/// The flag that sets machine field `field`.
+pub fn flag(field: &str) -> String {
+    match field {
+        "warp_size" => "--warp".to_string(),
+        other => format!("--{}", other.replace('_', "-")),
+    }
+}
+
+/// `e` in the command line's words: the flag and value, then why.
+fn problem(e: &ConfigError, value: &str) -> String {
+    format!(
+        "invalid machine ({} {value}): {}",
+        flag(&e.field),
+        e.message
+    )
+}
 
 /// The machine config of preset `preset` with `warp` lanes per warp (the
 /// preset's when `None`) and `overrides` applied in order, with every
@@ -12,24 +42,68 @@ pub fn assemble(
     preset: &str,
     warp: Option<u32>,
     overrides: &[(String, String)],
-) -> Result<(GpuConfig, Vec<String>), String> {
-    let mut cfg = GpuConfig::preset(preset).ok_or_else(|| {
+) -> Result<Assembled, String> {
+    let base = GpuConfig::preset(preset).ok_or_else(|| {
         format!(
-            "unknown --gpu preset `{preset}` (known: {})",
+            "unknown preset (--gpu {preset}): no such machine; give one of {}",
             GpuConfig::PRESETS.join(", ")
         )
     })?;
+    let mut cfg = base.clone();
     let mut problems = Vec::new();
+    let mut bad_fields: Vec<String> = Vec::new();
     if let Some(w) = warp {
         cfg.warp_size = w;
     }
     for (name, value) in overrides {
         if let Err(e) = cfg.set(name, value) {
-            problems.push(e.to_string());
+            problems.push(problem(&e, value));
+            bad_fields.push(e.field.clone());
         }
     }
     if let Err(errors) = cfg.validate() {
-        problems.extend(errors.iter().map(ToString::to_string));
+        for e in errors {
+            let value = cfg.get(&e.field).unwrap_or_default();
+            problems.push(problem(&e, &value));
+            bad_fields.push(e.field.clone());
+        }
     }
-    Ok((cfg, problems))
+    let mut checkable = cfg.clone();
+    for field in &bad_fields {
+        if let Some(v) = base.get(field) {
+            let _ = checkable.set(field, &v);
+        }
+    }
+    Ok(Assembled {
+        config: cfg,
+        problems,
+        checkable,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_bad_value_is_one_problem_naming_its_flag() {
+        let a = assemble("h200", Some(1000), &[]).unwrap();
+        assert_eq!(a.problems.len(), 1, "{:?}", a.problems);
+        assert!(
+            a.problems[0].starts_with("invalid machine (--warp 1000): 1000 is outside"),
+            "{:?}",
+            a.problems
+        );
+        assert_eq!(
+            a.checkable.warp_size, 32,
+            "the preset's warp for the algorithm's checks"
+        );
+        let a = assemble("h200", None, &[("sector_bytes".into(), "1".into())]).unwrap();
+        assert_eq!(a.problems.len(), 1, "{:?}", a.problems);
+        assert!(
+            a.problems[0].contains("(--sector-bytes 1)"),
+            "{:?}",
+            a.problems
+        );
+    }
 }

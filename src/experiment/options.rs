@@ -270,6 +270,18 @@ macro_rules! sort_options {
         }
 
         impl SweepSpec {
+            /// How many configurations [`SweepSpec::expand`] gives (the
+            /// product of the deduplicated lists; saturates), found
+            /// without building them.
+            pub fn size(&self) -> u64 {
+                let mut n: u64 = 1;
+                $( n = n.saturating_mul(dedup(&self.$name).len() as u64); )+
+                for (_, values) in &self.overrides {
+                    n = n.saturating_mul(dedup(values).len() as u64);
+                }
+                n
+            }
+
             /// Every configuration, in grid order (the last axis varies fastest).
             pub fn expand(&self) -> Vec<SortOptions> {
                 let mut grid = vec![SortOptions::default()];

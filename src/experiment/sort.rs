@@ -17,6 +17,7 @@ use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
 use super::check::{CheckError, check_sorted};
 use super::input::{Distribution, generate_u32, generate_u64};
+use super::machine::Assembled;
 pub use super::options::SortOptions;
 use super::plan::{PlannedLaunch, Progress, ProgressHook, plan};
 use super::report::{Report, aggregate};
@@ -283,8 +284,10 @@ impl Sorter {
 /// Why an experiment did not produce a report.
 #[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
-    /// The options describe an impossible experiment (every problem listed).
-    #[error("invalid configuration:\n{}", .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    /// The options describe an impossible experiment (every problem
+    /// listed). Shown one problem a line, each after the `error: ` the
+    /// command line puts before the first.
+    #[error("{}", .0.join("\nerror: "))]
     Invalid(Vec<String>),
     /// The simulated GPU faulted or a launch was refused.
     #[error(transparent)]
@@ -333,19 +336,17 @@ impl SortOptions {
 /// The machine config the options describe: the preset, then `--warp`, then
 /// every override; validated, with every violation listed.
 pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> {
-    let (cfg, problems) = machine_config_unchecked(opts)?;
-    if problems.is_empty() {
-        Ok(cfg)
+    let m = machine_config_unchecked(opts)?;
+    if m.problems.is_empty() {
+        Ok(m.config)
     } else {
-        Err(ExperimentError::Invalid(problems))
+        Err(ExperimentError::Invalid(m.problems))
     }
 }
 
 /// The machine config with every problem found in it (an unknown preset
 /// stops at once: nothing else can be checked without a machine).
-fn machine_config_unchecked(
-    opts: &SortOptions,
-) -> Result<(GpuConfig, Vec<String>), ExperimentError> {
+fn machine_config_unchecked(opts: &SortOptions) -> Result<Assembled, ExperimentError> {
     super::machine::assemble(&opts.gpu, Some(opts.warp), &opts.overrides)
         .map_err(|e| ExperimentError::Invalid(vec![e]))
 }
@@ -467,9 +468,15 @@ pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
 
 /// [`prepare`] for algorithm `A`.
 fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
-    let (gpu_cfg, mut problems) = machine_config_unchecked(opts)?;
+    let m = machine_config_unchecked(opts)?;
+    let (gpu_cfg, mut problems) = (m.config, m.problems);
     problems.extend(foreign_options::<A>(opts));
-    let algo_cfg = match algo_config::<A>(opts, &gpu_cfg) {
+    // The algorithm is checked on the machine with its bad fields at the
+    // preset's values (its warp width too), so one bad machine value is one
+    // problem.
+    let mut checkable_opts = opts.clone();
+    checkable_opts.warp = m.checkable.warp_size;
+    let algo_cfg = match algo_config::<A>(&checkable_opts, &m.checkable) {
         Ok(cfg) => Some(cfg),
         Err(ExperimentError::Invalid(more)) => {
             for p in more {

@@ -20,6 +20,11 @@ pub use super::options::{Axis, SweepSpec, axis_value};
 use super::report::Report;
 use super::sort::{ExperimentError, Prepared, SortOptions, prepare};
 
+/// Most configurations one sweep may have: the grid is built in memory
+/// before anything runs, and a runaway product of lists (`--keys` and
+/// `--seed` with a thousand values each) must be refused, not allocated.
+pub const MAX_CONFIGURATIONS: u64 = 100_000;
+
 /// A configuration of the grid, checked against its machine.
 pub struct Checked {
     /// The options.
@@ -32,6 +37,20 @@ pub struct Checked {
 /// pool). Fails when a list value has no valid configuration at all: that
 /// value is a bad flag, and every problem of its configurations is listed.
 pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
+    let size = spec.size();
+    if size > MAX_CONFIGURATIONS {
+        let lists: Vec<String> = spec
+            .axes()
+            .iter()
+            .filter(|a| a.values.len() > 1)
+            .map(|a| format!("--{}", a.name.replace('_', "-")))
+            .collect();
+        return Err(ExperimentError::Invalid(vec![format!(
+            "sweep too large ({}): the lists make {size} configurations; at most \
+             {MAX_CONFIGURATIONS} (split the sweep)",
+            lists.join(", ")
+        )]));
+    }
     check_grid(spec.expand(), &spec.axes())
 }
 
@@ -63,7 +82,10 @@ pub fn check_grid(grid: Vec<SortOptions>, axes: &[Axis]) -> Result<Vec<Checked>,
                     .and_then(|c| c.prepared.as_ref().err())
                     .map(|p| p.join("; "))
                     .unwrap_or_default();
-                let line = format!("--{flag} {value}: no configuration with it is valid ({why})");
+                let line = format!(
+                    "no valid configuration (--{flag} {value}): every configuration with it \
+                     fails: {why}"
+                );
                 if !problems.contains(&line) {
                     problems.push(line);
                 }
@@ -215,7 +237,10 @@ mod tests {
             panic!("a 3-lane warp must be rejected");
         };
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].starts_with("--warp 3: "), "{problems:?}");
+        assert!(
+            problems[0].starts_with("no valid configuration (--warp 3): "),
+            "{problems:?}"
+        );
         // Blocks of 8 slabs of 8 x 8 keys fill the tiny machine's 2 KiB per
         // block exactly with the plain layout; padding pushes them over.
         // With 4-lane warps they fit either way.
@@ -239,5 +264,27 @@ mod tests {
                 other => panic!("{o:?}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_runaway_grid_is_refused_before_it_is_built() {
+        let spec = SweepSpec {
+            keys: (1..=1000).collect(),
+            seed: (1..=1000).collect(),
+            ..tiny_spec()
+        };
+        // Times 2 warps x 2 slab heights x 2 layouts.
+        assert_eq!(spec.size(), 8_000_000);
+        let Err(ExperimentError::Invalid(problems)) = check(&spec) else {
+            panic!("eight million configurations must be refused");
+        };
+        assert!(
+            problems[0].starts_with("sweep too large (--keys, --seed, "),
+            "{problems:?}"
+        );
+        assert!(
+            problems[0].contains("make 8000000 configurations"),
+            "{problems:?}"
+        );
     }
 }

@@ -68,7 +68,7 @@ pub fn export_perfetto<R: Read + Seek, W: Write>(
         kernel: None,
         launch_start: 0,
         open_stalls: HashMap::new(),
-        named_sms: Vec::new(),
+        named_sms: HashSet::new(),
         named_tracks: HashSet::new(),
         summary: ExportSummary::default(),
         last_cycle: 0,
@@ -96,7 +96,7 @@ struct Exporter<W: Write> {
     launch_start: u64,
     /// (sm, block, warp) -> (reason, since cycle)
     open_stalls: HashMap<(u32, u32, u32), (StallReason, u64)>,
-    named_sms: Vec<bool>,
+    named_sms: HashSet<u32>,
     named_tracks: HashSet<(u32, u64)>,
     summary: ExportSummary,
     last_cycle: u64,
@@ -278,14 +278,11 @@ impl<W: Write> Exporter<W> {
     }
 
     fn name_sm(&mut self, sm: u32) -> Result<(), TraceError> {
-        let i = sm as usize;
-        if self.named_sms.get(i).copied().unwrap_or(false) {
+        // A set, not a flag per SM number: a corrupt trace's SM 4294967295
+        // must not cost a 4 GB table (found by the trace fuzz target).
+        if !self.named_sms.insert(sm) {
             return Ok(());
         }
-        if self.named_sms.len() <= i {
-            self.named_sms.resize(i + 1, false);
-        }
-        self.named_sms[i] = true;
         self.out
             .event(&json!({"ph": "M", "name": "process_name", "pid": sm,
             "args": {"name": format!("SM {sm}")}}))?;
@@ -572,5 +569,31 @@ mod tests {
             .map(|e| e["ts"].as_u64().unwrap())
             .collect();
         assert_eq!(starts, [0, 100]);
+    }
+
+    #[test]
+    fn a_huge_sm_number_costs_no_table() {
+        // Found by the trace fuzz target: naming SM 4294967295 grew a flag
+        // per SM number up to it (4 GB).
+        let mut h = TraceHeader::new(TraceOptions::default());
+        h.kernels.push(KernelSource::from_text("a", "exit\n"));
+        let mut w = TraceWriter::new(Vec::new(), &h).unwrap();
+        w.record(&Event::BlockStart {
+            cycle: 0,
+            sm: u32::MAX,
+            block: 0,
+        })
+        .unwrap();
+        let mut r = TraceReader::new(Cursor::new(w.finish().unwrap())).unwrap();
+        let mut out = Vec::new();
+        export_perfetto(&mut r, &mut out).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert!(
+            v["traceEvents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["pid"] == u32::MAX)
+        );
     }
 }

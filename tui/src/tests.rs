@@ -243,6 +243,51 @@ fn frame_160x48_with_a_full_hotsort_slab_at_a_compare_exchange() {
 }
 
 #[test]
+fn frame_80x24_shows_all_32_banks_and_the_whole_note() {
+    let s = Synthetic {
+        lanes: 32,
+        regs: 16,
+        warps: 1,
+        banks: 32,
+        ..Synthetic::default()
+    };
+    let mut a = app_for(&s);
+    // Past the last conflict: the note must show whole, and the bank panel
+    // every bank.
+    for _ in 0..100 {
+        a.apply(Action::NextConflict);
+    }
+    assert_eq!(
+        a.message.as_deref(),
+        Some("no more bank conflicts in this block and launch")
+    );
+    let f = frame(&a, 80, 24);
+    assert!(
+        f.contains("no more bank conflicts in this block and launch"),
+        "{f}"
+    );
+    assert!(
+        f.contains("│bank  0       8       16      24      │"),
+        "{f}"
+    );
+    assert_snapshot!(f);
+}
+
+#[test]
+fn frame_80x24_longest_note_fits() {
+    let mut a = app_for(&Synthetic {
+        level: TraceLevel::CountersOnly,
+        ..Synthetic::default()
+    });
+    a.apply(Action::NextBlock);
+    let note = a.message.clone().expect("a note");
+    assert!(note.starts_with("only one block has detail"), "{note}");
+    let f = frame(&a, 80, 24);
+    assert!(f.contains(&note), "{f}");
+    assert_snapshot!(f);
+}
+
+#[test]
 fn frame_80x24_help_overlay() {
     let mut a = app();
     a.apply(Action::ToggleHelp);

@@ -48,10 +48,16 @@ pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
         .unwrap_or(0)
         .max(1);
     // The long label (cycle, warp, kind) and two columns per bank when they
-    // fit; else the short label, and two columns per bank if those fit.
+    // fit; else the short label, and two columns per bank if those fit. The
+    // short label gives up columns (down to 5) so that every bank shows:
+    // at 80x24 the panel has 38 columns, for 32 banks and a 6-column label.
     let width = inner.width as usize;
     let wide = width >= 17 + banks * 2;
-    let label_w: u16 = if wide { 17 } else { 7 };
+    let label_w: u16 = if wide {
+        17
+    } else {
+        width.saturating_sub(banks).clamp(5, 7) as u16
+    };
     if inner.width <= label_w || inner.height < 2 {
         return;
     }

@@ -9,7 +9,9 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use crate::app::App;
 use crate::keys::HELP;
 
-/// Kernel, cycle, block, warp, speed; or the latest note.
+/// Kernel, cycle, block, warp, speed, then the latest note or the help
+/// hint. A note always shows whole: when the line is too narrow for
+/// everything (80 columns), the fields make room for it, least useful first.
 pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
     let d = app.data();
     let k = &app.replay.kernel().source.name;
@@ -17,18 +19,39 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
     let sm = d.sm.map_or("-".to_string(), |s| s.to_string());
     let play = if app.playing { "playing" } else { "paused" };
     let bold = Style::new().add_modifier(Modifier::BOLD);
-    let mut spans = vec![
-        Span::styled(format!(" {k} "), bold.fg(Color::Black).bg(Color::Cyan)),
-        Span::raw(format!(" {}/{} ", d.launch + 1, app.replay.launch_count())),
-        Span::styled(format!("cycle {} ", app.cycle), bold),
-        Span::raw(format!("({}%) ", app.percent())),
-        Span::raw(format!("blk {block} warp {} sm {sm} ", app.warp)),
-        Span::raw(format!("{play} {}c/s ", app.speed())),
+    // Each field with its rank: the lowest goes first when room is short.
+    let mut fields = vec![
+        (
+            5,
+            Span::styled(format!(" {k} "), bold.fg(Color::Black).bg(Color::Cyan)),
+        ),
+        (
+            2,
+            Span::raw(format!(" {}/{} ", d.launch + 1, app.replay.launch_count())),
+        ),
+        (4, Span::styled(format!("cycle {} ", app.cycle), bold)),
+        (1, Span::raw(format!("({}%) ", app.percent()))),
+        (
+            3,
+            Span::raw(format!("blk {block} warp {} sm {sm} ", app.warp)),
+        ),
+        (0, Span::raw(format!("{play} {}c/s ", app.speed()))),
     ];
-    match &app.message {
-        Some(m) => spans.push(Span::styled(m.clone(), Style::new().fg(Color::Yellow))),
-        None => spans.push(Span::styled("? help", Style::new().fg(Color::DarkGray))),
+    let last = match &app.message {
+        Some(m) => Span::styled(m.clone(), Style::new().fg(Color::Yellow)),
+        None => Span::styled("? help", Style::new().fg(Color::DarkGray)),
+    };
+    if app.message.is_some() {
+        let width = |f: &[(u8, Span)]| f.iter().map(|(_, s)| s.width()).sum::<usize>();
+        for rank in 0..=5 {
+            if width(&fields) + last.width() <= area.width as usize {
+                break;
+            }
+            fields.retain(|(r, _)| *r != rank);
+        }
     }
+    let mut spans: Vec<Span> = fields.into_iter().map(|(_, s)| s).collect();
+    spans.push(last);
     Paragraph::new(Line::from(spans)).render(area, buf);
 }
 

@@ -4,7 +4,9 @@
 
 use std::fmt;
 
-use miette::{Diagnostic, LabeledSpan, NamedSource, SourceSpan};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan,
+};
 
 /// Longest source line shown whole, in bytes; longer lines show a window.
 const MAX_LINE: usize = 160;
@@ -180,6 +182,28 @@ fn clean<D: Diagnostic>(d: &D, name: &str, text: &str) -> Shown {
 /// print (see the module doc).
 pub fn cleaned<D: Diagnostic>(diagnostics: &[D], name: &str, text: &str) -> Vec<impl Diagnostic> {
     diagnostics.iter().map(|d| clean(d, name, text)).collect()
+}
+
+/// Renders diagnostics as source snippets, one after another, in colour
+/// when `colour` (the caller knows whether stderr is a terminal).
+pub fn render<D: Diagnostic>(diagnostics: &[D], name: &str, source: &str, colour: bool) -> String {
+    let diagnostics = cleaned(diagnostics, name, source);
+    let theme = if colour {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme);
+    let mut text = String::new();
+    for d in &diagnostics {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        // Rendering into a String cannot fail.
+        let _ = handler.render_report(&mut text, d);
+    }
+    text.truncate(text.trim_end().len());
+    text
 }
 
 #[cfg(test)]
