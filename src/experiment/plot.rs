@@ -539,7 +539,7 @@ mod tests {
             gpu: vec!["tiny".into()],
             keys: vec![256],
             warp: vec![4, 8],
-            slab_height: vec![2, 4, 8],
+            slab_height: vec![Some(2), Some(4), Some(8)],
             smem_layout: vec![Layout::Plain, Layout::Xor],
             ..SweepSpec::default()
         };

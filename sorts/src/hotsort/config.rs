@@ -71,8 +71,10 @@ impl fmt::Display for MergeExchange {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Schedule {
     /// As the shipped HotSort does it: each `bc` launch is sized to the
-    /// span left to clean (1, 2, 4, ... up to `block_slabs` warps), `fm`
-    /// and `hm` threads take as many slabs as a block sort holds.
+    /// span left to clean (1, 2, 4, ... up to `block_slabs` warps); with
+    /// [`HotSortConfig::new`]'s `fm_slabs` 8 and `hm_slabs` 16, `fm`
+    /// threads take half a 16-slab block's slabs of each run and `hm`
+    /// threads a block's, as the shipped NVIDIA configuration does.
     Sized,
     /// Every `bc` launch a full block of `block_slabs` warps, `fm` threads
     /// 4 slabs of each run and `hm` threads 8 slabs: the schedule the

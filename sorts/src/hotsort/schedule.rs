@@ -149,21 +149,25 @@ mod tests {
         };
         // 1M keys at W=32, H=16: 2048 slabs, 128 blocks of 16: seven
         // rounds, five hm.
-        let n = names(&cfg, 2048);
-        assert_eq!(n.iter().filter(|s| *s == "fm").count(), 7);
-        assert_eq!(n.iter().filter(|s| *s == "hm").count(), 5);
-        assert_eq!(n.iter().filter(|s| *s == "bc").count(), 7);
+        let want = [
+            "fm", "bc", "fm", "bc", "fm", "bc", "fm", "hm", "bc", "fm", "hm", "bc", "fm", "hm",
+            "bc", "fm", "hm", "hm", "bc",
+        ];
+        assert_eq!(names(&cfg, 2048), want);
         assert_eq!(bc_sizes(&cfg), [16]);
+        // 16M keys: eleven rounds, fifteen hm.
+        let n = names(&cfg, 32768);
+        assert_eq!(n.iter().filter(|s| *s == "hm").count(), 15);
     }
 
     #[test]
     fn sized_blocks_follow_the_span_left() {
-        let cfg = HotSortConfig {
-            schedule: Schedule::Sized,
-            fm_slabs: 8,
-            hm_slabs: 16,
-            ..HotSortConfig::default()
-        };
+        // The default: the shipped schedule at W=32, H=16, 16 slabs a block.
+        let cfg = HotSortConfig::default();
+        assert_eq!(
+            (cfg.schedule, cfg.fm_rows(), cfg.hm_rows()),
+            (Schedule::Sized, 8, 16)
+        );
         let n = names(&cfg, 2048);
         let want = [
             "fm", "bc_2", "fm", "bc_4", "fm", "bc_8", "fm", "bc", "fm", "hm", "bc_2", "fm", "hm",
@@ -171,6 +175,8 @@ mod tests {
         ];
         assert_eq!(n, want);
         assert_eq!(bc_sizes(&cfg), [2, 4, 8, 16]);
+        let n = names(&cfg, 32768);
+        assert_eq!(n.iter().filter(|s| *s == "hm").count(), 10);
         // Every bc block covers the keys exactly once.
         for s in merge_steps(&cfg, 2048) {
             if let Step::Bc { slabs, blocks } = s {
