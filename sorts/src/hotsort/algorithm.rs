@@ -136,8 +136,8 @@ impl Algorithm for HotSort {
 
     fn describe(cfg: &HotSortConfig) -> String {
         format!(
-            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={}",
-            cfg.warp, cfg.slab_height, cfg.block_slabs, cfg.layout, cfg.merge
+            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={} schedule={}",
+            cfg.warp, cfg.slab_height, cfg.block_slabs, cfg.layout, cfg.merge, cfg.schedule
         )
     }
 
