@@ -588,3 +588,73 @@ fn key_widths_and_values_are_sweep_axes() {
     let totals = csv.lines().filter(|l| l.contains(",total,")).count();
     assert_eq!(totals, 3, "{csv}");
 }
+
+#[test]
+fn the_tiny_preset_runs_with_default_options_and_the_readme_grid() {
+    // The slab height adapts to the preset when not given (16 does not fit
+    // tiny's 2 KiB of shared memory at W=32 or W=64), and every block,
+    // the streaming `fm`/`hm` ones included, keeps to its 64 threads.
+    for (warp, height) in [(None, 8), (Some("8"), 16), (Some("64"), 4)] {
+        let mut args = vec!["--gpu", "tiny", "--keys", "3000", "--json", "-q"];
+        if let Some(w) = warp {
+            args.extend(["--warp", w]);
+        }
+        let out = simsort(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+        assert_eq!(report["config"]["slab_height"], height, "{args:?}");
+        let kernels = report["kernels"].as_array().expect("kernels");
+        let names: Vec<&str> = kernels.iter().filter_map(|k| k["name"].as_str()).collect();
+        assert!(
+            names.contains(&"fm") && names.contains(&"hm"),
+            "{args:?}: {names:?}"
+        );
+        for k in kernels {
+            let threads: u64 = k["block"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap())
+                .product();
+            assert!(
+                threads <= 64,
+                "{args:?}: {} has {threads} threads",
+                k["name"]
+            );
+        }
+    }
+    // An explicit height is kept, and refused when it does not fit.
+    assert_input_error(
+        &["--gpu", "tiny", "--keys", "100", "--slab-height", "16"],
+        &["2304 bytes", "2048 allowed"],
+    );
+    // The README's grid on tiny: what fits runs, the rest is skipped, none fails.
+    let dir = scratch("tiny-grid");
+    let csv = dir.join("res.csv");
+    let out = simsort(&[
+        "sweep",
+        "--gpu",
+        "tiny",
+        "--warp",
+        "8,16,32,64",
+        "--slab-height",
+        "4,8,16,32",
+        "--smem-layout",
+        "plain,pad,xor",
+        "--keys",
+        "1024",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("swept 48 configurations") && err.contains(" 0 failed"),
+        "{err}"
+    );
+}

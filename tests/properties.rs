@@ -32,7 +32,7 @@ fn sort_options() -> impl Strategy<Value = SortOptions> {
     (shape, input).prop_map(
         |((warp, slab_height, block_slabs, layout, merge), (keys, dist, seed, sms))| SortOptions {
             warp,
-            slab_height,
+            slab_height: Some(slab_height),
             block_slabs,
             keys,
             dist,
@@ -182,7 +182,7 @@ fn the_same_options_give_byte_identical_json_reports_in_process() {
     for (warp, slab_height, layout, merge, dist) in configs {
         let opts = SortOptions {
             warp,
-            slab_height,
+            slab_height: Some(slab_height),
             smem_layout: layout,
             merge,
             dist,

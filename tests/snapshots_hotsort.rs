@@ -84,7 +84,7 @@ impl Case {
     fn options(&self) -> SortOptions {
         SortOptions {
             warp: self.warp,
-            slab_height: self.height,
+            slab_height: Some(self.height),
             block_slabs: None,
             keys: 0,
             dist: Distribution::Uniform,

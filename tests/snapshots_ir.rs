@@ -16,7 +16,7 @@ use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 fn h200_config(warp: u32, height: u32, layout: Layout, merge: MergeExchange) -> HotSortConfig {
     let opts = SortOptions {
         warp,
-        slab_height: height,
+        slab_height: Some(height),
         smem_layout: layout,
         merge,
         ..SortOptions::default()

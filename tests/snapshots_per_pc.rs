@@ -53,7 +53,7 @@ fn hotsort_per_instruction_counters() {
     for (gpu, policy, warp, height, keys) in cases {
         let opts = SortOptions {
             warp,
-            slab_height: height,
+            slab_height: Some(height),
             keys,
             gpu: gpu.to_string(),
             overrides: vec![("scheduler".to_string(), policy.to_string())],

@@ -13,7 +13,7 @@ use simsort::experiment::sort::{Algo, algo_kernels};
 use sorts::{bitonic, hotsort};
 
 use super::{Failure, output_error};
-use simsort::experiment::options::{LayoutArg, MergeArg};
+use simsort::experiment::options::{LayoutArg, MergeArg, ScheduleArg};
 
 /// Arguments of `simsort kernels`.
 #[derive(Debug, Args)]
@@ -43,9 +43,10 @@ pub struct BuildArgs {
     /// Mergesort: keys per thread [default: 11].
     #[arg(long)]
     pub items_per_thread: Option<u32>,
-    /// HotSort: key registers per lane.
-    #[arg(long, default_value_t = 16)]
-    pub slab_height: u32,
+    /// HotSort: key registers per lane [default: 16, or the tallest power
+    /// of two below it that fits the machine].
+    #[arg(long)]
+    pub slab_height: Option<u32>,
     /// HotSort: slabs per block [default: the largest that fits the machine].
     #[arg(long)]
     pub block_slabs: Option<u32>,
@@ -55,6 +56,9 @@ pub struct BuildArgs {
     /// HotSort: warp-merge exchange.
     #[arg(long, value_enum, default_value = "shuffle")]
     pub merge: MergeArg,
+    /// HotSort: merge schedule (which block cleans exist).
+    #[arg(long, value_enum, default_value = "sized")]
+    pub schedule: ScheduleArg,
     /// Machine preset whose limits size the blocks.
     #[arg(long, default_value = "h200")]
     pub gpu: String,
@@ -101,6 +105,7 @@ impl BuildArgs {
             block_slabs: self.block_slabs,
             smem_layout: self.smem_layout.into(),
             merge: self.merge.into(),
+            schedule: self.schedule.into(),
             gpu: self.gpu.clone(),
             record_bytes: self.record_bytes,
             key_bytes: self.key_bytes,

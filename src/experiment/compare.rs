@@ -329,7 +329,7 @@ mod tests {
                 gpu: vec!["tiny".into()],
                 keys: vec![300, 700],
                 warp: vec![8],
-                slab_height: vec![4],
+                slab_height: vec![Some(4)],
                 ..SweepSpec::default()
             },
             false,

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use sorts::hotsort::{Layout, MergeExchange};
+use sorts::hotsort::{Layout, MergeExchange, Schedule};
 
 use super::input::Distribution;
 use super::sort::Algo;
@@ -85,7 +85,7 @@ macro_rules! named_value {
         }
     )*};
 }
-named_value!(Algo, Distribution, Layout, MergeExchange);
+named_value!(Algo, Distribution, Layout, MergeExchange, Schedule);
 
 /// One axis of a sweep's grid: its name as in the report's `config` object
 /// and the text of each of its values.
@@ -415,14 +415,22 @@ sort_options! {
         cli u32 [default_value = "32"], list u32,
         csv 2, column "warp", label "warp";
     /// Key registers per lane (the slab height), 1..=128; how tall a slab
-    /// fits depends on the key width and the register file.
-    slab_height: u32 = 16,
-        cli u32 [default_value = "16"], list u32,
+    /// fits depends on the key width and the register file [default: 16,
+    /// or the tallest power of two below it that fits the machine].
+    slab_height: Option<u32> = None,
+        cli Option<u32> [], list u32,
         csv 3, column "slab", label "slab height";
     /// Slabs (warps) per block in the block sort [default: the largest that fits].
     block_slabs: Option<u32> = None,
         cli Option<u32> [], list u32,
         csv 4, column "block-slabs", label "block slabs";
+    /// HotSort's merge schedule: `sized` cleans with blocks sized to the
+    /// span left, as the shipped HotSort does; `full-block` always cleans
+    /// with full blocks (the schedule the calibration data were measured
+    /// with).
+    schedule: Schedule = Schedule::Sized,
+        cli ScheduleArg [value_enum, default_value = "sized"], list ScheduleArg,
+        csv 12, column "schedule", label "schedule", quiet;
     /// Carry a 32-bit value with every key (`--values` or `--values true`).
     values: bool = false,
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
@@ -518,6 +526,24 @@ impl From<MergeArg> for MergeExchange {
         match m {
             MergeArg::Shuffle => MergeExchange::Shuffle,
             MergeArg::Shared => MergeExchange::Shared,
+        }
+    }
+}
+
+/// Merge schedule names for the command line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleArg {
+    /// Block cleans sized to the span left (the shipped HotSort).
+    Sized,
+    /// Full-block cleans (the measured calibration schedule).
+    FullBlock,
+}
+
+impl From<ScheduleArg> for Schedule {
+    fn from(s: ScheduleArg) -> Schedule {
+        match s {
+            ScheduleArg::Sized => Schedule::Sized,
+            ScheduleArg::FullBlock => Schedule::FullBlock,
         }
     }
 }

@@ -151,7 +151,13 @@ fn points(axes: &[Axis], runs: &[SweepRun]) -> Vec<Point> {
                 group,
                 layout: r.opts.smem_layout.name().to_string(),
                 warp: r.opts.warp,
-                slab: r.opts.slab_height,
+                // The height that ran (the report's config resolves a
+                // height left to adapt to the machine).
+                slab: report
+                    .config
+                    .get("slab_height")
+                    .and_then(serde_json::Value::as_u64)
+                    .map_or(0, |h| h as u32),
                 cycles_per_key,
                 conflicts_per_key,
             })
@@ -533,7 +539,7 @@ mod tests {
             gpu: vec!["tiny".into()],
             keys: vec![256],
             warp: vec![4, 8],
-            slab_height: vec![2, 4, 8],
+            slab_height: vec![Some(2), Some(4), Some(8)],
             smem_layout: vec![Layout::Plain, Layout::Xor],
             ..SweepSpec::default()
         };

@@ -60,10 +60,19 @@ pub trait Selected: Algorithm {
     fn options(opts: &SortOptions) -> Self::Options;
     /// The verified algorithm as a [`Sorter`].
     fn into_sorter(self) -> Sorter;
+    /// Writes into `opts` the values of options left to adapt to the
+    /// machine as `cfg` resolved them, so the report shows what ran.
+    fn resolved(_cfg: &Self::Config, _opts: &mut SortOptions) {}
 }
 
 impl Selected for HotSort {
-    const TAKES: &'static [&'static str] = &["slab_height", "block_slabs", "smem_layout", "merge"];
+    const TAKES: &'static [&'static str] = &[
+        "slab_height",
+        "block_slabs",
+        "smem_layout",
+        "merge",
+        "schedule",
+    ];
 
     fn options(opts: &SortOptions) -> HotSortOptions {
         HotSortOptions {
@@ -73,7 +82,12 @@ impl Selected for HotSort {
             layout: opts.smem_layout,
             merge: opts.merge,
             key_bits: opts.word_bits(),
+            schedule: opts.schedule,
         }
+    }
+
+    fn resolved(cfg: &HotSortConfig, opts: &mut SortOptions) {
+        opts.slab_height = Some(cfg.slab_height);
     }
 
     fn into_sorter(self) -> Sorter {
@@ -512,11 +526,13 @@ fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentE
         }
         other => ExperimentError::Invalid(vec![other.to_string()]),
     })?;
+    let mut opts = opts.clone();
+    A::resolved(&algo_cfg, &mut opts);
     let gpu = Gpu::new(gpu_cfg.clone(), RunOptions::default())?;
     let sorter = algo.into_sorter();
     let plan = plan(&sorter, &gpu, keys, opts.word_bits()).map_err(ExperimentError::Invalid)?;
     Ok(Prepared {
-        opts: opts.clone(),
+        opts,
         gpu: gpu_cfg,
         sorter,
         plan,

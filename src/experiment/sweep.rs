@@ -177,7 +177,7 @@ mod tests {
             gpu: vec!["tiny".into()],
             keys: vec![300],
             warp: vec![4, 8],
-            slab_height: vec![2, 4],
+            slab_height: vec![Some(2), Some(4)],
             smem_layout: vec![Layout::Plain, Layout::Xor],
             ..SweepSpec::default()
         }
@@ -187,7 +187,7 @@ mod tests {
     fn the_grid_is_the_product_with_the_last_axis_fastest() {
         let spec = SweepSpec {
             warp: vec![8, 16, 8],
-            slab_height: vec![4, 8, 16],
+            slab_height: vec![Some(4), Some(8), Some(16)],
             smem_layout: vec![Layout::Plain, Layout::Pad],
             overrides: vec![("num_sms".into(), vec!["1".into(), "2".into()])],
             ..SweepSpec::default()
@@ -197,9 +197,14 @@ mod tests {
         let key = |o: &SortOptions| (o.overrides.clone(), o.smem_layout, o.warp, o.slab_height);
         assert_eq!(
             key(&grid[0]),
-            (vec![("num_sms".into(), "1".into())], Layout::Plain, 8, 4)
+            (
+                vec![("num_sms".into(), "1".into())],
+                Layout::Plain,
+                8,
+                Some(4)
+            )
         );
-        assert_eq!(key(&grid[1]).3, 8);
+        assert_eq!(key(&grid[1]).3, Some(8));
         assert_eq!(key(&grid[3]).2, 16);
         assert_eq!(key(&grid[6]).1, Layout::Pad);
         assert_eq!(key(&grid[12]).0, vec![("num_sms".into(), "2".into())]);
@@ -246,7 +251,7 @@ mod tests {
         // With 4-lane warps they fit either way.
         let spec = SweepSpec {
             warp: vec![4, 8],
-            slab_height: vec![2, 8],
+            slab_height: vec![Some(2), Some(8)],
             block_slabs: vec![Some(8)],
             smem_layout: vec![Layout::Plain, Layout::Pad],
             ..tiny_spec()
@@ -255,7 +260,7 @@ mod tests {
         let runs = run(checked, 2, &|_, _| {}).unwrap();
         for r in &runs {
             let o = &r.opts;
-            let too_big = o.warp == 8 && o.slab_height == 8 && o.smem_layout == Layout::Pad;
+            let too_big = o.warp == 8 && o.slab_height == Some(8) && o.smem_layout == Layout::Pad;
             match &r.result {
                 RunResult::Skipped(p) if too_big => {
                     assert!(p[0].contains("shared memory"), "{p:?}")

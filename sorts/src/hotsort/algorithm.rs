@@ -5,7 +5,7 @@ use std::convert::Infallible;
 
 use kernels_ir::{Device, Kernel, VerifiedKernel};
 
-use super::config::{HotSortConfig, Layout, MergeExchange};
+use super::config::{HotSortConfig, Layout, MergeExchange, Schedule};
 use super::host::HotSort;
 use super::layout::SmemLayout;
 use crate::{Algorithm, KernelMarks, Key, Limits, SortError, SortRun};
@@ -15,8 +15,9 @@ use crate::{Algorithm, KernelMarks, Key, Limits, SortError, SortRun};
 pub struct HotSortOptions {
     /// Lanes per warp.
     pub warp: u32,
-    /// Key registers per lane.
-    pub slab_height: u32,
+    /// Key registers per lane; `None`: [`DEFAULT_SLAB_HEIGHT`], or the
+    /// tallest power of two below it that fits the machine.
+    pub slab_height: Option<u32>,
     /// Slabs per block in the block sort; `None`: the largest that fits.
     pub block_slabs: Option<u32>,
     /// Shared-memory layout.
@@ -25,20 +26,57 @@ pub struct HotSortOptions {
     pub merge: MergeExchange,
     /// Key width in bits.
     pub key_bits: u32,
+    /// The merge schedule.
+    pub schedule: Schedule,
 }
+
+/// The slab height of the real HotSort's targets, the default where it fits.
+pub const DEFAULT_SLAB_HEIGHT: u32 = 16;
 
 /// The HotSort configuration `opts` describe on a machine with `limits`:
 /// shared memory is bounded by the per-block limit, and without a block
 /// size the block is the largest (from HotSort's default down) that fits
 /// the machine's threads and shared memory per block and warps per SM.
-/// Every violation is listed.
+/// Every violation is listed. Without a slab height, the tallest of 16, 8,
+/// 4, 2, 1 that fits (with some block size) is taken; if none does, the
+/// problems of the default height are reported.
 pub fn configure(opts: &HotSortOptions, limits: &Limits) -> Result<HotSortConfig, Vec<String>> {
-    let mut cfg = HotSortConfig::new(opts.warp, opts.slab_height);
+    match opts.slab_height {
+        Some(h) => configure_height(opts, limits, h),
+        None => {
+            let first = configure_height(opts, limits, DEFAULT_SLAB_HEIGHT);
+            let mut h = DEFAULT_SLAB_HEIGHT / 2;
+            let mut found = None;
+            while first.is_err() && found.is_none() && h >= 1 {
+                found = configure_height(opts, limits, h).ok();
+                h /= 2;
+            }
+            found.map_or(first, Ok)
+        }
+    }
+}
+
+/// [`configure`] with slab height `h`.
+fn configure_height(
+    opts: &HotSortOptions,
+    limits: &Limits,
+    h: u32,
+) -> Result<HotSortConfig, Vec<String>> {
+    let mut cfg = HotSortConfig::new(opts.warp, h);
     cfg.banks = limits.smem_banks;
     cfg.smem_bytes_max = limits.smem_bytes_per_block;
+    // A block must fit the machine's threads per block and one SM's warps.
+    let sm_threads = limits.max_warps_per_sm.saturating_mul(limits.warp_size);
+    cfg.max_block_threads = limits.max_threads_per_block.min(sm_threads).max(1);
     cfg.layout = opts.layout;
     cfg.merge = opts.merge;
     cfg.key_bits = opts.key_bits;
+    cfg.schedule = opts.schedule;
+    if opts.schedule == Schedule::FullBlock {
+        // The measured schedule's thread shapes (see `Schedule::FullBlock`).
+        cfg.fm_slabs = 4;
+        cfg.hm_slabs = 8;
+    }
     match opts.block_slabs {
         Some(slabs) => cfg.block_slabs = slabs,
         None => {
@@ -65,7 +103,8 @@ pub fn configure(opts: &HotSortOptions, limits: &Limits) -> Result<HotSortConfig
         Err(errors) => errors.iter().map(ToString::to_string).collect(),
     };
     let threads = u64::from(cfg.warp) * u64::from(cfg.block_slabs);
-    if threads > u64::from(limits.max_threads_per_block) {
+    let said = problems.iter().any(|p| p.contains(" threads, more than "));
+    if threads > u64::from(limits.max_threads_per_block) && !said {
         problems.push(format!(
             "a block of {} slabs of {} lanes is {threads} threads, over the machine's {} per block",
             cfg.block_slabs, cfg.warp, limits.max_threads_per_block
@@ -97,8 +136,8 @@ impl Algorithm for HotSort {
 
     fn describe(cfg: &HotSortConfig) -> String {
         format!(
-            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={}",
-            cfg.warp, cfg.slab_height, cfg.block_slabs, cfg.layout, cfg.merge
+            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={} schedule={}",
+            cfg.warp, cfg.slab_height, cfg.block_slabs, cfg.layout, cfg.merge, cfg.schedule
         )
     }
 

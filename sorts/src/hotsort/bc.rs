@@ -1,5 +1,6 @@
-//! `bc`, the block clean: a block of `block_slabs` warps takes a span of
-//! that many slabs whose sub-spans are bitonic and in order, loads it by
+//! `bc`, the block clean: a block of `P` warps (`block_slabs`, or fewer:
+//! the schedule sizes it to the span left, see [`super::schedule`]) takes
+//! a span of that many slabs whose sub-spans are bitonic and in order, loads it by
 //! columns straight from global memory (warp `j` loads rows `j, j+P, ...`
 //! of every slab, each a coalesced row), half-cleans each column across the
 //! slabs in registers, exchanges through shared memory so every warp holds
@@ -9,7 +10,8 @@
 //! that changes keys: at larger distances every pair is already in order, so
 //! one `bc` serves every span the host leaves to clean.
 //!
-//! Launch: grid `(spans)`, block `(W * block_slabs)`; parameter `keys`.
+//! Launch: grid `(spans)`, block `(W * P)`; parameter `keys`. The kernel
+//! of a full block is called `bc`, one of `N` warps `bc_N`.
 
 use super::columns::{self, Source};
 use super::config::{HotSortConfig, MergeExchange};
@@ -17,15 +19,16 @@ use super::emit::Gen;
 use crate::KernelMarks;
 use kernels_ir::{Kernel, Special};
 
-/// Generates `bc` for `cfg`.
+/// Generates `bc` for `cfg`: the block clean of a full block.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {
-    generate_marked(cfg).0
+    generate_marked(cfg, cfg.block_slabs).0
 }
 
-/// [`generate`], with the key registers and stage marks.
-pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
-    let mut g = Gen::new("bc", cfg);
-    let (w, h, p) = (cfg.warp, cfg.slab_height, cfg.block_slabs);
+/// The block clean of `p` warps (a power of two up to `block_slabs`), with
+/// the key registers and stage marks.
+pub fn generate_marked(cfg: &HotSortConfig, p: u32) -> (Kernel, KernelMarks) {
+    let mut g = Gen::new(super::schedule::bc_name(cfg, p), cfg);
+    let (w, h) = (cfg.warp, cfg.slab_height);
     let warp = g.b.reg32();
     g.b.mov(warp, Special::WarpId);
     let keys = g.key_regs(h as usize);

@@ -67,6 +67,40 @@ impl fmt::Display for MergeExchange {
     }
 }
 
+/// How the host schedules the merges after `bs` (see [`super::schedule`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Schedule {
+    /// As the shipped HotSort does it: each `bc` launch is sized to the
+    /// span left to clean (1, 2, 4, ... up to `block_slabs` warps); with
+    /// [`HotSortConfig::new`]'s `fm_slabs` 8 and `hm_slabs` 16, `fm`
+    /// threads take half a 16-slab block's slabs of each run and `hm`
+    /// threads a block's, as the shipped NVIDIA configuration does.
+    Sized,
+    /// Every `bc` launch a full block of `block_slabs` warps, `fm` threads
+    /// 4 slabs of each run and `hm` threads 8 slabs: the schedule the
+    /// committed H200 calibration data (`hw/data/calib`) were measured with.
+    FullBlock,
+}
+
+impl Schedule {
+    /// Both schedules.
+    pub const ALL: [Schedule; 2] = [Schedule::Sized, Schedule::FullBlock];
+
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Schedule::Sized => "sized",
+            Schedule::FullBlock => "full-block",
+        }
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One configuration of the HotSort kernels.
 ///
 /// A *slab* is `warp` lanes by `slab_height` registers of keys; a block of
@@ -79,7 +113,7 @@ pub struct HotSortConfig {
     /// any value, not only powers of two.
     pub slab_height: u32,
     /// Slabs (warps) per block in `bs` and `bc`: a power of two with
-    /// `warp * block_slabs <= 1024` and the block's keys within
+    /// `warp * block_slabs <= max_block_threads` and the block's keys within
     /// `smem_bytes_max`.
     pub block_slabs: u32,
     /// Shared-memory layout of the merges through shared memory.
@@ -97,6 +131,12 @@ pub struct HotSortConfig {
     pub fm_slabs: u32,
     /// Slabs one `hm` thread loads (a power of two, at least 2).
     pub hm_slabs: u32,
+    /// How the merges after `bs` are launched.
+    pub schedule: Schedule,
+    /// Threads one block may have (the machine's limit): bounds the block
+    /// sort's blocks and the shape of the streaming `fm`/`hm` and `fill`
+    /// blocks.
+    pub max_block_threads: u32,
 }
 
 pub use crate::ConfigError;
@@ -129,8 +169,10 @@ impl HotSortConfig {
             key_bits: 32,
             banks: 32,
             smem_bytes_max,
-            fm_slabs: 4,
-            hm_slabs: 8,
+            fm_slabs: 8,
+            hm_slabs: 16,
+            schedule: Schedule::Sized,
+            max_block_threads: 1024,
         }
     }
 
@@ -186,12 +228,15 @@ impl HotSortConfig {
                 "block slabs {} is not a power of two",
                 self.block_slabs
             ));
-        } else if u64::from(self.warp) * u64::from(self.block_slabs) > 1024 {
+        } else if u64::from(self.warp) * u64::from(self.block_slabs)
+            > u64::from(self.max_block_threads)
+        {
             bad(format!(
-                "a block of {} slabs of {} lanes has {} threads, more than 1024",
+                "a block of {} slabs of {} lanes has {} threads, more than {}",
                 self.block_slabs,
                 self.warp,
-                self.warp * self.block_slabs
+                self.warp * self.block_slabs,
+                self.max_block_threads
             ));
         }
         if self.key_bits != 32 && self.key_bits != 64 {

@@ -11,9 +11,10 @@ use super::config::HotSortConfig;
 use super::emit::Gen;
 use kernels_ir::{Kernel, ParamType, Special};
 
-/// Threads per `fill` block: 8 warps.
+/// Threads per `fill` block: 8 warps, or as many threads as the machine
+/// allows per block if that is fewer.
 pub fn threads_per_block(cfg: &HotSortConfig) -> u32 {
-    cfg.warp * 8
+    (cfg.warp * 8).min(cfg.max_block_threads).max(1)
 }
 
 /// Generates the fill kernel called `name` (`fill_in` or `fill_out`).

@@ -16,10 +16,12 @@ use crate::KernelMarks;
 use kernels_ir::{Kernel, ParamType, Reg, Special};
 
 /// Rows of a slab one `fm`/`hm` block covers: the largest power of two
-/// dividing `H` with at most 256 threads per block.
+/// dividing `H` with at most 256 threads per block, and never more than
+/// the machine allows per block (a block is at least one warp).
 pub fn rows_per_block(cfg: &HotSortConfig) -> u32 {
     let pow2_divisor = 1u32 << cfg.slab_height.trailing_zeros();
-    pow2_divisor.min((256 / cfg.warp).max(1))
+    let threads = cfg.max_block_threads.min(256);
+    pow2_divisor.min((threads / cfg.warp).max(1))
 }
 
 /// This thread's key position `row*W + lane` within a slab.

@@ -5,9 +5,9 @@
 //!    blocks must be merged, `fill_out` pads the merge area to a power-of-two
 //!    number of blocks, with the maximum key;
 //! 2. `bs` sorts every block: runs of `R = block_slabs` slabs;
-//! 3. while one run does not hold every block: `fm` flip-merges pairs of
-//!    runs (leaving sub-spans of `R/K` slabs to clean), `hm` half-merges
-//!    while those are larger than a `bc` block, `bc` cleans; `R` doubles;
+//! 3. the merge rounds of [`super::schedule::merge_steps`]: `fm` flip-merges
+//!    pairs of runs, `hm` half-merges while the sub-spans left are larger
+//!    than a `bc` block, `bc` cleans; each round doubles the run length;
 //! 4. `transpose` turns the slabs holding keys into linear order; the first
 //!    `N` words are read back.
 //!
@@ -15,6 +15,7 @@
 //! so `fm`, `hm` and `bc` only cover spans that hold keys.
 
 use super::config::HotSortConfig;
+use super::schedule::{Step, bc_sizes, merge_steps};
 use super::{bc, bs, fill, fm, hm, transpose, validate};
 use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
@@ -26,12 +27,14 @@ pub struct HotSort {
     fill_in: VerifiedKernel,
     fill_out: VerifiedKernel,
     bs: VerifiedKernel,
-    bc: VerifiedKernel,
+    /// The block cleans the schedule launches, by block size (slabs),
+    /// ascending, with their marks.
+    bc: Vec<(u32, VerifiedKernel, KernelMarks)>,
     fm: VerifiedKernel,
     hm: VerifiedKernel,
     transpose: VerifiedKernel,
-    /// The marks of `bs`, `fm`, `hm` and `bc` (the kernels that merge).
-    marks: [KernelMarks; 4],
+    /// The marks of `bs`, `fm` and `hm`.
+    marks: [KernelMarks; 3],
     /// The marks of the kernels that do not merge.
     no_marks: KernelMarks,
 }
@@ -48,33 +51,39 @@ impl HotSort {
         let (bs, bs_marks) = bs::generate_marked(cfg);
         let (fm, fm_marks) = fm::generate_marked(cfg);
         let (hm, hm_marks) = hm::generate_marked(cfg);
-        let (bc, bc_marks) = bc::generate_marked(cfg);
+        let mut bcs = Vec::new();
+        for slabs in bc_sizes(cfg) {
+            let (k, marks) = bc::generate_marked(cfg, slabs);
+            bcs.push((slabs, verified(k)?, marks));
+        }
         Ok(HotSort {
             cfg: cfg.clone(),
             fill_in: verified(fill::generate(cfg, "fill_in"))?,
             fill_out: verified(fill::generate(cfg, "fill_out"))?,
             bs: verified(bs)?,
-            bc: verified(bc)?,
+            bc: bcs,
             fm: verified(fm)?,
             hm: verified(hm)?,
             transpose: verified(transpose::generate(cfg))?,
-            marks: [bs_marks, fm_marks, hm_marks, bc_marks],
+            marks: [bs_marks, fm_marks, hm_marks],
             no_marks: KernelMarks::default(),
         })
     }
 
-    /// Every verified kernel with its marks, in [`super::KERNEL_NAMES`] order.
+    /// Every verified kernel with its marks, in [`super::KERNEL_NAMES`]
+    /// order (the block cleans smaller than a block, `bc_N`, before `bc`).
     pub fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)> {
-        let [bs, fm, hm, bc] = &self.marks;
-        vec![
+        let [bs, fm, hm] = &self.marks;
+        let mut out = vec![
             (&self.fill_in, &self.no_marks),
             (&self.fill_out, &self.no_marks),
             (&self.bs, bs),
             (&self.fm, fm),
             (&self.hm, hm),
-            (&self.bc, bc),
-            (&self.transpose, &self.no_marks),
-        ]
+        ];
+        out.extend(self.bc.iter().map(|(_, k, m)| (k, m)));
+        out.push((&self.transpose, &self.no_marks));
+        out
     }
 
     /// The configuration.
@@ -148,38 +157,51 @@ impl HotSort {
 
         let y = fm::rows_per_block(cfg);
         let stream_block = Dim3 { x: w, y, z: 1 };
-        let mut r = p;
-        while r < bs_slabs {
-            let k = u64::from(cfg.fm_rows());
-            let spans = (bs_slabs - r).div_ceil(2 * r);
-            let grid = Dim3 {
-                x: h / y,
-                y: (r / k) as u32,
-                z: spans as u32,
-            };
-            let params = [keys_param, u32p(r / k), u32p(r)];
-            run.launch(&self.fm, "fm", grid, stream_block, &params)?;
-            let covered = spans * 2 * r;
-            let mut clean = r / k;
-            while clean > p {
-                let k = u64::from(cfg.hm_rows());
-                let grid = Dim3 {
-                    x: h / y,
-                    y: (clean / k) as u32,
-                    z: (covered / clean) as u32,
-                };
-                let params = [keys_param, u32p(clean / k), u32p(clean)];
-                run.launch(&self.hm, "hm", grid, stream_block, &params)?;
-                clean /= k;
+        for step in merge_steps(cfg, bs_slabs) {
+            match step {
+                Step::Fm {
+                    run: r,
+                    stride,
+                    spans,
+                } => {
+                    let grid = Dim3 {
+                        x: h / y,
+                        y: stride as u32,
+                        z: spans as u32,
+                    };
+                    let params = [keys_param, u32p(stride), u32p(r)];
+                    run.launch(&self.fm, "fm", grid, stream_block, &params)?;
+                }
+                Step::Hm {
+                    span,
+                    stride,
+                    spans,
+                } => {
+                    let grid = Dim3 {
+                        x: h / y,
+                        y: stride as u32,
+                        z: spans as u32,
+                    };
+                    let params = [keys_param, u32p(stride), u32p(span)];
+                    run.launch(&self.hm, "hm", grid, stream_block, &params)?;
+                }
+                Step::Bc { slabs, blocks } => {
+                    let (_, kernel, _) = self
+                        .bc
+                        .iter()
+                        .find(|(s, _, _)| *s == slabs)
+                        .expect("bc_sizes lists every size merge_steps launches");
+                    let name = super::schedule::bc_name(cfg, slabs);
+                    let bc_block = Dim3::x(w * slabs);
+                    run.launch(
+                        kernel,
+                        name,
+                        Dim3::x(blocks as u32),
+                        bc_block,
+                        &[keys_param],
+                    )?;
+                }
             }
-            run.launch(
-                &self.bc,
-                "bc",
-                Dim3::x((covered / p) as u32),
-                block,
-                &[keys_param],
-            )?;
-            r *= 2;
         }
 
         let grid = Dim3::x(slabs.div_ceil(p) as u32);

@@ -35,6 +35,7 @@ pub mod host;
 pub mod lanes;
 pub mod layout;
 pub mod networks;
+pub mod schedule;
 pub mod smem;
 pub mod transpose;
 
@@ -43,27 +44,32 @@ mod tests;
 
 pub use crate::{Launch, SortError, SortRun};
 pub use algorithm::{HotSortOptions, configure};
-pub use config::{ConfigError, HotSortConfig, Layout, MergeExchange};
+pub use config::{ConfigError, HotSortConfig, Layout, MergeExchange, Schedule};
 pub use host::{HotSort, sort};
 
 use kernels_ir::Kernel;
 use kernels_ir::verify::MAX_WORDS_PER_THREAD;
 
-/// The names of the kernels, in launch order.
+/// The names of the kernels every configuration has, in launch order. The
+/// [`Schedule::Sized`] schedule adds block cleans smaller than a block,
+/// `bc_N` for `N` warps, before `bc` (see [`schedule::bc_sizes`]).
 pub const KERNEL_NAMES: [&str; 7] = ["fill_in", "fill_out", "bs", "fm", "hm", "bc", "transpose"];
 
-/// Every kernel of `cfg`, in [`KERNEL_NAMES`] order (unverified; the host
-/// verifies them once per configuration).
+/// Every kernel of `cfg`, in [`KERNEL_NAMES`] order with the smaller block
+/// cleans before `bc` (unverified; the host verifies them once per
+/// configuration).
 pub fn generate(cfg: &HotSortConfig) -> Vec<Kernel> {
-    vec![
+    let mut out = vec![
         fill::generate(cfg, "fill_in"),
         fill::generate(cfg, "fill_out"),
         bs::generate(cfg),
         fm::generate(cfg),
         hm::generate(cfg),
-        bc::generate(cfg),
-        transpose::generate(cfg),
-    ]
+    ];
+    let sizes = schedule::bc_sizes(cfg);
+    out.extend(sizes.into_iter().map(|p| bc::generate_marked(cfg, p).0));
+    out.push(transpose::generate(cfg));
+    out
 }
 
 /// Checks `cfg` completely and reports every violation at once: the rules of

@@ -89,6 +89,59 @@ fn every_warp_and_height_sorts_around_a_slab_and_a_block() {
 }
 
 #[test]
+fn the_measured_schedule_sorts_through_fm_hm_and_bc() {
+    for (w, h, p) in [(32, 16, 16), (8, 3, 4), (4, 1, 8), (16, 32, 2)] {
+        for merge in MergeExchange::ALL {
+            let cfg = HotSortConfig {
+                merge,
+                block_slabs: p,
+                schedule: Schedule::FullBlock,
+                fm_slabs: 4,
+                hm_slabs: 8,
+                ..HotSortConfig::new(w, h)
+            };
+            let b = cfg.block_keys() as usize;
+            for n in [4 * b - 3, 9 * b + 5] {
+                run(&cfg, &uniform(n, n as u64));
+            }
+        }
+    }
+}
+
+#[test]
+fn blocks_follow_the_machine_s_thread_limit() {
+    // The tiny preset's 64 threads per block: every launch, `fm`, `hm` and
+    // `fill` included, stays within it, and the sort is still right.
+    for (w, h, p) in [(8, 16, 8), (32, 8, 2), (64, 4, 1)] {
+        let cfg = HotSortConfig {
+            block_slabs: p,
+            max_block_threads: 64,
+            ..HotSortConfig::new(w, h)
+        };
+        // More than 2 * fm_rows blocks, so `hm` runs too, and not a power
+        // of two, so `fill_out` does.
+        let b = cfg.block_keys() as usize;
+        let n = (2 * cfg.fm_rows() as usize + 2) * b + 5;
+        let run = run(&cfg, &uniform(n, 3));
+        let names: Vec<&str> = run.launches.iter().map(|l| l.name).collect();
+        for kernel in ["fill_in", "fill_out", "fm", "hm"] {
+            assert!(names.contains(&kernel), "W={w}: {names:?}");
+        }
+        for l in &run.launches {
+            let threads = l.block.x * l.block.y * l.block.z;
+            assert!(threads <= 64, "W={w}: {} has {threads} threads", l.name);
+        }
+    }
+    let too_big = HotSortConfig {
+        block_slabs: 16,
+        max_block_threads: 64,
+        ..HotSortConfig::new(8, 4)
+    };
+    let e = too_big.check_rules().unwrap_err();
+    assert!(e[0].0.contains("128 threads, more than 64"), "{e:?}");
+}
+
+#[test]
 fn every_layout_and_exchange_sorts_through_fm_hm_and_bc() {
     let shapes = [
         (32, 16, 16),
@@ -177,7 +230,19 @@ fn every_generated_kernel_verifies() {
                     }
                     let kernels = generate(&cfg);
                     let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
-                    assert_eq!(names, KERNEL_NAMES);
+                    // The sized block cleans `bc_N` come just before `bc`.
+                    let base: Vec<&str> = names
+                        .iter()
+                        .copied()
+                        .filter(|n| !n.starts_with("bc_"))
+                        .collect();
+                    assert_eq!(base, KERNEL_NAMES);
+                    let sized: Vec<String> = schedule::bc_sizes(&cfg)
+                        .into_iter()
+                        .filter(|&p| p != cfg.block_slabs)
+                        .map(|p| format!("bc_{p}"))
+                        .collect();
+                    assert_eq!(names[5..5 + sized.len()], sized);
                     for k in kernels {
                         let name = k.name.clone();
                         if let Err(e) = kernels_ir::verify_kernel(k) {
@@ -190,34 +255,72 @@ fn every_generated_kernel_verifies() {
     }
 }
 
+fn launch_names(cfg: &HotSortConfig, n: usize) -> Vec<&'static str> {
+    run(cfg, &uniform(n, 1))
+        .launches
+        .iter()
+        .map(|l| l.name)
+        .collect()
+}
+
 #[test]
-fn the_schedule_follows_hotsort() {
-    let cfg = HotSortConfig::default();
-    let b = cfg.block_keys() as usize;
-    let names = |n: usize| -> Vec<&'static str> {
-        run(&cfg, &uniform(n, 1))
-            .launches
-            .iter()
-            .map(|l| l.name)
-            .collect()
+fn the_full_block_schedule_is_the_measured_one() {
+    let cfg = HotSortConfig {
+        schedule: Schedule::FullBlock,
+        fm_slabs: 4,
+        hm_slabs: 8,
+        ..HotSortConfig::default()
     };
+    let b = cfg.block_keys() as usize;
     // One block: pad, sort the block, transpose.
-    assert_eq!(names(b - 1), ["fill_in", "bs", "transpose"]);
-    assert_eq!(names(b), ["bs", "transpose"]);
+    assert_eq!(launch_names(&cfg, b - 1), ["fill_in", "bs", "transpose"]);
+    assert_eq!(launch_names(&cfg, b), ["bs", "transpose"]);
     // Three blocks: padded to four; two rounds of fm + bc.
     assert_eq!(
-        names(3 * b),
+        launch_names(&cfg, 3 * b),
         ["fill_out", "bs", "fm", "bc", "fm", "bc", "transpose"]
     );
     // Sixteen blocks: the fourth round leaves 32 slabs to clean, more than a
     // bc block: one hm first.
-    let n = names(16 * b);
+    let n = launch_names(&cfg, 16 * b);
     assert_eq!(n.iter().filter(|&&k| k == "fm").count(), 4);
     assert_eq!(n.iter().filter(|&&k| k == "hm").count(), 1);
     assert_eq!(n.iter().filter(|&&k| k == "bc").count(), 4);
     let mut dev = Interp::new(16).unwrap();
     let err = sort(&mut dev, &cfg, &[1u32, 2]).unwrap_err();
     assert!(err.to_string().contains("16-lane warps"), "{err}");
+}
+
+#[test]
+fn the_sized_schedule_cleans_with_blocks_of_the_span_left() {
+    let cfg = HotSortConfig::default();
+    assert_eq!(cfg.schedule, Schedule::Sized);
+    let b = cfg.block_keys() as usize;
+    assert_eq!(launch_names(&cfg, b), ["bs", "transpose"]);
+    // Sixteen blocks: four rounds, each bc block as wide as the sub-spans
+    // the round's fm (and hm) leave; every launch's blocks cover the keys
+    // once.
+    let launches = run(&cfg, &uniform(16 * b, 1)).launches;
+    let names: Vec<&str> = launches.iter().map(|l| l.name).collect();
+    let want = [
+        "bs",
+        "fm",
+        "bc_2",
+        "fm",
+        "bc_4",
+        "fm",
+        "bc_8",
+        "fm",
+        "bc",
+        "transpose",
+    ];
+    assert_eq!(names, want);
+    for l in &launches {
+        if l.name.starts_with("bc") {
+            let threads = u64::from(l.grid.x) * u64::from(l.block.x);
+            assert_eq!(threads * u64::from(cfg.slab_height), 16 * b as u64);
+        }
+    }
 }
 
 #[test]
