@@ -24,7 +24,7 @@ fn configs() -> Vec<SortOptions> {
         base.clone(),
         SortOptions {
             warp: 16,
-            slab_height: 8,
+            slab_height: Some(8),
             values: true,
             seed: 7,
             ..base.clone()

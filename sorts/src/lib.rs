@@ -169,7 +169,7 @@ pub struct ConfigError(pub String);
 #[derive(Debug, thiserror::Error)]
 pub enum SortError<E: std::error::Error> {
     /// The configuration is invalid (every violation).
-    #[error("invalid hotsort configuration: {}", join(.0))]
+    #[error("invalid configuration: {}", join(.0))]
     Config(Vec<ConfigError>),
     /// A generated kernel failed verification (a generator bug).
     #[error("generated kernel `{kernel}` does not verify: {errors}")]

@@ -95,12 +95,18 @@ impl<D: Device> Recorder<D> {
         }
     }
 
-    /// The buffer holding `addr` and the offset into it; the end of a
-    /// buffer belongs to it (a one-past-the-end pointer is still a pointer).
+    /// The buffer holding `addr` and the offset into it. A pointer inside a
+    /// buffer belongs to it; only a pointer inside none is taken as one past
+    /// the end of a buffer (buffers may be contiguous: the end of one is
+    /// the start of the next, and a pointer there is the next one's).
     fn locate(&self, addr: u64) -> Option<(usize, u64)> {
-        self.buffers
-            .iter()
-            .position(|&(base, bytes)| addr >= base && addr - base <= bytes)
+        let within = |inclusive: bool| {
+            self.buffers.iter().position(|&(base, bytes)| {
+                addr >= base && (addr - base < bytes || (inclusive && addr - base == bytes))
+            })
+        };
+        within(false)
+            .or_else(|| within(true))
             .map(|i| (i, addr - self.buffers[i].0))
     }
 
@@ -274,5 +280,21 @@ impl Device for DryDevice {
         _params: &[ParamValue],
     ) -> Result<(), Infallible> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pointer_at_the_start_of_a_contiguous_buffer_is_that_buffer_s() {
+        let mut rec = Recorder::new(DryDevice::new(32));
+        rec.record_alloc(1000, 64);
+        rec.record_alloc(1064, 64);
+        assert_eq!(rec.locate(1064), Some((1, 0)), "not one past buffer 0");
+        assert_eq!(rec.locate(1000), Some((0, 0)));
+        assert_eq!(rec.locate(1128), Some((1, 64)), "one past the last buffer");
+        assert_eq!(rec.locate(999), None);
     }
 }

@@ -127,6 +127,13 @@ pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure>
         status: e.exit_status(),
         message: e.to_string(),
     })?;
+    if !simulate && prepared.sorter.schedule_reads_keys() {
+        return Err(Failure::input(format!(
+            "error: cannot record {} without simulating (--no-simulate): its launches depend \
+             on the keys it reads back; leave out --no-simulate",
+            opts.algo.name()
+        )));
+    }
     match input(&opts) {
         Input::U32(keys) => record_keys(&prepared, &keys, simulate),
         Input::U64(keys) => record_keys(&prepared, &keys, simulate),

@@ -91,6 +91,9 @@ pub fn with_launch_bar<T>(
         quiet,
         "{spinner} [{bar:30}] {pos}/{len} blocks started, eta {eta:>3} {msg}",
     );
+    // The limit shows from the first frame, however short the launch.
+    bar.set_message(format!("cycle 0 (limit {max_cycles})"));
+    bar.tick();
     let (stop, stopped) = std::sync::mpsc::channel::<()>();
     let result = std::thread::scope(|s| {
         let bar = &bar;

@@ -272,6 +272,13 @@ impl Sorter {
         with_sorter!(self, a => a.dry_run(dev, keys))
     }
 
+    /// Whether the launches depend on the keys (GPUTeraSort's refinement
+    /// reads tied prefixes back), so that only a run that computes them
+    /// (the simulator, not a dry run) lists them.
+    pub fn schedule_reads_keys(&self) -> bool {
+        matches!(self, Sorter::Terasort(_))
+    }
+
     /// Host-side lines about the last sort that stay out of the
     /// deterministic report (GPUTeraSort: runs, key rounds, refinement
     /// launches and the host merge's seconds).
