@@ -3,27 +3,11 @@
 //! the generator's stage names.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-use crate::util::simsort_bin;
-
-fn simsort(args: &[&str]) -> Output {
-    Command::new(simsort_bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run simsort")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::util::{scratch_dir, simsort, text};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_bitonic-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    scratch_dir(&format!("cli_bitonic-{name}"))
 }
 
 /// Exit status 2 with every needle in stderr and no panic.

@@ -2,19 +2,10 @@
 //! one row each, the JSON form, the plot, and bad input.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::util::simsort_bin;
-
-fn simsort(args: &[&str]) -> Output {
-    Command::new(simsort_bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run simsort")
-}
+use crate::util::simsort;
 
 const SMALL: &[&str] = &["compare", "-q", "--keys", "4096,20000", "--warp", "16"];
 

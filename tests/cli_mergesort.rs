@@ -3,21 +3,7 @@
 //! refused with another, `kernels --algo mergesort` and a sweep over its
 //! options.
 
-use std::process::{Command, Output};
-
-use crate::util::simsort_bin;
-
-fn simsort(args: &[&str]) -> Output {
-    Command::new(simsort_bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run simsort")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::util::{simsort, text};
 
 #[test]
 fn mergesort_sorts_every_word_type_on_a_small_machine() {

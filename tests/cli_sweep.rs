@@ -7,26 +7,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::util::simsort_bin;
-
-fn simsort(args: &[&str]) -> Output {
-    Command::new(simsort_bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run simsort")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::util::{scratch_dir, simsort, simsort_bin, text};
 
 /// A fresh directory for one test's files.
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_sweep-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+    scratch_dir(&format!("cli_sweep-{name}"))
 }
 
 /// Exit status 2, every `needles` in stderr, no panic, nothing on stdout.

@@ -2,19 +2,9 @@
 //! patterns whose host lines say what the refinement did, the report's
 //! config, its kernels, and bad options (all at once, exit 2).
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-use crate::util::simsort_bin;
-
-fn simsort(args: &[&str]) -> Output {
-    Command::new(simsort_bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run simsort")
-}
+use crate::util::simsort;
 
 #[test]
 fn terasort_runs_every_distribution_in_several_runs_and_says_so() {

@@ -206,6 +206,34 @@ pub enum SortError<E: std::error::Error> {
     Device(E),
 }
 
+/// What every sort checks before it launches anything: the keys are as
+/// wide as the kernels were built for, the device's warps as wide as
+/// theirs, and there are no more keys than 32-bit indices address.
+pub fn check_run<D: Device>(
+    dev: &D,
+    keys: usize,
+    key_bits: u32,
+    config_bits: u32,
+    warp: u32,
+) -> Result<(), SortError<D::Error>> {
+    if key_bits != config_bits {
+        return Err(SortError::KeyWidth {
+            keys: key_bits,
+            config: config_bits,
+        });
+    }
+    if dev.warp_size() != warp {
+        return Err(SortError::WarpMismatch {
+            device: dev.warp_size(),
+            config: warp,
+        });
+    }
+    if keys as u64 > 1 << 31 {
+        return Err(SortError::TooManyKeys(keys));
+    }
+    Ok(())
+}
+
 fn join(errors: &[ConfigError]) -> String {
     errors
         .iter()

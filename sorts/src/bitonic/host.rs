@@ -74,22 +74,8 @@ impl Bitonic {
         keys: &[K],
     ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         let cfg = &self.cfg;
-        if K::BITS != cfg.key_bits {
-            return Err(SortError::KeyWidth {
-                keys: K::BITS,
-                config: cfg.key_bits,
-            });
-        }
-        if dev.warp_size() != cfg.warp {
-            return Err(SortError::WarpMismatch {
-                device: dev.warp_size(),
-                config: cfg.warp,
-            });
-        }
+        crate::check_run(&*dev, keys.len(), K::BITS, cfg.key_bits, cfg.warp)?;
         let n = keys.len() as u64;
-        if n > 1 << 31 {
-            return Err(SortError::TooManyKeys(keys.len()));
-        }
         let mut launches = Vec::new();
         if n <= 1 {
             return Ok(SortRun {

@@ -98,21 +98,7 @@ impl HotSort {
         keys: &[K],
     ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         let cfg = &self.cfg;
-        if K::BITS != cfg.key_bits {
-            return Err(SortError::KeyWidth {
-                keys: K::BITS,
-                config: cfg.key_bits,
-            });
-        }
-        if dev.warp_size() != cfg.warp {
-            return Err(SortError::WarpMismatch {
-                device: dev.warp_size(),
-                config: cfg.warp,
-            });
-        }
-        if keys.len() > 1 << 31 {
-            return Err(SortError::TooManyKeys(keys.len()));
-        }
+        crate::check_run(&*dev, keys.len(), K::BITS, cfg.key_bits, cfg.warp)?;
         let mut run = Runner {
             dev,
             launches: Vec::new(),
