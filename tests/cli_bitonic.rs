@@ -4,21 +4,10 @@
 
 use std::path::PathBuf;
 
-use crate::util::{scratch_dir, simsort, text};
+use crate::util::{assert_input_error, scratch_dir, simsort, text};
 
 fn scratch(name: &str) -> PathBuf {
     scratch_dir(&format!("cli_bitonic-{name}"))
-}
-
-/// Exit status 2 with every needle in stderr and no panic.
-fn assert_input_error(args: &[&str], needles: &[&str]) {
-    let out = simsort(args);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    for needle in needles {
-        assert!(err.contains(needle), "{args:?}: `{needle}` not in:\n{err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]

@@ -7,23 +7,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::util::{scratch_dir, simsort, simsort_bin, text};
+use crate::util::{assert_input_error, scratch_dir, simsort, simsort_bin, text};
 
 /// A fresh directory for one test's files.
 fn scratch(name: &str) -> PathBuf {
     scratch_dir(&format!("cli_sweep-{name}"))
-}
-
-/// Exit status 2, every `needles` in stderr, no panic, nothing on stdout.
-fn assert_input_error(args: &[&str], needles: &[&str]) {
-    let out = simsort(args);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    for needle in needles {
-        assert!(err.contains(needle), "{args:?}: `{needle}` not in:\n{err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
 }
 
 const TINY: &[&str] = &["--gpu", "tiny", "--keys", "700"];

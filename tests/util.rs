@@ -49,6 +49,18 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Exit status 2, every `needles` in stderr, no panic, nothing on stdout.
+pub fn assert_input_error(args: &[&str], needles: &[&str]) {
+    let out = simsort(args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: `{needle}` not in:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+}
+
 /// A fresh, empty directory for one test's files, named `name`.
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);

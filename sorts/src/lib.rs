@@ -16,6 +16,8 @@ pub mod bitonic;
 pub mod hotsort;
 pub mod mergesort;
 pub mod terasort;
+#[cfg(test)]
+mod test_keys;
 
 /// The limits of the machine an algorithm's options are checked against.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,6 +7,7 @@
 use super::schedule::{Planned, plan};
 use super::*;
 use crate::Key;
+use crate::test_keys::{distributions, uniform as u32s, xorshift as uniform};
 use kernels_ir::interp::Interp;
 
 fn check<K: Key>(cfg: &BitonicConfig, keys: &[K]) -> usize {
@@ -16,35 +17,6 @@ fn check<K: Key>(cfg: &BitonicConfig, keys: &[K]) -> usize {
     want.sort_unstable();
     assert!(run.sorted == want, "wrong result: {cfg:?} n={}", keys.len());
     run.launches.len()
-}
-
-/// xorshift64: deterministic words without a dependency.
-fn uniform(n: usize, seed: u64) -> Vec<u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        })
-        .collect()
-}
-
-fn u32s(n: usize, seed: u64) -> Vec<u32> {
-    uniform(n, seed).iter().map(|x| (x >> 32) as u32).collect()
-}
-
-fn distributions(n: usize, seed: u64) -> Vec<Vec<u32>> {
-    let u = u32s(n, seed);
-    let mut sorted = u.clone();
-    sorted.sort_unstable();
-    let reverse = sorted.iter().rev().copied().collect();
-    let few = u
-        .iter()
-        .map(|k| [3, 1, u32::MAX, 7][(k % 4) as usize])
-        .collect();
-    vec![u, sorted, reverse, few, vec![42; n], vec![u32::MAX; n]]
 }
 
 fn cfg(warp: u32, vector: u32, g: u32, fused: bool, key_bits: u32) -> BitonicConfig {
@@ -111,7 +83,7 @@ fn every_distribution_and_warp() {
             for fused in [true, false] {
                 let c = cfg(warp, vector, g, fused, 32);
                 let n = 3 * c.tile() as usize + 17;
-                for keys in distributions(n, u64::from(warp)) {
+                for (_, keys) in distributions(n, u64::from(warp)) {
                     check(&c, &keys);
                 }
             }

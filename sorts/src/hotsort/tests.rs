@@ -7,6 +7,7 @@
 //! `cargo test -p sorts --release hotsort -- --ignored`.
 
 use super::*;
+use crate::test_keys::{distributions, uniform};
 use kernels_ir::interp::{Interp, InterpStats};
 
 const WARPS: [u32; 5] = [4, 8, 16, 32, 64];
@@ -28,38 +29,6 @@ fn run(cfg: &HotSortConfig, keys: &[u32]) -> SortRun<InterpStats> {
         keys.len()
     );
     run
-}
-
-/// xorshift64: deterministic keys without a dependency.
-fn uniform(n: usize, seed: u64) -> Vec<u32> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u32
-        })
-        .collect()
-}
-
-fn distributions(n: usize, seed: u64) -> Vec<(&'static str, Vec<u32>)> {
-    let u = uniform(n, seed);
-    let mut sorted = u.clone();
-    sorted.sort_unstable();
-    let reverse: Vec<u32> = sorted.iter().rev().copied().collect();
-    let few: Vec<u32> = u
-        .iter()
-        .map(|k| [3, 1, u32::MAX, 7][(k % 4) as usize])
-        .collect();
-    vec![
-        ("uniform", u),
-        ("sorted", sorted),
-        ("reverse", reverse),
-        ("few-unique", few),
-        ("all-equal", vec![42; n]),
-        ("all-max", vec![u32::MAX; n]),
-    ]
 }
 
 fn sizes(cfg: &HotSortConfig) -> Vec<usize> {
