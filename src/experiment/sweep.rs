@@ -168,7 +168,7 @@ pub fn run_with(
     // is `Send`, not `Sync`) and puts the run back in its place.
     let slots: Vec<Mutex<Slot>> = checked
         .into_iter()
-        .map(|c| Mutex::new(Slot::Todo(c)))
+        .map(|c| Mutex::new(Slot::Todo(Box::new(c))))
         .collect();
     let lock = |i: usize| slots[i].lock().unwrap_or_else(PoisonError::into_inner);
     let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
@@ -219,7 +219,7 @@ pub fn run_with(
 
 /// A configuration of [`run_with`]: waiting, running, or run.
 enum Slot {
-    Todo(Checked),
+    Todo(Box<Checked>),
     Taken,
     Done(SweepRun),
 }

@@ -68,21 +68,21 @@ impl TeraSort {
         cfg.check()
             .map_err(|e| SortError::Config(e.into_iter().map(crate::ConfigError).collect()))?;
         let (kernels, marks): (Vec<_>, Vec<_>) = super::generate_marked(cfg).into_iter().unzip();
-        let mut kernels = kernels
+        let kernels = kernels
             .into_iter()
             .map(verified)
             .collect::<Result<Vec<_>, _>>()?;
+        // In [`super::generate_marked`] order: phase 1's four, then phase 2's.
+        let mut kernels = kernels.into_iter();
+        let mut next = || kernels.next().expect("a kernel generate_marked lists");
+        let (keygen, refine, step, reorder) = (next(), next(), next(), next());
         let gpu = match &cfg.phase2 {
             Phase2::Host => None,
             Phase2::Gpu(m) => {
-                let merge = kernels.pop().expect("merge");
-                let partition = kernels.pop().expect("partition");
-                let rebase = kernels.pop().expect("rebase");
+                let (rebase, partition, merge) = (next(), next(), next());
                 Some(GpuMerge::new(m.clone(), rebase, partition, merge))
             }
         };
-        let [keygen, refine, step, reorder]: [VerifiedKernel; 4] =
-            kernels.try_into().ok().expect("four phase-1 kernels");
         Ok(TeraSort {
             cfg: cfg.clone(),
             keygen,
