@@ -55,6 +55,57 @@ fn terasort_runs_every_distribution_in_several_runs_and_says_so() {
 }
 
 #[test]
+fn phase_2_on_the_gpu_merges_runs_and_says_so() {
+    // 5 runs of 700 records: 3 merge passes.
+    for dist in ["uniform", "all-equal", "zipf"] {
+        let args = [
+            "--algo",
+            "terasort",
+            "--keys",
+            "3001",
+            "--dist",
+            dist,
+            "--warp",
+            "16",
+            "--run-records",
+            "700",
+            "--record-bytes",
+            "16",
+            "--terasort-merge",
+            "gpu",
+            "--json",
+        ];
+        let out = simsort(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{dist}: {err}");
+        assert!(err.contains("terasort: 5 run(s)"), "{dist}: {err}");
+        assert!(
+            err.contains("phase 2 on the simulated GPU"),
+            "{dist}: {err}"
+        );
+        let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(json["config"]["phase2"], "gpu-merge");
+        assert_eq!(json["config"]["terasort_merge"], "gpu");
+        let launches = |name: &str| {
+            let k = json["kernels"].as_array().unwrap();
+            let row = k.iter().find(|k| k["name"] == name);
+            row.map_or(0, |r| r["launches"].as_u64().unwrap())
+        };
+        assert_eq!(launches("rebase"), 5, "{dist}");
+        assert_eq!(launches("partition"), 3, "{dist}");
+        assert_eq!(launches("merge"), 3, "{dist}");
+        assert_eq!(launches("reorder"), 1, "{dist}");
+    }
+    let out = simsort(&["--terasort-merge", "gpu", "--keys", "100"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--terasort-merge gpu: an option of terasort"),
+        "{err}"
+    );
+}
+
+#[test]
 fn bad_terasort_options_are_listed_together() {
     let out = simsort(&[
         "--algo",

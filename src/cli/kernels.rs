@@ -13,7 +13,7 @@ use simsort::experiment::sort::{Algo, algo_kernels};
 use sorts::{bitonic, hotsort};
 
 use super::{Failure, output_error};
-use simsort::experiment::options::{LayoutArg, MergeArg, ScheduleArg};
+use simsort::experiment::options::{LayoutArg, MergeArg, ScheduleArg, TeraMergeArg};
 
 /// Arguments of `simsort kernels`.
 #[derive(Debug, Args)]
@@ -77,6 +77,10 @@ pub struct BuildArgs {
     /// GPUTeraSort: the thread-per-output step kernel.
     #[arg(long)]
     pub per_output: bool,
+    /// GPUTeraSort: phase 2 on the host or the GPU (`gpu` adds `rebase`,
+    /// `partition` and `merge`).
+    #[arg(long, value_enum, default_value = "host")]
+    pub terasort_merge: TeraMergeArg,
 }
 
 impl BuildArgs {
@@ -110,6 +114,7 @@ impl BuildArgs {
             record_bytes: self.record_bytes,
             key_bytes: self.key_bytes,
             per_output: self.per_output,
+            terasort_merge: self.terasort_merge.into(),
             ..SortOptions::default()
         };
         let invalid = |e: simsort::experiment::ExperimentError| Failure {

@@ -85,7 +85,14 @@ macro_rules! named_value {
         }
     )*};
 }
-named_value!(Algo, Distribution, Layout, MergeExchange, Schedule);
+named_value!(
+    Algo,
+    Distribution,
+    Layout,
+    MergeExchange,
+    Schedule,
+    TeraMerge
+);
 
 /// One axis of a sweep's grid: its name as in the report's `config` object
 /// and the text of each of its values.
@@ -460,6 +467,12 @@ sort_options! {
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
         csv 16, column "swizzle", label "swizzle", quiet;
+    /// GPUTeraSort: where phase 2 merges the runs: `host` (k-way, as the
+    /// seed's CPU does) or `gpu` (merge path on the simulated GPU, then one
+    /// reorder of the records).
+    terasort_merge: TeraMerge = TeraMerge::Host,
+        cli TeraMergeArg [value_enum, default_value = "host"], list TeraMergeArg,
+        csv 17, column "merge-at", label "phase 2 merge", quiet;
     /// GPUTeraSort: bytes per record, a positive multiple of 4 [default: 100].
     record_bytes: Option<u32> = None,
         cli Option<u32> [], list u32,
@@ -526,6 +539,43 @@ impl From<MergeArg> for MergeExchange {
         match m {
             MergeArg::Shuffle => MergeExchange::Shuffle,
             MergeArg::Shared => MergeExchange::Shared,
+        }
+    }
+}
+
+/// Where GPUTeraSort's phase 2 merges the runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TeraMerge {
+    /// On the host (the seed's CPU merge).
+    Host,
+    /// On the simulated GPU.
+    Gpu,
+}
+
+impl TeraMerge {
+    /// The name the command line and the reports use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TeraMerge::Host => "host",
+            TeraMerge::Gpu => "gpu",
+        }
+    }
+}
+
+/// `--terasort-merge` names for the command line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TeraMergeArg {
+    /// The seed's k-way merge on the host.
+    Host,
+    /// Merge path on the simulated GPU.
+    Gpu,
+}
+
+impl From<TeraMergeArg> for TeraMerge {
+    fn from(m: TeraMergeArg) -> TeraMerge {
+        match m {
+            TeraMergeArg::Host => TeraMerge::Host,
+            TeraMergeArg::Gpu => TeraMerge::Gpu,
         }
     }
 }

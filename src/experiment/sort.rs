@@ -137,8 +137,13 @@ impl Selected for Bitonic {
 }
 
 impl Selected for TeraSort {
-    const TAKES: &'static [&'static str] =
-        &["record_bytes", "key_bytes", "run_records", "per_output"];
+    const TAKES: &'static [&'static str] = &[
+        "record_bytes",
+        "key_bytes",
+        "run_records",
+        "per_output",
+        "terasort_merge",
+    ];
 
     fn options(opts: &SortOptions) -> TeraSortOptions {
         let d = sorts::terasort::TeraSortConfig::new(opts.warp, 32);
@@ -150,6 +155,7 @@ impl Selected for TeraSort {
             key_bytes: opts.key_bytes.unwrap_or(d.key_bytes),
             run_records: opts.run_records,
             per_output: opts.per_output,
+            gpu_merge: opts.terasort_merge == super::options::TeraMerge::Gpu,
         }
     }
 
@@ -287,10 +293,17 @@ impl Sorter {
             Sorter::Hotsort(_) | Sorter::Mergesort(_) | Sorter::Bitonic(_) => Vec::new(),
             Sorter::Terasort(t) => {
                 let s = t.summary();
+                let phase2 = match t.config().phase2 {
+                    sorts::terasort::Phase2::Gpu(_) => {
+                        "phase 2 on the simulated GPU (merge path)".to_string()
+                    }
+                    sorts::terasort::Phase2::Host => {
+                        format!("phase 2 (host k-way merge) {:.3} s", s.merge_seconds)
+                    }
+                };
                 vec![format!(
-                    "terasort: {} run(s), {} key round(s), {} refinement launch(es); phase 2 \
-                     (host k-way merge) {:.3} s",
-                    s.runs, s.rounds, s.refine_launches, s.merge_seconds
+                    "terasort: {} run(s), {} key round(s), {} refinement launch(es); {phase2}",
+                    s.runs, s.rounds, s.refine_launches
                 )]
             }
         }
@@ -430,7 +443,11 @@ pub fn config_json(
     }
     if opts.algo == Algo::Terasort {
         // Which phase 2 merged the runs (the seed's: on the host CPU).
-        map.insert("phase2".to_string(), "host-merge".into());
+        let phase2 = match opts.terasort_merge {
+            super::options::TeraMerge::Host => "host-merge",
+            super::options::TeraMerge::Gpu => "gpu-merge",
+        };
+        map.insert("phase2".to_string(), phase2.into());
     }
     map
 }

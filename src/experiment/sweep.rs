@@ -13,6 +13,7 @@
 //!   configuration alone: runs share nothing.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
@@ -129,42 +130,98 @@ pub struct SweepRun {
     pub result: RunResult,
 }
 
-/// Runs every valid configuration on `jobs` threads (0: one per core) and
-/// returns the results in grid order. `done` is called after each run with
-/// the number finished so far and that run's options, from whichever
-/// thread ran it.
+/// Runs every valid configuration on `jobs` threads and returns the
+/// results in grid order. `done` is called after each run with the number
+/// finished so far and that run's options, from whichever thread ran it.
 pub fn run(
     checked: Vec<Checked>,
     jobs: usize,
     done: &(dyn Fn(usize, &SortOptions) + Sync),
 ) -> Result<Vec<SweepRun>, String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| format!("cannot start {jobs} worker threads: {e}"))?;
-    let finished = AtomicUsize::new(0);
-    let runs = pool.install(|| {
-        checked
-            .into_par_iter()
-            .map(|c| {
-                let result = match &c.prepared {
-                    Err(problems) => RunResult::Skipped(problems.clone()),
-                    Ok(p) => match p.run(&mut |_| {}) {
-                        Ok(outcome) => RunResult::Done(Box::new(outcome.report)),
-                        Err(e) => RunResult::Failed(e.to_string()),
-                    },
+    run_with(checked, jobs, 1, done)
+}
+
+/// [`run`], each run simulating its SMs on `sim_threads` host threads.
+/// Runs start longest first (by their plan's work): a long run that starts
+/// last would leave the other threads idle at the end (`simsort compare`:
+/// GPUTeraSort's run is most of the work). The order of starts changes
+/// only the wall time: runs share nothing, results come in grid order.
+pub fn run_with(
+    mut checked: Vec<Checked>,
+    jobs: usize,
+    sim_threads: usize,
+    done: &(dyn Fn(usize, &SortOptions) + Sync),
+) -> Result<Vec<SweepRun>, String> {
+    for c in &mut checked {
+        if let Ok(p) = &mut c.prepared {
+            p.threads = sim_threads.max(1);
+        }
+    }
+    let work = |c: &Checked| {
+        c.prepared
+            .as_ref()
+            .map_or(0, |p| p.plan.iter().map(|l| l.work).sum::<u64>())
+    };
+    let mut order: Vec<usize> = (0..checked.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(work(&checked[i])), i));
+    // A slot per configuration: a worker takes the configuration out (it
+    // is `Send`, not `Sync`) and puts the run back in its place.
+    let slots: Vec<Mutex<Slot>> = checked
+        .into_iter()
+        .map(|c| Mutex::new(Slot::Todo(Box::new(c))))
+        .collect();
+    let lock = |i: usize| slots[i].lock().unwrap_or_else(PoisonError::into_inner);
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let worker = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let Slot::Todo(c) = std::mem::replace(&mut *lock(i), Slot::Taken) else {
+                continue;
+            };
+            let result = match &c.prepared {
+                Err(problems) => RunResult::Skipped(problems.clone()),
+                Ok(p) => match p.run(&mut |_| {}) {
+                    Ok(outcome) => RunResult::Done(Box::new(outcome.report)),
+                    Err(e) => RunResult::Failed(e.to_string()),
+                },
+            };
+            if !matches!(result, RunResult::Skipped(_)) {
+                done(finished.fetch_add(1, Ordering::Relaxed) + 1, &c.opts);
+            }
+            *lock(i) = Slot::Done(SweepRun {
+                opts: c.opts,
+                result,
+            });
+        }
+    };
+    std::thread::scope(|s| {
+        for started in 0..jobs.max(1).min(order.len().max(1)) {
+            if let Err(e) = std::thread::Builder::new().spawn_scoped(s, worker) {
+                // Fewer workers than asked: those started take every run.
+                return if started == 0 {
+                    Err(format!("cannot start worker threads: {e}"))
+                } else {
+                    Ok(())
                 };
-                if !matches!(result, RunResult::Skipped(_)) {
-                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, &c.opts);
-                }
-                SweepRun {
-                    opts: c.opts,
-                    result,
-                }
-            })
-            .collect()
-    });
-    Ok(runs)
+            }
+        }
+        Ok(())
+    })?;
+    Ok(slots
+        .into_iter()
+        .map(
+            |m| match m.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                Slot::Done(run) => run,
+                _ => unreachable!("every configuration ran"),
+            },
+        )
+        .collect())
+}
+
+/// A configuration of [`run_with`]: waiting, running, or run.
+enum Slot {
+    Todo(Box<Checked>),
+    Taken,
+    Done(SweepRun),
 }
 
 #[cfg(test)]

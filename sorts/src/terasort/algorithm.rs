@@ -22,12 +22,13 @@ impl Algorithm for TeraSort {
     fn describe(cfg: &TeraSortConfig) -> String {
         format!(
             "GPUTeraSort kernels for W={} records of {} bytes with {}-byte keys, {} steps, {} \
-             threads per block",
+             threads per block, phase 2 {}",
             cfg.warp,
             cfg.record_bytes,
             cfg.key_bytes,
             cfg.mode.name(),
-            cfg.block_threads
+            cfg.block_threads,
+            cfg.phase2.name()
         )
     }
 

@@ -3,6 +3,7 @@
 //! violation listed at once.
 
 use crate::Limits;
+use crate::mergesort::{self, MergesortConfig, MergesortOptions};
 
 /// How one bitonic step maps onto threads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -26,6 +27,28 @@ impl StepMode {
     }
 }
 
+/// Where phase 2 merges the sorted runs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase2 {
+    /// On the host, k-way, as the seed's CPU does.
+    Host,
+    /// On the simulated GPU: merge-path passes over the runs' key-pointer
+    /// words with mergesort's `partition` and `merge` kernels (this
+    /// configuration), a refinement of the prefixes the merge left tied,
+    /// and one reorder of every record.
+    Gpu(MergesortConfig),
+}
+
+impl Phase2 {
+    /// The name the report's `config.phase2` shows.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Phase2::Host => "host-merge",
+            Phase2::Gpu(_) => "gpu-merge",
+        }
+    }
+}
+
 /// What the user chooses for GPUTeraSort.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TeraSortOptions {
@@ -43,6 +66,8 @@ pub struct TeraSortOptions {
     pub run_records: Option<u64>,
     /// The seed's thread-per-output steps instead of thread-per-pair.
     pub per_output: bool,
+    /// Phase 2 on the simulated GPU instead of the host.
+    pub gpu_merge: bool,
 }
 
 /// A checked GPUTeraSort configuration.
@@ -63,6 +88,8 @@ pub struct TeraSortConfig {
     /// Threads per block of every kernel: 8 warps, or fewer where the
     /// machine allows fewer threads per block.
     pub block_threads: u32,
+    /// Where phase 2 merges the runs (with one run nothing merges).
+    pub phase2: Phase2,
 }
 
 /// The most records one run holds: pointers are 32-bit and the all-ones
@@ -81,6 +108,7 @@ impl TeraSortConfig {
             run_records: None,
             mode: StepMode::Pair,
             block_threads: warp * 8,
+            phase2: Phase2::Host,
         }
     }
 
@@ -170,8 +198,26 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
             StepMode::Pair
         },
         block_threads: warp * most.min(8),
+        phase2: Phase2::Host,
     };
     let mut errors = cfg.check().err().unwrap_or_default();
+    let mut cfg = cfg;
+    if opts.gpu_merge {
+        // Mergesort's default tile on this machine, for 64-bit words.
+        let merge = MergesortOptions {
+            warp: opts.warp,
+            block_threads: None,
+            items_per_thread: None,
+            key_bits: 64,
+        };
+        match mergesort::configure(&merge, limits) {
+            Ok(m) => cfg.phase2 = Phase2::Gpu(m),
+            Err(more) => errors.extend(
+                more.into_iter()
+                    .map(|e| format!("--terasort-merge gpu: the merge's tile: {e}")),
+            ),
+        }
+    }
     if limits.max_threads_per_block < warp {
         errors.push(format!(
             "the machine allows {} threads per block, fewer than one {warp}-lane warp",

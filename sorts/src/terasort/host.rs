@@ -14,13 +14,16 @@
 //!    exhausted;
 //! 4. `reorder` gathers the records by pointer into the sorted run.
 //!
-//! Phase 2: the host merges the runs ([`super::merge`]) and the output is
-//! checked whole record against whole record.
+//! Phase 2: the host merges the runs ([`super::merge`]), or with
+//! [`Phase2::Gpu`] the GPU does ([`super::gpu_merge`]: step 4 then waits
+//! for the merged words); the output is checked whole record against
+//! whole record.
 
 use std::cell::RefCell;
 use std::time::Instant;
 
-use super::config::{StepMode, TeraSortConfig};
+use super::config::{Phase2, StepMode, TeraSortConfig};
+use super::gpu_merge::{GpuMerge, MergeBuffers};
 use super::{kernels, merge, records};
 use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
@@ -46,11 +49,15 @@ pub struct TeraSort {
     refine: VerifiedKernel,
     step: VerifiedKernel,
     reorder: VerifiedKernel,
-    marks: [KernelMarks; 4],
+    /// Phase 2's kernels when it runs on the GPU.
+    gpu: Option<GpuMerge>,
+    marks: Vec<KernelMarks>,
     last: RefCell<TeraSortSummary>,
 }
 
-fn verified<E: std::error::Error>(k: kernels_ir::Kernel) -> Result<VerifiedKernel, SortError<E>> {
+pub(super) fn verified<E: std::error::Error>(
+    k: kernels_ir::Kernel,
+) -> Result<VerifiedKernel, SortError<E>> {
     let kernel = k.name.clone();
     verify_kernel(k).map_err(|errors| SortError::Verify { kernel, errors })
 }
@@ -60,14 +67,30 @@ impl TeraSort {
     pub fn new<E: std::error::Error>(cfg: &TeraSortConfig) -> Result<TeraSort, SortError<E>> {
         cfg.check()
             .map_err(|e| SortError::Config(e.into_iter().map(crate::ConfigError).collect()))?;
-        let [(keygen, a), (refine, b), (step, c), (reorder, d)] = super::generate_marked(cfg);
+        let (kernels, marks): (Vec<_>, Vec<_>) = super::generate_marked(cfg).into_iter().unzip();
+        let kernels = kernels
+            .into_iter()
+            .map(verified)
+            .collect::<Result<Vec<_>, _>>()?;
+        // In [`super::generate_marked`] order: phase 1's four, then phase 2's.
+        let mut kernels = kernels.into_iter();
+        let mut next = || kernels.next().expect("a kernel generate_marked lists");
+        let (keygen, refine, step, reorder) = (next(), next(), next(), next());
+        let gpu = match &cfg.phase2 {
+            Phase2::Host => None,
+            Phase2::Gpu(m) => {
+                let (rebase, partition, merge) = (next(), next(), next());
+                Some(GpuMerge::new(m.clone(), rebase, partition, merge))
+            }
+        };
         Ok(TeraSort {
             cfg: cfg.clone(),
-            keygen: verified(keygen)?,
-            refine: verified(refine)?,
-            step: verified(step)?,
-            reorder: verified(reorder)?,
-            marks: [a, b, c, d],
+            keygen,
+            refine,
+            step,
+            reorder,
+            gpu,
+            marks,
             last: RefCell::new(TeraSortSummary::default()),
         })
     }
@@ -84,13 +107,11 @@ impl TeraSort {
 
     /// Every verified kernel with its marks, in [`super::kernel_names`] order.
     pub fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)> {
-        let [a, b, c, d] = &self.marks;
-        vec![
-            (&self.keygen, a),
-            (&self.refine, b),
-            (&self.step, c),
-            (&self.reorder, d),
-        ]
+        let mut kernels = vec![&self.keygen, &self.refine, &self.step, &self.reorder];
+        if let Some(g) = &self.gpu {
+            kernels.extend(g.kernels());
+        }
+        kernels.into_iter().zip(&self.marks).collect()
     }
 
     /// Sorts `keys` as records on `dev` and checks the output records.
@@ -148,18 +169,30 @@ impl TeraSort {
             pairs: [run.dev.alloc(pad * 8), self.other(run.dev, pad)],
             tied: [run.dev.alloc(2 * pad * 8), self.other(run.dev, 2 * pad)],
         };
+        // Phase 2 on the GPU collects the runs' words instead of records.
+        let gpu = match &self.gpu {
+            Some(g) if per_run < n => Some((g, g.buffers(self, run.dev, n, per_run)?)),
+            _ => None,
+        };
         for start in (0..n).step_by(per_run) {
             let m = per_run.min(n - start);
             let base = in_buf + start as u64 * r;
-            self.phase1(&mut run, &bufs, base, out_buf + start as u64 * r, m)?;
+            let out = match &gpu {
+                None => Phase1Out::Records(out_buf + start as u64 * r),
+                Some((_, mb)) => Phase1Out::Words(mb, start),
+            };
+            self.phase1(&mut run, &bufs, base, out, m)?;
             run.summary.runs += 1;
+        }
+        if let Some((g, mb)) = &gpu {
+            g.phase2(self, &mut run, mb, in_buf, out_buf)?;
         }
         let sorted_runs = run
             .dev
             .read_bytes(out_buf, n as u64 * r)
             .map_err(SortError::Device)?;
         let t0 = Instant::now();
-        let output = if per_run < n {
+        let output = if per_run < n && gpu.is_none() {
             let out = merge::merge_runs(&sorted_runs, r as usize, cfg.key_bytes as usize, per_run);
             run.summary.merge_seconds = t0.elapsed().as_secs_f64();
             out
@@ -182,20 +215,21 @@ impl TeraSort {
     }
 
     /// The second buffer of the per-output mode (none in pair mode).
-    fn other<D: Device>(&self, dev: &mut D, words: u64) -> u64 {
+    pub(super) fn other<D: Device>(&self, dev: &mut D, words: u64) -> u64 {
         match self.cfg.mode {
             StepMode::Pair => 0,
             StepMode::Output => dev.alloc(words * 8),
         }
     }
 
-    /// One run of `m` records at `base`: keys, sort, refinement, reorder.
+    /// One run of `m` records at `base`: keys, sort, refinement, and the
+    /// reorder into `out` (or the words' copy into phase 2's buffer).
     fn phase1<D: Device>(
         &self,
         run: &mut Runner<'_, '_, D>,
         bufs: &Buffers,
         base: u64,
-        out: u64,
+        out: Phase1Out<'_>,
         m: usize,
     ) -> Result<(), SortError<D::Error>> {
         let pad = m.next_power_of_two() as u64;
@@ -219,10 +253,29 @@ impl TeraSort {
                 .write_u64s(bufs.pairs[at], &order)
                 .map_err(SortError::Device)?;
         }
+        match out {
+            Phase1Out::Records(out) => self.reorder(run, base, bufs.pairs[at], out, m),
+            Phase1Out::Words(mb, start) => {
+                let g = self.gpu.as_ref().expect("phase 2 on the GPU");
+                g.rebase(run, mb, bufs.pairs[at], start, m)
+            }
+        }
+    }
+
+    /// Gathers `m` records from `records` by the pointers of the words at
+    /// `pairs` into `out`.
+    pub(super) fn reorder<D: Device>(
+        &self,
+        run: &mut Runner<'_, '_, D>,
+        records: u64,
+        pairs: u64,
+        out: u64,
+        m: usize,
+    ) -> Result<(), SortError<D::Error>> {
         let (x, y) = kernels::reorder_block(run.cfg);
         let params = [
-            ParamValue::U64(base),
-            ParamValue::U64(bufs.pairs[at]),
+            ParamValue::U64(records),
+            ParamValue::U64(pairs),
             ParamValue::U64(out),
             u32p(m as u64),
         ];
@@ -232,7 +285,7 @@ impl TeraSort {
 
     /// The hybrid refinement of one run's sorted words; whether it changed
     /// any. Returns after the last key bytes or when no ties are left.
-    fn refine<D: Device>(
+    pub(super) fn refine<D: Device>(
         &self,
         run: &mut Runner<'_, '_, D>,
         bufs: &Buffers,
@@ -240,6 +293,15 @@ impl TeraSort {
         order: &mut [u64],
     ) -> Result<bool, SortError<D::Error>> {
         let mut groups = ties(order, 0, order.len());
+        // Refinement permutes words only within a tie, so every position
+        // keeps its first 4 key bytes: they are put back at the end, so
+        // the words stay key-pointer pairs of the first key bytes (what
+        // phase 2 on the GPU merges by).
+        let prefixes: Vec<u64> = if groups.is_empty() {
+            Vec::new()
+        } else {
+            order.iter().map(|&v| v & !0xFFFF_FFFF).collect()
+        };
         let mut round = 1;
         let launches_before = run.launches.len();
         while !groups.is_empty() && round < run.cfg.max_rounds() {
@@ -293,6 +355,11 @@ impl TeraSort {
             }
             groups = next;
             round += 1;
+        }
+        if round > 1 {
+            for (v, p) in order.iter_mut().zip(&prefixes) {
+                *v = p | (*v & 0xFFFF_FFFF);
+            }
         }
         run.summary.rounds = run.summary.rounds.max(round);
         run.summary.refine_launches += (run.launches.len() - launches_before) as u64;
@@ -381,24 +448,32 @@ fn ties(order: &[u64], start: usize, len: usize) -> Vec<(usize, usize)> {
 
 /// The device buffers of phase 1: the run's words and the refinement's
 /// segments, each with its second buffer in the per-output mode.
-struct Buffers {
-    pairs: [u64; 2],
-    tied: [u64; 2],
+pub(super) struct Buffers {
+    pub(super) pairs: [u64; 2],
+    pub(super) tied: [u64; 2],
 }
 
-fn u32p(v: u64) -> ParamValue {
+/// Where phase 1 leaves a run: its records at an address, or its words in
+/// phase 2's buffer (with the run's first record).
+enum Phase1Out<'a> {
+    Records(u64),
+    Words(&'a MergeBuffers, usize),
+}
+
+pub(super) fn u32p(v: u64) -> ParamValue {
     ParamValue::U32(v as u32)
 }
 
-struct Runner<'d, 'c, D: Device> {
-    dev: &'d mut D,
+/// The device, the launches so far and the figures of one sort.
+pub(super) struct Runner<'d, 'c, D: Device> {
+    pub(super) dev: &'d mut D,
     launches: Vec<Launch<D::Stats>>,
-    cfg: &'c TeraSortConfig,
+    pub(super) cfg: &'c TeraSortConfig,
     summary: TeraSortSummary,
 }
 
 impl<D: Device> Runner<'_, '_, D> {
-    fn launch(
+    pub(super) fn launch(
         &mut self,
         kernel: &VerifiedKernel,
         grid: Dim3,

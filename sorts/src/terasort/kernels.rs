@@ -237,6 +237,41 @@ pub fn step_output(_cfg: &TeraSortConfig) -> (Kernel, KernelMarks) {
     (b.build(), marks)
 }
 
+/// `rebase` (phase 2 on the GPU only): copies one sorted run's words to
+/// its place in the merge buffer with pointers made global (`first`, the
+/// run's first record, added to each), and fills the run's slot up to
+/// `total` words with the all-ones padding word. Parameters `pairs`,
+/// `runs` (the run's slot), `n` (words of the run), `total`, `first`.
+pub fn rebase(_cfg: &TeraSortConfig) -> (Kernel, KernelMarks) {
+    let mut b = KernelBuilder::new("rebase");
+    let pairs = b.param("pairs", ParamType::U64);
+    let runs = b.param("runs", ParamType::U64);
+    let n = b.param("n", ParamType::U32);
+    let total = b.param("total", ParamType::U32);
+    let first = b.param("first", ParamType::U32);
+    let t = thread_index(&mut b, total);
+    let slot = address(&mut b, runs, t, 8);
+    let (pad, v) = (b.pred(), b.reg64());
+    b.setp_ge_u(pad, t, n);
+    b.mov(v, -1i64);
+    b.when(pad).store(Opcode::StGlobalB64, Some(slot), 0, v);
+    b.when(pad).exit();
+    let start = b.next_pc();
+    let from = address(&mut b, pairs, t, 8);
+    b.load(Opcode::LdGlobalB64, v, Some(from), 0);
+    // Pointers stay below 2^31: the sum never carries into the prefix.
+    let off = b.reg64();
+    b.cvt_u64_u32(off, first);
+    b.add(v, v, off);
+    b.store(Opcode::StGlobalB64, Some(slot), 0, v);
+    b.exit();
+    let marks = KernelMarks {
+        key_regs: vec![v],
+        stages: vec![(start, "global pointer".to_string())],
+    };
+    (b.build(), marks)
+}
+
 /// The block of `reorder`: `x` threads per record (at most its words),
 /// `y` records per block.
 pub fn reorder_block(cfg: &TeraSortConfig) -> (u32, u32) {
@@ -313,6 +348,7 @@ mod tests {
                 step_pair(&cfg),
                 step_output(&cfg),
                 reorder(&cfg),
+                rebase(&cfg),
             ] {
                 let name = kernel.name.clone();
                 verify_kernel(kernel).unwrap_or_else(|e| panic!("{name}: {e}"));

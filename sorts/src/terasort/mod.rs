@@ -4,7 +4,8 @@
 //! bytes over the record's index) with the seed's bitonic network, one
 //! launch per step, refines runs of equal prefixes on the next key bytes
 //! (the seed's hybrid radix-bitonic sort) and gathers the records by
-//! pointer; phase 2 merges the runs on the host. See `docs/terasort.md`.
+//! pointer; phase 2 merges the runs on the host, or on the GPU with
+//! mergesort's merge-path kernels ([`gpu_merge`]). See `docs/terasort.md`.
 //!
 //! ```
 //! use kernels_ir::interp::Interp;
@@ -20,6 +21,7 @@
 
 pub mod algorithm;
 pub mod config;
+pub mod gpu_merge;
 pub mod host;
 pub mod kernels;
 pub mod merge;
@@ -29,15 +31,17 @@ pub mod records;
 mod tests;
 
 pub use algorithm::configure;
-pub use config::{StepMode, TeraSortConfig, TeraSortOptions};
+pub use config::{Phase2, StepMode, TeraSortConfig, TeraSortOptions};
 pub use host::{TeraSort, TeraSortSummary};
 
 use crate::KernelMarks;
 use kernels_ir::Kernel;
 
-/// The kernels of `cfg` in launch order, with their marks.
-pub fn generate_marked(cfg: &TeraSortConfig) -> [(Kernel, KernelMarks); 4] {
-    [
+/// The kernels of `cfg` in launch order, with their marks: `keygen`,
+/// `refine_keys`, the step, `reorder`, and with phase 2 on the GPU
+/// `rebase`, `partition` and `merge`.
+pub fn generate_marked(cfg: &TeraSortConfig) -> Vec<(Kernel, KernelMarks)> {
+    let mut out = vec![
         kernels::keygen(cfg),
         kernels::refine_keys(cfg),
         match cfg.mode {
@@ -45,7 +49,13 @@ pub fn generate_marked(cfg: &TeraSortConfig) -> [(Kernel, KernelMarks); 4] {
             StepMode::Output => kernels::step_output(cfg),
         },
         kernels::reorder(cfg),
-    ]
+    ];
+    if let Phase2::Gpu(m) = &cfg.phase2 {
+        out.push(kernels::rebase(cfg));
+        out.push(crate::mergesort::partition::generate_marked(m));
+        out.push(crate::mergesort::merge::generate_marked(m));
+    }
+    out
 }
 
 /// Every kernel of `cfg`, in launch order (unverified).
@@ -54,12 +64,15 @@ pub fn generate(cfg: &TeraSortConfig) -> Vec<Kernel> {
 }
 
 /// The names of every kernel any configuration has.
-pub const KERNEL_NAMES: [&str; 5] = [
+pub const KERNEL_NAMES: [&str; 8] = [
     "keygen",
     "refine_keys",
     "step_pair",
     "step_output",
     "reorder",
+    "rebase",
+    "partition",
+    "merge",
 ];
 
 /// A launch's name: the kernel's, as a `'static` name from [`KERNEL_NAMES`].

@@ -8,8 +8,25 @@ use std::convert::Infallible;
 
 use kernels_ir::interp::Interp;
 
-use super::{StepMode, TeraSort, TeraSortConfig};
+use super::{Phase2, StepMode, TeraSort, TeraSortConfig};
 use crate::Key;
+use crate::mergesort::MergesortConfig;
+
+/// Phase 2 on the GPU with a small merge tile (`NT = W`, `VT = 3`), so
+/// small inputs have several tiles per run slot and padded slots.
+fn gpu_merge(cfg: TeraSortConfig) -> TeraSortConfig {
+    let m = MergesortConfig {
+        warp: cfg.warp,
+        block_threads: cfg.warp,
+        items_per_thread: 3,
+        key_bits: 64,
+        partition_threads: 64,
+    };
+    TeraSortConfig {
+        phase2: Phase2::Gpu(m),
+        ..cfg
+    }
+}
 
 /// Keys of a pattern: `uniform`, `few` (3 values), `equal`, `sorted`, `reverse`.
 fn keys<K: Key>(pattern: &str, n: usize) -> Vec<K> {
@@ -69,8 +86,12 @@ fn layouts_key_widths_modes_and_runs() {
                     run_records,
                     ..TeraSortConfig::new(16, 32)
                 };
-                for pattern in ["uniform", "few", "equal", "skew"] {
-                    sort(&cfg, &keys::<u32>(pattern, 77));
+                let both = [cfg.clone(), gpu_merge(cfg)];
+                for (cfg, pattern) in both
+                    .iter()
+                    .flat_map(|c| ["uniform", "few", "equal", "skew"].map(|p| (c, p)))
+                {
+                    sort(cfg, &keys::<u32>(pattern, 77));
                     if k >= 8 {
                         let cfg = TeraSortConfig {
                             key_bits: 64,
@@ -126,6 +147,58 @@ fn all_equal_keys_launch_at_least_what_other_inputs_need() {
         let (launches, _) = sort(&cfg, &keys::<u32>(pattern, n));
         assert!(launches <= bound, "{pattern}: {launches} > {bound}");
     }
+}
+
+#[test]
+fn the_gpu_merge_matches_the_host_merge_at_every_warp_width() {
+    // (run records, records): runs of 1 and 5 records (slots of one tile,
+    // padded), 64 (no multiple of a tile of 3 W words) and 96 (3 tiles of
+    // 32: slots padded to 4 tiles at W=32); 2 to 40 runs, the last short.
+    let cases = [
+        (1, 2),
+        (1, 33),
+        (5, 33),
+        (5, 200),
+        (64, 300),
+        (96, 97),
+        (96, 300),
+    ];
+    for warp in [8, 16, 32, 64] {
+        for (run_records, n) in cases {
+            for pattern in ["uniform", "few", "equal", "sorted", "reverse"] {
+                let host = TeraSortConfig {
+                    record_bytes: 16,
+                    run_records: Some(run_records),
+                    ..TeraSortConfig::new(warp, 32)
+                };
+                let gpu = gpu_merge(host.clone());
+                let (_, h) = sort(&host, &keys::<u32>(pattern, n));
+                let (_, g) = sort(&gpu, &keys::<u32>(pattern, n));
+                assert_eq!(h.runs, g.runs);
+                assert_eq!(g.merge_seconds, 0.0, "nothing merges on the host");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_gpu_merge_launches_rebase_per_run_and_two_kernels_per_pass() {
+    let cfg = gpu_merge(TeraSortConfig {
+        record_bytes: 16,
+        run_records: Some(40),
+        ..TeraSortConfig::new(8, 32)
+    });
+    let ts = TeraSort::new::<Infallible>(&cfg).unwrap();
+    let run = ts
+        .sort(&mut Interp::new(8).unwrap(), &keys::<u32>("uniform", 200))
+        .unwrap();
+    let count = |name| run.launches.iter().filter(|l| l.name == name).count();
+    // 5 runs: 5 rebases, ceil(lg 5) = 3 passes, one reorder at the end.
+    assert_eq!(count("rebase"), 5);
+    assert_eq!(count("partition"), 3);
+    assert_eq!(count("merge"), 3);
+    assert_eq!(count("reorder"), 1);
+    assert_eq!(run.launches.last().unwrap().name, "reorder");
 }
 
 #[test]
