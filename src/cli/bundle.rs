@@ -207,7 +207,11 @@ fn record_keys<K: Key>(
 /// out may legitimately differ from the simulator's (which adds in lane
 /// order, `kernels-ir`'s README). `None` for kernels without atomics.
 fn unchecked_because(vk: &VerifiedKernel) -> Option<String> {
-    let atomic = vk.kernel().insts.iter().find(|i| i.data.opcode().is_atomic())?;
+    let atomic = vk
+        .kernel()
+        .insts
+        .iter()
+        .find(|i| i.data.opcode().is_atomic())?;
     Some(format!(
         "no buffer is checked: kernel `{}` uses `{}`, and the GPU, not lane order, decides \
          the order of additions to one word (old values may differ)",
