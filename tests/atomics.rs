@@ -208,6 +208,7 @@ fn atomic_throughput_is_one_wavefront_per_cycle_as_measured() {
         let measured = hw[&name]["sm__cycles_elapsed.max"];
         let sim = one_sm_cycles(k);
         let err = (sim - measured).abs() / measured;
+        println!("{name}: simulated {sim} cycles, H200 {measured}");
         assert!(err < 0.05, "{name}: simulated {sim}, measured {measured}");
     }
 }
@@ -282,6 +283,7 @@ fn atomic_latency_beyond_a_loads_matches_the_chains() {
         let sim = cycles_per_step(Some(c)) - ld;
         let hw = measured_step(name) - hw_ld;
         let err = (sim - hw).abs() / hw;
+        println!("{name}: {sim:.1} cycles a step beyond a load, H200 {hw:.1}");
         assert!(
             err < 0.15,
             "{name}: {sim} cycles beyond a load, measured {hw}"
