@@ -214,6 +214,30 @@ impl Report {
                 per(s.gmem_st_sectors, s.gmem_st_requests),
             );
         }
+        // Only when a kernel ran shared atomics, so other reports keep
+        // their layout.
+        if rows.iter().any(|(_, s)| s.smem_atom_inst > 0) {
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "shared atomics (no broadcast: every active lane is a request)"
+            );
+            let _ = writeln!(
+                out,
+                "{:<10} {:>13} {:>13} {:>10}",
+                "kernel", "atom inst", "atom wavef", "atom confl"
+            );
+            for (name, s) in &rows {
+                let _ = writeln!(
+                    out,
+                    "{:<10} {:>13} {:>13} {:>10}",
+                    name,
+                    group(s.smem_atom_inst),
+                    group(s.smem_atom_wavefronts),
+                    group(s.smem_atom_bank_conflicts)
+                );
+            }
+        }
         let _ = writeln!(out);
         let _ = writeln!(out, "stall reasons (% of resident warp-cycles)");
         let _ = write!(out, "{:<10}", "kernel");

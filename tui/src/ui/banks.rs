@@ -91,7 +91,7 @@ pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
     let rows = (inner.height - 1) as usize;
     for (i, a) in seen[seen.len().saturating_sub(rows)..].iter().enumerate() {
         let y = inner.y + 1 + i as u16;
-        let kind = if a.is_store { "st" } else { "ld" };
+        let kind = a.kind.short();
         let mark = if a.conflicts > 0 {
             format!("✗{}", a.conflicts)
         } else {
