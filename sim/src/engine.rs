@@ -33,6 +33,7 @@ use crate::global_mem::MemTiming;
 use crate::ids::{BlockId, WarpAt, WarpId};
 use crate::launch::{Ctx, Launch, Worker};
 use crate::memory::GlobalMem;
+use crate::resolve::Batch;
 use crate::scoreboard::pack;
 use crate::sm::Sm;
 use crate::stats::StallReason;
@@ -74,11 +75,8 @@ pub(crate) struct Shared<'m> {
     pub next_block: u64,
     /// When the last global store lands in L2.
     pub last_store_done: u64,
-    /// Every worker's requests of one quantum, their sectors, and the
-    /// order to resolve them in.
-    pending: Vec<Pending>,
-    sectors: Vec<u64>,
-    order: Vec<u64>,
+    /// Requests gathered at a boundary, waiting to be timed and landed.
+    batch: Batch,
 }
 
 impl<'m> Shared<'m> {
@@ -93,9 +91,7 @@ impl<'m> Shared<'m> {
             logs,
             next_block: 0,
             last_store_done: 0,
-            pending: Vec::new(),
-            sectors: Vec::new(),
-            order: Vec::new(),
+            batch: Batch::default(),
         }
     }
 
@@ -152,43 +148,34 @@ impl<'m> Shared<'m> {
         l: &Launch<'_>,
         tracer: &mut Tracer<'_>,
         workers: &mut [Worker],
-        mut woke: impl FnMut(&Sm),
+        woke: impl FnMut(&Sm),
     ) {
+        self.apply_logs();
+        self.batch.gather(workers);
+        self.batch
+            .time(self.timing, l.cfg.lsu_sectors_per_cycle.into());
+        self.land(sms, l, tracer, &mut workers[0], woke);
+    }
+
+    /// Writes the SMs' stores of the quantum to memory, in SM order.
+    fn apply_logs(&mut self) {
         for log in self.logs.iter_mut() {
             log.apply(self.mem);
         }
-        // Every SM's requests are in one worker's list, in issue order.
-        for w in workers.iter_mut() {
-            let base = self.sectors.len() as u32;
-            self.sectors.extend_from_slice(&w.pending_sectors);
-            self.pending.extend(w.pending.drain(..).map(|mut p| {
-                p.first += base;
-                p
-            }));
-            w.pending_sectors.clear();
-        }
-        sort_pending(&self.pending, &mut self.order);
-        let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
-        let worker = &mut workers[0];
-        for &i in &self.order {
-            let p = &self.pending[i as usize];
-            let mut done = p.start + 1;
-            // The LSU sends `per_cycle` sectors a cycle.
-            let (mut depart, mut sent) = (p.start, 0);
-            for &sector in &self.sectors[p.first as usize..(p.first + p.n) as usize] {
-                done = done.max(
-                    self.timing
-                        .sector(depart, sector, p.store, &mut worker.stats),
-                );
-                sent += 1;
-                if sent == per_cycle {
-                    (depart, sent) = (depart + 1, 0);
-                }
-            }
-            if p.store {
-                self.last_store_done = self.last_store_done.max(done);
-                continue;
-            }
+    }
+
+    /// Lands the timed batch's loads in their SMs, in the order they were
+    /// timed, and empties the batch; `woke` hears of each SM whose
+    /// schedule changed.
+    fn land(
+        &mut self,
+        sms: &mut [Sm],
+        l: &Launch<'_>,
+        tracer: &mut Tracer<'_>,
+        worker: &mut Worker,
+        mut woke: impl FnMut(&Sm),
+    ) {
+        for (p, done) in self.batch.loads() {
             let sm = &mut sms[p.sm as usize];
             let log = &mut self.logs[p.sm as usize];
             let mut ctx = Ctx::new(l, false, self.mem, log, tracer, worker);
@@ -196,8 +183,8 @@ impl<'m> Shared<'m> {
                 woke(sm);
             }
         }
-        self.pending.clear();
-        self.sectors.clear();
+        let stores = self.batch.finish(&mut worker.stats);
+        self.last_store_done = self.last_store_done.max(stores);
     }
 }
 
@@ -316,11 +303,21 @@ fn finish(
     Ok(last_exit)
 }
 
-/// Runs every SM until the grid is done, each quantum in two steps: every
-/// SM runs up to the boundary or its first block retirement, on the
-/// workers' threads at once (`pool`; worker `i` runs SMs `i * chunk ..`);
-/// then, on this thread, the retirements take the next blocks in
-/// (cycle, SM) order and their SMs run on. The results are those of
+/// Runs every SM until the grid is done, in quanta of half the usual
+/// length `Q / 2`, each in two steps: every SM runs up to the boundary or
+/// its first block retirement, on the pool's threads at once (worker `i`
+/// runs SMs `i * chunk ..`), while one of those threads times the
+/// previous quantum's requests in the memory partitions; then, on this
+/// thread, the retirements take the next blocks in (cycle, SM) order and
+/// their SMs run on, and the previous quantum's loads land.
+///
+/// Landing a quantum's loads one quantum late is exact because quanta are
+/// half as long: a request issued at `t >= B - Q/2` (in the quantum that
+/// ends at `B`) completes no earlier than `t + Q >= B + Q/2`, the end of
+/// the next quantum, so no warp can have needed it sooner; and while a
+/// batch is in flight the next boundary is `B + Q/2` (no idle quanta are
+/// skipped). The partitions still see every request in cycle-by-cycle
+/// order, one quantum after another. The results are those of
 /// [`run_ordered`] for any number of workers: within a quantum an SM
 /// reads and writes nothing another SM can see (stores wait in its log),
 /// and blocks start in the same order. Returns the cycle after the last
@@ -336,7 +333,8 @@ pub(crate) fn run_parallel(
     let mut off = Tracer::new(None);
     sh.dispatch_first(sms, l, &mut off, workers);
     crate::interrupt::publish(0, sh.next_block);
-    let q = quantum(l, false);
+    let q = (quantum(l, false) / 2).max(1);
+    let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
     let chunk = chunk_len(sms.len(), workers.len());
     let mut boundary = q;
     let mut retired: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
@@ -361,21 +359,30 @@ pub(crate) fn run_parallel(
             }
             first
         };
+        let (batch, timing) = (&mut sh.batch, &mut *sh.timing);
         let errors: Vec<Option<(u64, u32, SimError)>> = match pool {
             Some(pool) => pool.install(|| {
                 use rayon::prelude::*;
-                sms.par_chunks_mut(chunk)
-                    .zip(sh.logs.par_chunks_mut(chunk))
-                    .zip(workers.par_iter_mut())
+                rayon::join(
+                    || batch.time(timing, per_cycle),
+                    || {
+                        sms.par_chunks_mut(chunk)
+                            .zip(sh.logs.par_chunks_mut(chunk))
+                            .zip(workers.par_iter_mut())
+                            .map(|(c, w)| run_chunk(c, w))
+                            .collect()
+                    },
+                )
+                .1
+            }),
+            None => {
+                batch.time(timing, per_cycle);
+                sms.chunks_mut(chunk)
+                    .zip(sh.logs.chunks_mut(chunk))
+                    .zip(workers.iter_mut())
                     .map(|(c, w)| run_chunk(c, w))
                     .collect()
-            }),
-            None => sms
-                .chunks_mut(chunk)
-                .zip(sh.logs.chunks_mut(chunk))
-                .zip(workers.iter_mut())
-                .map(|(c, w)| run_chunk(c, w))
-                .collect(),
+            }
         };
         // The error of the SM that would have run first.
         if let Some((_, _, e)) = errors.into_iter().flatten().min_by_key(|e| (e.0, e.1)) {
@@ -412,7 +419,11 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
-        if workers.iter().all(|w| w.pending.is_empty()) && low.is_none() {
+        // The previous quantum's loads complete at `boundary` or later.
+        sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+        sh.batch.gather(workers);
+        let low = sms.iter().filter_map(Sm::key).min();
+        if sh.batch.is_empty() && low.is_none() {
             break;
         }
         crate::interrupt::publish(boundary, sh.next_block);
@@ -422,45 +433,14 @@ pub(crate) fn run_parallel(
                 cycle: Cycle(boundary),
             });
         }
-        sh.boundary(sms, l, &mut off, workers, |_| {});
-        let low = sms.iter().filter_map(Sm::key).min();
-        boundary = next_boundary(low, boundary, q);
+        sh.apply_logs();
+        boundary = if sh.batch.is_empty() {
+            next_boundary(low, boundary, q)
+        } else {
+            boundary + q
+        };
     }
     finish(l, sms, sh, workers)
-}
-
-/// Bits of an order key that hold the request's index.
-const INDEX_BITS: u32 = 24;
-const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
-/// Bits that hold the SM, above the index; the cycle is above both.
-const SM_BITS: u32 = 16;
-
-/// Fills `order` with the indices of the requests in cycle-by-cycle order
-/// (by issue cycle, then SM, then index: each SM's requests are in issue
-/// order).
-/// Sorting packed keys moves 8 bytes a request instead of the whole
-/// request; a batch too large or too long for the packing (never seen in
-/// practice) falls back to sorting the requests' keys directly.
-fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) {
-    order.clear();
-    let first = pending.iter().map(|p| p.t).min().unwrap_or(0);
-    let span = pending.iter().map(|p| p.t - first).max().unwrap_or(0);
-    let packs = pending.len() as u64 <= INDEX_MASK
-        && pending.iter().all(|p| p.sm < 1 << SM_BITS)
-        && span < 1 << (64 - INDEX_BITS - SM_BITS);
-    if packs {
-        order.extend(pending.iter().enumerate().map(|(i, p)| {
-            ((p.t - first) << (INDEX_BITS + SM_BITS)) | (u64::from(p.sm) << INDEX_BITS) | i as u64
-        }));
-        order.sort_unstable();
-        order.iter_mut().for_each(|k| *k &= INDEX_MASK);
-    } else {
-        order.extend(0..pending.len() as u64);
-        order.sort_by_key(|&i| {
-            let p = &pending[i as usize];
-            (p.t, p.sm, i)
-        });
-    }
 }
 
 impl Sm {
@@ -529,65 +509,4 @@ pub(crate) fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn request(t: u64, sm: u32) -> Pending {
-        Pending {
-            t,
-            sm,
-            start: t,
-            first: 0,
-            n: 0,
-            store: false,
-            slot: 0,
-            age: 0,
-            pc: 0,
-        }
-    }
-
-    /// The (t, sm, index) of `pending` in the order `sort_pending` gives.
-    fn sorted(pending: &[Pending]) -> Vec<(u64, u32, u64)> {
-        let mut order = Vec::new();
-        sort_pending(pending, &mut order);
-        order
-            .iter()
-            .map(|&i| {
-                let p = &pending[i as usize];
-                (p.t, p.sm, i)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn requests_resolve_by_cycle_then_sm_then_issue_order() {
-        // Two SMs' runs, pushed one after the other, ties within a cycle.
-        let pending = [
-            request(12, 1),
-            request(12, 1),
-            request(15, 1),
-            request(10, 0),
-            request(12, 0),
-            request(15, 0),
-        ];
-        let want = [
-            (10, 0, 3),
-            (12, 0, 4),
-            (12, 1, 0),
-            (12, 1, 1),
-            (15, 0, 5),
-            (15, 1, 2),
-        ];
-        assert_eq!(sorted(&pending), want);
-        // Cycles too far apart to pack: the same order, unpacked.
-        let far: Vec<Pending> = pending.iter().map(|p| request(p.t << 40, p.sm)).collect();
-        let order: Vec<_> = sorted(&far)
-            .iter()
-            .map(|&(t, sm, seq)| (t >> 40, sm, seq))
-            .collect();
-        assert_eq!(order, want);
-    }
 }
