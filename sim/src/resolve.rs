@@ -15,6 +15,9 @@ use crate::global_mem::MemTiming;
 use crate::launch::Worker;
 use crate::stats::KernelStats;
 
+/// How many requests ahead [`Batch::time`] touches the L2 set of.
+const TOUCH_AHEAD: usize = 8;
+
 /// One quantum's global requests and, once timed, when each completes.
 #[derive(Default)]
 pub(crate) struct Batch {
@@ -58,7 +61,15 @@ impl Batch {
     pub fn time(&mut self, timing: &mut MemTiming, per_cycle: u64) {
         sort_pending(&self.pending, &mut self.order);
         self.done.clear();
-        for &i in &self.order {
+        for (j, &i) in self.order.iter().enumerate() {
+            // The L2 is far larger than a host cache: start fetching the
+            // L2 set of a request a few ahead.
+            if let Some(&ahead) = self.order.get(j + TOUCH_AHEAD) {
+                let a = &self.pending[ahead as usize];
+                if a.n > 0 {
+                    timing.touch(self.sectors[a.first as usize]);
+                }
+            }
             let p = &self.pending[i as usize];
             let mut done = p.start + 1;
             let (mut depart, mut sent) = (p.start, 0);
