@@ -303,25 +303,50 @@ fn finish(
     Ok(last_exit)
 }
 
-/// Runs every SM until the grid is done, in quanta of half the usual
-/// length `Q / 2`, each in two steps: every SM runs up to the boundary or
-/// its first block retirement, on the pool's threads at once (worker `i`
-/// runs SMs `i * chunk ..`), while one of those threads times the
-/// previous quantum's requests in the memory partitions; then, on this
-/// thread, the retirements take the next blocks in (cycle, SM) order and
-/// their SMs run on, and the previous quantum's loads land.
+/// The boundaries of [`run_parallel`]'s quanta: every multiple of `full`
+/// and, when `split`, also `half` after each, so two quanta in a row
+/// always span `full` cycles.
+#[derive(Clone, Copy)]
+struct Grid {
+    full: u64,
+    half: u64,
+    split: bool,
+}
+
+impl Grid {
+    /// The first boundary after `x`.
+    fn after(self, x: u64) -> u64 {
+        let base = x - x % self.full;
+        if self.split && x % self.full < self.half {
+            base + self.half
+        } else {
+            base + self.full
+        }
+    }
+}
+
+/// Runs every SM until the grid is done, each quantum in two steps: every
+/// SM runs up to the boundary or its first block retirement, on the
+/// pool's threads at once (worker `i` runs SMs `i * chunk ..`); then, on
+/// this thread, the retirements take the next blocks in (cycle, SM) order
+/// and their SMs run on, and the quantum's global requests are timed in
+/// the memory partitions ([`Batch`]) and its loads land.
 ///
-/// Landing a quantum's loads one quantum late is exact because quanta are
-/// half as long: a request issued at `t >= B - Q/2` (in the quantum that
-/// ends at `B`) completes no earlier than `t + Q >= B + Q/2`, the end of
-/// the next quantum, so no warp can have needed it sooner; and while a
-/// batch is in flight the next boundary is `B + Q/2` (no idle quanta are
-/// skipped). The partitions still see every request in cycle-by-cycle
-/// order, one quantum after another. The results are those of
-/// [`run_ordered`] for any number of workers: within a quantum an SM
-/// reads and writes nothing another SM can see (stores wait in its log),
-/// and blocks start in the same order. Returns the cycle after the last
-/// warp exit.
+/// **Overlap.** With a pool, quanta are half as long (`Q/2`, then the
+/// rest of `Q`), and one pool thread times the previous quantum's
+/// requests while the SMs run the next; its loads land one quantum late.
+/// That is exact: a request issued in the quantum that ends at `B`
+/// completes at least `Q` after it issued, so no earlier than the end of
+/// the next quantum (two quanta in a row span `Q`), and while a batch is
+/// in flight no idle quantum is skipped. Stores still become visible to
+/// other SMs at multiples of `Q` only, and an SM's error is chosen as if
+/// quanta were `Q` long, so a launch gives the same results with and
+/// without a pool.
+///
+/// The results are those of [`run_ordered`] for any number of workers:
+/// within a quantum an SM reads and writes nothing another SM can see
+/// (stores wait in its log), and blocks start in the same order. Returns
+/// the cycle after the last warp exit.
 pub(crate) fn run_parallel(
     l: &Launch<'_>,
     sms: &mut [Sm],
@@ -333,15 +358,33 @@ pub(crate) fn run_parallel(
     let mut off = Tracer::new(None);
     sh.dispatch_first(sms, l, &mut off, workers);
     crate::interrupt::publish(0, sh.next_block);
-    let q = (quantum(l, false) / 2).max(1);
+    let full = quantum(l, false);
+    let grid = Grid {
+        full,
+        half: full / 2,
+        split: pool.is_some() && full >= 2,
+    };
     let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
     let chunk = chunk_len(sms.len(), workers.len());
-    let mut boundary = q;
+    let mut boundary = grid.after(0);
     let mut retired: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    // Per SM, its next event when the running `Q` quantum began, and
+    // whether it failed in the quantum's first half (split quanta only).
+    let mut keys_at_full: Vec<Option<u64>> = vec![None; sms.len()];
+    let mut failed = vec![false; sms.len()];
+    let mut first_error: Option<(u64, u32, SimError)> = None;
+    let mut prev_end = 0;
     loop {
+        if grid.split && prev_end <= (boundary - 1) / full * full {
+            // The first quantum run in this `Q` quantum.
+            keys_at_full.clear();
+            keys_at_full.extend(sms.iter().map(Sm::next_event));
+        }
+        prev_end = boundary;
         let horizon = boundary.min(limit.0 + 1);
         let left = sh.next_block < l.total_blocks;
         let mem: &GlobalMem = sh.mem;
+        let (keys, failed_ref) = (&keys_at_full, &failed);
         let run_chunk = |(sms, logs): (&mut [Sm], &mut [StoreLog]), w: &mut Worker| {
             let mut tracer = Tracer::new(None);
             let mut first: Option<(u64, u32, SimError)> = None;
@@ -350,43 +393,65 @@ pub(crate) fn run_parallel(
                 if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
                     continue;
                 }
+                if failed_ref[sm.id as usize] {
+                    continue;
+                }
                 let mut ctx = Ctx::new(l, left, mem, log, &mut tracer, w);
-                if let Err(e) = sm.run(horizon, &mut ctx)
-                    && first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1))
-                {
-                    first = Some((k, sm.id, e));
+                if let Err(e) = sm.run(horizon, &mut ctx) {
+                    // Errors are ranked by the SM's place in a `Q` quantum.
+                    let k = match keys.get(sm.id as usize) {
+                        Some(&at_full) if grid.split => at_full.unwrap_or(k).min(k),
+                        _ => k,
+                    };
+                    if first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1)) {
+                        first = Some((k, sm.id, e));
+                    }
                 }
             }
             first
         };
-        let (batch, timing) = (&mut sh.batch, &mut *sh.timing);
         let errors: Vec<Option<(u64, u32, SimError)>> = match pool {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                rayon::join(
-                    || batch.time(timing, per_cycle),
-                    || {
+            Some(pool) => {
+                let (batch, timing) = (&mut sh.batch, &mut *sh.timing);
+                let logs = &mut *sh.logs;
+                pool.install(|| {
+                    use rayon::prelude::*;
+                    let mut run = || {
                         sms.par_chunks_mut(chunk)
-                            .zip(sh.logs.par_chunks_mut(chunk))
+                            .zip(logs.par_chunks_mut(chunk))
                             .zip(workers.par_iter_mut())
                             .map(|(c, w)| run_chunk(c, w))
                             .collect()
-                    },
-                )
-                .1
-            }),
-            None => {
-                batch.time(timing, per_cycle);
-                sms.chunks_mut(chunk)
-                    .zip(sh.logs.chunks_mut(chunk))
-                    .zip(workers.iter_mut())
-                    .map(|(c, w)| run_chunk(c, w))
-                    .collect()
+                    };
+                    if grid.split {
+                        rayon::join(|| batch.time(timing, per_cycle), run).1
+                    } else {
+                        run()
+                    }
+                })
             }
+            None => sms
+                .chunks_mut(chunk)
+                .zip(sh.logs.chunks_mut(chunk))
+                .zip(workers.iter_mut())
+                .map(|(c, w)| run_chunk(c, w))
+                .collect(),
         };
         // The error of the SM that would have run first.
-        if let Some((_, _, e)) = errors.into_iter().flatten().min_by_key(|e| (e.0, e.1)) {
+        for e in errors.into_iter().flatten() {
+            failed[e.1 as usize] = true;
+            if first_error.as_ref().is_none_or(|f| (e.0, e.1) < (f.0, f.1)) {
+                first_error = Some(e);
+            }
+        }
+        if let Some((_, _, e)) = first_error.take_if(|_| !grid.split || boundary % full == 0) {
             return Err(e);
+        }
+        if first_error.is_some() {
+            // Finish the `Q` quantum (the failed SMs stopped) to rank the
+            // errors as a `Q` quantum would.
+            boundary = grid.after(boundary);
+            continue;
         }
         // Freed block slots, in (cycle, SM) order.
         retired.extend(sms.iter().filter_map(|sm| {
@@ -419,9 +484,15 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
-        // The previous quantum's loads complete at `boundary` or later.
-        sh.land(sms, l, &mut off, &mut workers[0], |_| {});
-        sh.batch.gather(workers);
+        if grid.split {
+            // The previous quantum's loads complete at `boundary` or later.
+            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+            sh.batch.gather(workers);
+        } else {
+            sh.batch.gather(workers);
+            sh.batch.time(sh.timing, per_cycle);
+            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+        }
         let low = sms.iter().filter_map(Sm::key).min();
         if sh.batch.is_empty() && low.is_none() {
             break;
@@ -433,11 +504,13 @@ pub(crate) fn run_parallel(
                 cycle: Cycle(boundary),
             });
         }
-        sh.apply_logs();
+        if boundary % full == 0 {
+            sh.apply_logs();
+        }
         boundary = if sh.batch.is_empty() {
-            next_boundary(low, boundary, q)
+            grid.after(low.unwrap_or(boundary).max(boundary))
         } else {
-            boundary + q
+            grid.after(boundary)
         };
     }
     finish(l, sms, sh, workers)

@@ -94,24 +94,21 @@ impl L2 {
         self.stamp = 0;
     }
 
-    /// Reads the host cache lines that [`Self::access`] of `sector` will
-    /// read first (the set's keys, valid bits and LRU stamps), so a loop
-    /// over many sectors can have several of its host cache misses in
-    /// flight at once. No effect on the model.
+    /// Asks the host CPU to fetch the cache lines that [`Self::access`] of
+    /// `sector` will read first (the set's keys, valid bits and LRU
+    /// stamps), so a loop over many sectors has several of its host cache
+    /// misses in flight at once. No effect on the model.
     #[inline]
-    fn touch(&self, sector: u64) {
+    fn prefetch(&self, sector: u64) {
         let tag = sector >> self.sectors_per_line.trailing_zeros();
         let first = self.set_mod.rem(tag) as usize * self.ways;
         let last = first + self.ways - 1;
         if last < self.keys.len() {
-            std::hint::black_box((
-                self.keys[first],
-                self.keys[last],
-                self.valid[first],
-                self.valid[last],
-                self.lru[first],
-                self.lru[last],
-            ));
+            for i in [first, last] {
+                prefetch(&self.keys[i]);
+                prefetch(&self.valid[i]);
+                prefetch(&self.lru[i]);
+            }
         }
     }
 
@@ -260,11 +257,11 @@ impl MemTiming {
         }
     }
 
-    /// Starts reading the host memory that timing `sector` will need (see
-    /// `L2::touch`); changes nothing.
+    /// Starts fetching the host memory that timing `sector` will need
+    /// (see `L2::prefetch`); changes nothing.
     #[inline]
-    pub fn touch(&self, sector: u64) {
-        self.l2.touch(sector);
+    pub fn prefetch(&self, sector: u64) {
+        self.l2.prefetch(sector);
     }
 
     /// Sends one sector leaving the SM at cycle `depart`; returns the cycle
@@ -302,6 +299,22 @@ impl MemTiming {
             ceil_cycles(begin) + self.dram_latency
         }
     }
+}
+
+/// A hint to the host CPU to bring `x`'s cache line in; does nothing on
+/// targets without one.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    // SAFETY: `_mm_prefetch` only needs SSE, which the cfg guarantees; a
+    // prefetch reads nothing the program sees and never faults, and the
+    // pointer comes from a reference anyway.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(x).cast::<i8>());
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    let _ = x;
 }
 
 fn ceil_cycles(fixed: u64) -> u64 {

@@ -15,8 +15,8 @@ use crate::global_mem::MemTiming;
 use crate::launch::Worker;
 use crate::stats::KernelStats;
 
-/// How many requests ahead [`Batch::time`] touches the L2 set of.
-const TOUCH_AHEAD: usize = 8;
+/// How many requests ahead [`Batch::time`] prefetches the L2 set of.
+const PREFETCH_AHEAD: usize = 8;
 
 /// One quantum's global requests and, once timed, when each completes.
 #[derive(Default)]
@@ -64,10 +64,10 @@ impl Batch {
         for (j, &i) in self.order.iter().enumerate() {
             // The L2 is far larger than a host cache: start fetching the
             // L2 set of a request a few ahead.
-            if let Some(&ahead) = self.order.get(j + TOUCH_AHEAD) {
+            if let Some(&ahead) = self.order.get(j + PREFETCH_AHEAD) {
                 let a = &self.pending[ahead as usize];
                 if a.n > 0 {
-                    timing.touch(self.sectors[a.first as usize]);
+                    timing.prefetch(self.sectors[a.first as usize]);
                 }
             }
             let p = &self.pending[i as usize];
