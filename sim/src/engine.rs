@@ -583,3 +583,38 @@ pub(crate) fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Grid;
+
+    #[test]
+    fn split_quanta_alternate_so_two_in_a_row_span_q() {
+        let grid = Grid {
+            full: 301,
+            half: 150,
+            split: true,
+        };
+        let mut b = 0;
+        let points: Vec<u64> = (0..5)
+            .map(|_| {
+                b = grid.after(b);
+                b
+            })
+            .collect();
+        assert_eq!(points, [150, 301, 451, 602, 752]);
+        // From inside a quantum (a skip to the first event), the next point.
+        assert_eq!(
+            (grid.after(149), grid.after(150), grid.after(300)),
+            (150, 301, 301)
+        );
+        let whole = Grid {
+            split: false,
+            ..grid
+        };
+        assert_eq!(
+            (whole.after(0), whole.after(150), whole.after(301)),
+            (301, 301, 602)
+        );
+    }
+}
