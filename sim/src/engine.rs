@@ -23,7 +23,10 @@
 //! The results equal those of a cycle-by-cycle run (a test checks it with
 //! [`crate::RunOptions::lockstep`]); only kernels whose blocks race on
 //! global memory within a launch can see a different, but still
-//! deterministic, interleaving.
+//! deterministic, interleaving (other SMs' stores become visible at
+//! multiples of `Q`). On several host threads each `Q` is split in two
+//! quanta so the partitions' timing of one runs beside the SMs' next
+//! ([`run_parallel`]); that changes no result.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
