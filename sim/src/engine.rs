@@ -447,7 +447,9 @@ pub(crate) fn run_parallel(
                 first_error = Some(e);
             }
         }
-        if let Some((_, _, e)) = first_error.take_if(|_| !grid.split || boundary % full == 0) {
+        if let Some((_, _, e)) =
+            first_error.take_if(|_| !grid.split || boundary.is_multiple_of(full))
+        {
             return Err(e);
         }
         if first_error.is_some() {
@@ -507,7 +509,7 @@ pub(crate) fn run_parallel(
                 cycle: Cycle(boundary),
             });
         }
-        if boundary % full == 0 {
+        if boundary.is_multiple_of(full) {
             sh.apply_logs();
         }
         boundary = if sh.batch.is_empty() {

@@ -148,7 +148,7 @@ fn blocks_that_read_each_others_stores_agree_on_every_thread_count_and_traced() 
     // split with a pool) or on tracing.
     let mut b = KernelBuilder::new("neighbour");
     let out = b.param("out", ParamType::U64);
-    let (id, v, off, a, prev) = (b.reg32(), b.reg32(), b.reg64(), b.reg64(), b.reg64());
+    let (id, v, off, a) = (b.reg32(), b.reg32(), b.reg64(), b.reg64());
     b.mov(id, Special::CtaidX);
     b.add(v, id, 1);
     b.cvt_u64_u32(off, id);
