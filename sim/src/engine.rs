@@ -23,7 +23,10 @@
 //! The results equal those of a cycle-by-cycle run (a test checks it with
 //! [`crate::RunOptions::lockstep`]); only kernels whose blocks race on
 //! global memory within a launch can see a different, but still
-//! deterministic, interleaving.
+//! deterministic, interleaving (other SMs' stores become visible at
+//! multiples of `Q`). On several host threads each `Q` is split in two
+//! quanta so the partitions' timing of one runs beside the SMs' next
+//! ([`run_parallel`]); that changes no result.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -33,6 +36,7 @@ use crate::global_mem::MemTiming;
 use crate::ids::{BlockId, WarpAt, WarpId};
 use crate::launch::{Ctx, Launch, Worker};
 use crate::memory::GlobalMem;
+use crate::resolve::Batch;
 use crate::scoreboard::pack;
 use crate::sm::Sm;
 use crate::stats::StallReason;
@@ -74,11 +78,8 @@ pub(crate) struct Shared<'m> {
     pub next_block: u64,
     /// When the last global store lands in L2.
     pub last_store_done: u64,
-    /// Every worker's requests of one quantum, their sectors, and the
-    /// order to resolve them in.
-    pending: Vec<Pending>,
-    sectors: Vec<u64>,
-    order: Vec<u64>,
+    /// Requests gathered at a boundary, waiting to be timed and landed.
+    batch: Batch,
 }
 
 impl<'m> Shared<'m> {
@@ -93,9 +94,7 @@ impl<'m> Shared<'m> {
             logs,
             next_block: 0,
             last_store_done: 0,
-            pending: Vec::new(),
-            sectors: Vec::new(),
-            order: Vec::new(),
+            batch: Batch::default(),
         }
     }
 
@@ -152,43 +151,34 @@ impl<'m> Shared<'m> {
         l: &Launch<'_>,
         tracer: &mut Tracer<'_>,
         workers: &mut [Worker],
-        mut woke: impl FnMut(&Sm),
+        woke: impl FnMut(&Sm),
     ) {
+        self.apply_logs();
+        self.batch.gather(workers);
+        self.batch
+            .time(self.timing, l.cfg.lsu_sectors_per_cycle.into());
+        self.land(sms, l, tracer, &mut workers[0], woke);
+    }
+
+    /// Writes the SMs' stores of the quantum to memory, in SM order.
+    fn apply_logs(&mut self) {
         for log in self.logs.iter_mut() {
             log.apply(self.mem);
         }
-        // Every SM's requests are in one worker's list, in issue order.
-        for w in workers.iter_mut() {
-            let base = self.sectors.len() as u32;
-            self.sectors.extend_from_slice(&w.pending_sectors);
-            self.pending.extend(w.pending.drain(..).map(|mut p| {
-                p.first += base;
-                p
-            }));
-            w.pending_sectors.clear();
-        }
-        sort_pending(&self.pending, &mut self.order);
-        let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
-        let worker = &mut workers[0];
-        for &i in &self.order {
-            let p = &self.pending[i as usize];
-            let mut done = p.start + 1;
-            // The LSU sends `per_cycle` sectors a cycle.
-            let (mut depart, mut sent) = (p.start, 0);
-            for &sector in &self.sectors[p.first as usize..(p.first + p.n) as usize] {
-                done = done.max(
-                    self.timing
-                        .sector(depart, sector, p.store, &mut worker.stats),
-                );
-                sent += 1;
-                if sent == per_cycle {
-                    (depart, sent) = (depart + 1, 0);
-                }
-            }
-            if p.store {
-                self.last_store_done = self.last_store_done.max(done);
-                continue;
-            }
+    }
+
+    /// Lands the timed batch's loads in their SMs, in the order they were
+    /// timed, and empties the batch; `woke` hears of each SM whose
+    /// schedule changed.
+    fn land(
+        &mut self,
+        sms: &mut [Sm],
+        l: &Launch<'_>,
+        tracer: &mut Tracer<'_>,
+        worker: &mut Worker,
+        mut woke: impl FnMut(&Sm),
+    ) {
+        for (p, done) in self.batch.loads() {
             let sm = &mut sms[p.sm as usize];
             let log = &mut self.logs[p.sm as usize];
             let mut ctx = Ctx::new(l, false, self.mem, log, tracer, worker);
@@ -196,8 +186,8 @@ impl<'m> Shared<'m> {
                 woke(sm);
             }
         }
-        self.pending.clear();
-        self.sectors.clear();
+        let stores = self.batch.finish(&mut worker.stats);
+        self.last_store_done = self.last_store_done.max(stores);
     }
 }
 
@@ -316,15 +306,50 @@ fn finish(
     Ok(last_exit)
 }
 
+/// The boundaries of [`run_parallel`]'s quanta: every multiple of `full`
+/// and, when `split`, also `half` after each, so two quanta in a row
+/// always span `full` cycles.
+#[derive(Clone, Copy)]
+struct Grid {
+    full: u64,
+    half: u64,
+    split: bool,
+}
+
+impl Grid {
+    /// The first boundary after `x`.
+    fn after(self, x: u64) -> u64 {
+        let base = x - x % self.full;
+        if self.split && x % self.full < self.half {
+            base + self.half
+        } else {
+            base + self.full
+        }
+    }
+}
+
 /// Runs every SM until the grid is done, each quantum in two steps: every
 /// SM runs up to the boundary or its first block retirement, on the
-/// workers' threads at once (`pool`; worker `i` runs SMs `i * chunk ..`);
-/// then, on this thread, the retirements take the next blocks in
-/// (cycle, SM) order and their SMs run on. The results are those of
-/// [`run_ordered`] for any number of workers: within a quantum an SM
-/// reads and writes nothing another SM can see (stores wait in its log),
-/// and blocks start in the same order. Returns the cycle after the last
-/// warp exit.
+/// pool's threads at once (worker `i` runs SMs `i * chunk ..`); then, on
+/// this thread, the retirements take the next blocks in (cycle, SM) order
+/// and their SMs run on, and the quantum's global requests are timed in
+/// the memory partitions ([`Batch`]) and its loads land.
+///
+/// **Overlap.** With a pool, quanta are half as long (`Q/2`, then the
+/// rest of `Q`), and one pool thread times the previous quantum's
+/// requests while the SMs run the next; its loads land one quantum late.
+/// That is exact: a request issued in the quantum that ends at `B`
+/// completes at least `Q` after it issued, so no earlier than the end of
+/// the next quantum (two quanta in a row span `Q`), and while a batch is
+/// in flight no idle quantum is skipped. Stores still become visible to
+/// other SMs at multiples of `Q` only, and an SM's error is chosen as if
+/// quanta were `Q` long, so a launch gives the same results with and
+/// without a pool.
+///
+/// The results are those of [`run_ordered`] for any number of workers:
+/// within a quantum an SM reads and writes nothing another SM can see
+/// (stores wait in its log), and blocks start in the same order. Returns
+/// the cycle after the last warp exit.
 pub(crate) fn run_parallel(
     l: &Launch<'_>,
     sms: &mut [Sm],
@@ -336,14 +361,33 @@ pub(crate) fn run_parallel(
     let mut off = Tracer::new(None);
     sh.dispatch_first(sms, l, &mut off, workers);
     crate::interrupt::publish(0, sh.next_block);
-    let q = quantum(l, false);
+    let full = quantum(l, false);
+    let grid = Grid {
+        full,
+        half: full / 2,
+        split: pool.is_some() && full >= 2,
+    };
+    let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
     let chunk = chunk_len(sms.len(), workers.len());
-    let mut boundary = q;
+    let mut boundary = grid.after(0);
     let mut retired: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    // Per SM, its next event when the running `Q` quantum began, and
+    // whether it failed in the quantum's first half (split quanta only).
+    let mut keys_at_full: Vec<Option<u64>> = vec![None; sms.len()];
+    let mut failed = vec![false; sms.len()];
+    let mut first_error: Option<(u64, u32, SimError)> = None;
+    let mut prev_end = 0;
     loop {
+        if grid.split && prev_end <= (boundary - 1) / full * full {
+            // The first quantum run in this `Q` quantum.
+            keys_at_full.clear();
+            keys_at_full.extend(sms.iter().map(Sm::next_event));
+        }
+        prev_end = boundary;
         let horizon = boundary.min(limit.0 + 1);
         let left = sh.next_block < l.total_blocks;
         let mem: &GlobalMem = sh.mem;
+        let (keys, failed_ref) = (&keys_at_full, &failed);
         let run_chunk = |(sms, logs): (&mut [Sm], &mut [StoreLog]), w: &mut Worker| {
             let mut tracer = Tracer::new(None);
             let mut first: Option<(u64, u32, SimError)> = None;
@@ -352,24 +396,43 @@ pub(crate) fn run_parallel(
                 if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
                     continue;
                 }
+                if failed_ref[sm.id as usize] {
+                    continue;
+                }
                 let mut ctx = Ctx::new(l, left, mem, log, &mut tracer, w);
-                if let Err(e) = sm.run(horizon, &mut ctx)
-                    && first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1))
-                {
-                    first = Some((k, sm.id, e));
+                if let Err(e) = sm.run(horizon, &mut ctx) {
+                    // Errors are ranked by the SM's place in a `Q` quantum.
+                    let k = match keys.get(sm.id as usize) {
+                        Some(&at_full) if grid.split => at_full.unwrap_or(k).min(k),
+                        _ => k,
+                    };
+                    if first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1)) {
+                        first = Some((k, sm.id, e));
+                    }
                 }
             }
             first
         };
         let errors: Vec<Option<(u64, u32, SimError)>> = match pool {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                sms.par_chunks_mut(chunk)
-                    .zip(sh.logs.par_chunks_mut(chunk))
-                    .zip(workers.par_iter_mut())
-                    .map(|(c, w)| run_chunk(c, w))
-                    .collect()
-            }),
+            Some(pool) => {
+                let (batch, timing) = (&mut sh.batch, &mut *sh.timing);
+                let logs = &mut *sh.logs;
+                pool.install(|| {
+                    use rayon::prelude::*;
+                    let mut run = || {
+                        sms.par_chunks_mut(chunk)
+                            .zip(logs.par_chunks_mut(chunk))
+                            .zip(workers.par_iter_mut())
+                            .map(|(c, w)| run_chunk(c, w))
+                            .collect()
+                    };
+                    if grid.split {
+                        rayon::join(|| batch.time(timing, per_cycle), run).1
+                    } else {
+                        run()
+                    }
+                })
+            }
             None => sms
                 .chunks_mut(chunk)
                 .zip(sh.logs.chunks_mut(chunk))
@@ -378,8 +441,22 @@ pub(crate) fn run_parallel(
                 .collect(),
         };
         // The error of the SM that would have run first.
-        if let Some((_, _, e)) = errors.into_iter().flatten().min_by_key(|e| (e.0, e.1)) {
+        for e in errors.into_iter().flatten() {
+            failed[e.1 as usize] = true;
+            if first_error.as_ref().is_none_or(|f| (e.0, e.1) < (f.0, f.1)) {
+                first_error = Some(e);
+            }
+        }
+        if let Some((_, _, e)) =
+            first_error.take_if(|_| !grid.split || boundary.is_multiple_of(full))
+        {
             return Err(e);
+        }
+        if first_error.is_some() {
+            // Finish the `Q` quantum (the failed SMs stopped) to rank the
+            // errors as a `Q` quantum would.
+            boundary = grid.after(boundary);
+            continue;
         }
         // Freed block slots, in (cycle, SM) order.
         retired.extend(sms.iter().filter_map(|sm| {
@@ -412,7 +489,17 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
-        if workers.iter().all(|w| w.pending.is_empty()) && low.is_none() {
+        if grid.split {
+            // The previous quantum's loads complete at `boundary` or later.
+            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+            sh.batch.gather(workers);
+        } else {
+            sh.batch.gather(workers);
+            sh.batch.time(sh.timing, per_cycle);
+            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+        }
+        let low = sms.iter().filter_map(Sm::key).min();
+        if sh.batch.is_empty() && low.is_none() {
             break;
         }
         crate::interrupt::publish(boundary, sh.next_block);
@@ -422,45 +509,16 @@ pub(crate) fn run_parallel(
                 cycle: Cycle(boundary),
             });
         }
-        sh.boundary(sms, l, &mut off, workers, |_| {});
-        let low = sms.iter().filter_map(Sm::key).min();
-        boundary = next_boundary(low, boundary, q);
+        if boundary.is_multiple_of(full) {
+            sh.apply_logs();
+        }
+        boundary = if sh.batch.is_empty() {
+            grid.after(low.unwrap_or(boundary).max(boundary))
+        } else {
+            grid.after(boundary)
+        };
     }
     finish(l, sms, sh, workers)
-}
-
-/// Bits of an order key that hold the request's index.
-const INDEX_BITS: u32 = 24;
-const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
-/// Bits that hold the SM, above the index; the cycle is above both.
-const SM_BITS: u32 = 16;
-
-/// Fills `order` with the indices of the requests in cycle-by-cycle order
-/// (by issue cycle, then SM, then index: each SM's requests are in issue
-/// order).
-/// Sorting packed keys moves 8 bytes a request instead of the whole
-/// request; a batch too large or too long for the packing (never seen in
-/// practice) falls back to sorting the requests' keys directly.
-fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) {
-    order.clear();
-    let first = pending.iter().map(|p| p.t).min().unwrap_or(0);
-    let span = pending.iter().map(|p| p.t - first).max().unwrap_or(0);
-    let packs = pending.len() as u64 <= INDEX_MASK
-        && pending.iter().all(|p| p.sm < 1 << SM_BITS)
-        && span < 1 << (64 - INDEX_BITS - SM_BITS);
-    if packs {
-        order.extend(pending.iter().enumerate().map(|(i, p)| {
-            ((p.t - first) << (INDEX_BITS + SM_BITS)) | (u64::from(p.sm) << INDEX_BITS) | i as u64
-        }));
-        order.sort_unstable();
-        order.iter_mut().for_each(|k| *k &= INDEX_MASK);
-    } else {
-        order.extend(0..pending.len() as u64);
-        order.sort_by_key(|&i| {
-            let p = &pending[i as usize];
-            (p.t, p.sm, i)
-        });
-    }
 }
 
 impl Sm {
@@ -533,61 +591,35 @@ pub(crate) fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn request(t: u64, sm: u32) -> Pending {
-        Pending {
-            t,
-            sm,
-            start: t,
-            first: 0,
-            n: 0,
-            store: false,
-            slot: 0,
-            age: 0,
-            pc: 0,
-        }
-    }
-
-    /// The (t, sm, index) of `pending` in the order `sort_pending` gives.
-    fn sorted(pending: &[Pending]) -> Vec<(u64, u32, u64)> {
-        let mut order = Vec::new();
-        sort_pending(pending, &mut order);
-        order
-            .iter()
-            .map(|&i| {
-                let p = &pending[i as usize];
-                (p.t, p.sm, i)
-            })
-            .collect()
-    }
+    use super::Grid;
 
     #[test]
-    fn requests_resolve_by_cycle_then_sm_then_issue_order() {
-        // Two SMs' runs, pushed one after the other, ties within a cycle.
-        let pending = [
-            request(12, 1),
-            request(12, 1),
-            request(15, 1),
-            request(10, 0),
-            request(12, 0),
-            request(15, 0),
-        ];
-        let want = [
-            (10, 0, 3),
-            (12, 0, 4),
-            (12, 1, 0),
-            (12, 1, 1),
-            (15, 0, 5),
-            (15, 1, 2),
-        ];
-        assert_eq!(sorted(&pending), want);
-        // Cycles too far apart to pack: the same order, unpacked.
-        let far: Vec<Pending> = pending.iter().map(|p| request(p.t << 40, p.sm)).collect();
-        let order: Vec<_> = sorted(&far)
-            .iter()
-            .map(|&(t, sm, seq)| (t >> 40, sm, seq))
+    fn split_quanta_alternate_so_two_in_a_row_span_q() {
+        let grid = Grid {
+            full: 301,
+            half: 150,
+            split: true,
+        };
+        let mut b = 0;
+        let points: Vec<u64> = (0..5)
+            .map(|_| {
+                b = grid.after(b);
+                b
+            })
             .collect();
-        assert_eq!(order, want);
+        assert_eq!(points, [150, 301, 451, 602, 752]);
+        // From inside a quantum (a skip to the first event), the next point.
+        assert_eq!(
+            (grid.after(149), grid.after(150), grid.after(300)),
+            (150, 301, 301)
+        );
+        let whole = Grid {
+            split: false,
+            ..grid
+        };
+        assert_eq!(
+            (whole.after(0), whole.after(150), whole.after(301)),
+            (301, 301, 602)
+        );
     }
 }

@@ -26,6 +26,12 @@ use crate::store_log::StoreLog;
 use crate::time::Cycle;
 use crate::trace::{TraceSink, Tracer};
 
+/// Chunks of SMs (each with its [`Worker`]) per host thread: work
+/// stealing evens out the threads, one of which also times the memory
+/// partitions ([`crate::engine::run_parallel`]). Any count gives the same
+/// results.
+const CHUNKS_PER_THREAD: usize = 4;
+
 /// How many blocks of a kernel fit on one SM, and what limits it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Occupancy {
@@ -376,9 +382,15 @@ impl Gpu {
                 }
             };
             let insts = vk.kernel().insts.len();
+            // Several chunks of SMs per thread, so the thread that times
+            // the memory partitions' batch takes fewer of them.
+            let chunks = match pool {
+                Some(_) => (threads * CHUNKS_PER_THREAD).min(self.sms.len()),
+                None => 1,
+            };
             let mut workers = vec![Worker::new(stats)];
             workers.extend(
-                (1..threads).map(|_| Worker::new(KernelStats::new(name, grid, block, insts))),
+                (1..chunks).map(|_| Worker::new(KernelStats::new(name, grid, block, insts))),
             );
             let end =
                 crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, pool, limit)?;

@@ -120,6 +120,7 @@ mod launch;
 mod memory;
 mod options;
 mod regfile;
+mod resolve;
 mod scheduler;
 mod scoreboard;
 mod shared_atomic;

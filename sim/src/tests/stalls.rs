@@ -140,6 +140,68 @@ fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
 }
 
 #[test]
+fn blocks_that_read_each_others_stores_agree_on_every_thread_count_and_traced() {
+    // Block b stores b + 1 to word b, works through a chain of adds (which
+    // drifts the blocks apart by their dispatch cycles), then copies word
+    // b - 1 (another block's, stored within the last few hundred cycles)
+    // to out[b]: what it reads depends on when stores become visible to
+    // other SMs, which must not depend on the thread count (quanta are
+    // split with a pool) or on tracing.
+    let mut b = KernelBuilder::new("neighbour");
+    let out = b.param("out", ParamType::U64);
+    let (id, v, off, a) = (b.reg32(), b.reg32(), b.reg64(), b.reg64());
+    b.mov(id, Special::CtaidX);
+    b.add(v, id, 1);
+    b.cvt_u64_u32(off, id);
+    b.shl(off, off, 2);
+    b.add(a, out, off);
+    b.st_global_b32(a, 0, v);
+    for _ in 0..60 {
+        b.add(v, v, 1);
+    }
+    b.ld_global_b32(v, a, -4);
+    b.st_global_b32(a, 4096, v);
+    b.exit();
+    let k = verified(b.build());
+    let mut cfg = GpuConfig::h200();
+    cfg.num_sms = 4;
+    let run = |threads: usize, traced: bool| {
+        let options = crate::RunOptions {
+            threads,
+            ..Default::default()
+        };
+        let mut g = crate::Gpu::new(cfg.clone(), options).unwrap();
+        let buf = g.alloc(8192);
+        // Block 0 reads the word before its own: keep it in the buffer.
+        let base = buf + 4;
+        let params = [ParamValue::U64(base)];
+        let (grid, block) = (Dim3::x(256), Dim3::x(32));
+        let s = if traced {
+            let mut sink = crate::VecSink::default();
+            g.launch_traced(&k, grid, block, &params, &mut sink)
+        } else {
+            g.launch(&k, grid, block, &params)
+        };
+        (s.unwrap(), g.read_u32s(buf, 2048).unwrap())
+    };
+    let one = run(1, false);
+    let seen = one.1[1025..1025 + 256].iter().filter(|&&v| v != 0).count();
+    assert!(
+        seen > 0 && seen < 256,
+        "some blocks see their neighbour's store and some do not: {seen}"
+    );
+    for (threads, traced) in [(2, false), (3, false), (1, true)] {
+        let other = run(threads, traced);
+        assert!(
+            other == one,
+            "{threads} threads, traced {traced}: {:?}\nvs\n{:?}",
+            other.0,
+            one.0
+        );
+    }
+}
+
+#[test]
 fn identical_inputs_give_identical_stats() {
     let k = verified(kernels_ir::kernels::examples::reduce(32));
     let run = || {

@@ -1,0 +1,247 @@
+//! The memory partitions' half of a quantum boundary: one quantum's global
+//! requests as a [`Batch`], put in cycle-by-cycle order and sent through
+//! the partitions' timing ([`MemTiming`]), which gives every request the
+//! cycle it completes.
+//!
+//! Timing a batch touches only the batch and the partitions, never an SM,
+//! so it can run on one host thread while other threads run the SMs'
+//! next quantum ([`crate::engine::run_parallel`] says when that is exact);
+//! the loads are then *landed* in the SMs, in the same order, at the next
+//! boundary. Timing and landing apart give what timing each request and
+//! landing it at once gives: landing changes no partition state.
+
+use crate::engine::Pending;
+use crate::global_mem::MemTiming;
+use crate::launch::Worker;
+use crate::stats::KernelStats;
+
+/// How many requests ahead [`Batch::time`] prefetches the L2 set of.
+const PREFETCH_AHEAD: usize = 8;
+
+/// One quantum's global requests and, once timed, when each completes.
+#[derive(Default)]
+pub(crate) struct Batch {
+    /// The requests, worker by worker, each worker's in issue order.
+    pending: Vec<Pending>,
+    /// Their sectors (`Pending::first` indexes here).
+    sectors: Vec<u64>,
+    /// Indices into `pending`, in cycle-by-cycle order.
+    order: Vec<u64>,
+    /// Per entry of `order`, the cycle its request completes.
+    done: Vec<u64>,
+    /// The memory counters of timing it (L2 hits and misses, DRAM
+    /// sectors), added to the launch's counters when it lands.
+    pub stats: KernelStats,
+    /// When its last store is written into L2 (0: none).
+    pub last_store_done: u64,
+}
+
+impl Batch {
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Takes every worker's waiting requests, in worker order (each SM's
+    /// requests are all in one worker's list, in issue order).
+    pub fn gather(&mut self, workers: &mut [Worker]) {
+        for w in workers.iter_mut() {
+            let base = self.sectors.len() as u32;
+            self.sectors.extend_from_slice(&w.pending_sectors);
+            self.pending.extend(w.pending.drain(..).map(|mut p| {
+                p.first += base;
+                p
+            }));
+            w.pending_sectors.clear();
+        }
+    }
+
+    /// Sends the requests to the partitions in cycle-by-cycle order (by
+    /// issue cycle, then SM, then issue order), the LSU sending
+    /// `per_cycle` sectors a cycle, and notes when each completes.
+    pub fn time(&mut self, timing: &mut MemTiming, per_cycle: u64) {
+        sort_pending(&self.pending, &mut self.order);
+        self.done.clear();
+        for (j, &i) in self.order.iter().enumerate() {
+            // The L2 is far larger than a host cache: start fetching the
+            // L2 set of a request a few ahead.
+            if let Some(&ahead) = self.order.get(j + PREFETCH_AHEAD) {
+                let a = &self.pending[ahead as usize];
+                if a.n > 0 {
+                    timing.prefetch(self.sectors[a.first as usize]);
+                }
+            }
+            let p = &self.pending[i as usize];
+            let mut done = p.start + 1;
+            let (mut depart, mut sent) = (p.start, 0);
+            for &sector in &self.sectors[p.first as usize..(p.first + p.n) as usize] {
+                done = done.max(timing.sector(depart, sector, p.store, &mut self.stats));
+                sent += 1;
+                if sent == per_cycle {
+                    (depart, sent) = (depart + 1, 0);
+                }
+            }
+            if p.store {
+                self.last_store_done = self.last_store_done.max(done);
+            }
+            self.done.push(done);
+        }
+    }
+
+    /// The timed loads, in the order they were timed, each with the cycle
+    /// it completes.
+    pub fn loads(&self) -> impl Iterator<Item = (&Pending, u64)> {
+        self.order
+            .iter()
+            .zip(&self.done)
+            .map(|(&i, &done)| (&self.pending[i as usize], done))
+            .filter(|(p, _)| !p.store)
+    }
+
+    /// Moves the batch's memory counters into `stats` and empties it for
+    /// the next quantum; returns when its last store landed.
+    pub fn finish(&mut self, stats: &mut KernelStats) -> u64 {
+        let s = &mut self.stats;
+        stats.l2_sector_hits += std::mem::take(&mut s.l2_sector_hits);
+        stats.l2_sector_misses += std::mem::take(&mut s.l2_sector_misses);
+        stats.dram_sectors_read += std::mem::take(&mut s.dram_sectors_read);
+        stats.dram_sectors_write += std::mem::take(&mut s.dram_sectors_write);
+        debug_assert_eq!(
+            *s,
+            KernelStats::default(),
+            "MemTiming::sector counts only the four memory counters"
+        );
+        self.pending.clear();
+        self.sectors.clear();
+        self.order.clear();
+        self.done.clear();
+        std::mem::take(&mut self.last_store_done)
+    }
+}
+
+/// Bits of an order key that hold the request's index.
+const INDEX_BITS: u32 = 24;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+/// Bits that hold the SM, above the index; the cycle is above both.
+const SM_BITS: u32 = 16;
+
+/// Fills `order` with the indices of the requests in cycle-by-cycle order
+/// (by issue cycle, then SM, then index: each SM's requests are in issue
+/// order).
+/// Sorting packed keys moves 8 bytes a request instead of the whole
+/// request; a batch too large or too long for the packing (never seen in
+/// practice) falls back to sorting the requests' keys directly.
+fn sort_pending(pending: &[Pending], order: &mut Vec<u64>) {
+    order.clear();
+    let first = pending.iter().map(|p| p.t).min().unwrap_or(0);
+    let span = pending.iter().map(|p| p.t - first).max().unwrap_or(0);
+    let packs = pending.len() as u64 <= INDEX_MASK
+        && pending.iter().all(|p| p.sm < 1 << SM_BITS)
+        && span < 1 << (64 - INDEX_BITS - SM_BITS);
+    if packs {
+        order.extend(pending.iter().enumerate().map(|(i, p)| {
+            ((p.t - first) << (INDEX_BITS + SM_BITS)) | (u64::from(p.sm) << INDEX_BITS) | i as u64
+        }));
+        order.sort_unstable();
+        order.iter_mut().for_each(|k| *k &= INDEX_MASK);
+    } else {
+        order.extend(0..pending.len() as u64);
+        order.sort_by_key(|&i| {
+            let p = &pending[i as usize];
+            (p.t, p.sm, i)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(t: u64, sm: u32) -> Pending {
+        Pending {
+            t,
+            sm,
+            start: t,
+            first: 0,
+            n: 0,
+            store: false,
+            slot: 0,
+            age: 0,
+            pc: 0,
+        }
+    }
+
+    /// The (t, sm, index) of `pending` in the order `sort_pending` gives.
+    fn sorted(pending: &[Pending]) -> Vec<(u64, u32, u64)> {
+        let mut order = Vec::new();
+        sort_pending(pending, &mut order);
+        order
+            .iter()
+            .map(|&i| {
+                let p = &pending[i as usize];
+                (p.t, p.sm, i)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn requests_resolve_by_cycle_then_sm_then_issue_order() {
+        // Two SMs' runs, pushed one after the other, ties within a cycle.
+        let pending = [
+            request(12, 1),
+            request(12, 1),
+            request(15, 1),
+            request(10, 0),
+            request(12, 0),
+            request(15, 0),
+        ];
+        let want = [
+            (10, 0, 3),
+            (12, 0, 4),
+            (12, 1, 0),
+            (12, 1, 1),
+            (15, 0, 5),
+            (15, 1, 2),
+        ];
+        assert_eq!(sorted(&pending), want);
+        // Cycles too far apart to pack: the same order, unpacked.
+        let far: Vec<Pending> = pending.iter().map(|p| request(p.t << 40, p.sm)).collect();
+        let order: Vec<_> = sorted(&far)
+            .iter()
+            .map(|&(t, sm, seq)| (t >> 40, sm, seq))
+            .collect();
+        assert_eq!(order, want);
+    }
+
+    #[test]
+    fn a_timed_batch_lands_its_loads_in_cycle_order_and_counts_once() {
+        use crate::config::GpuConfig;
+        let mut timing = MemTiming::new(&GpuConfig::tiny());
+        timing.start_launch();
+        let mut w = Worker::new(KernelStats::default());
+        // SM 1's load at cycle 5, then SM 0's store and load at cycle 3.
+        for (t, sm, store, sector) in [(5, 1, false, 0), (3, 0, true, 8), (3, 0, false, 0)] {
+            let first = w.pending_sectors.len() as u32;
+            w.pending_sectors.push(sector);
+            w.pending.push(Pending {
+                store,
+                first,
+                n: 1,
+                ..request(t, sm)
+            });
+        }
+        let mut batch = Batch::default();
+        batch.gather(std::slice::from_mut(&mut w));
+        assert!(w.pending.is_empty() && w.pending_sectors.is_empty());
+        batch.time(&mut timing, 1);
+        let loads: Vec<(u64, u32, u64)> = batch.loads().map(|(p, d)| (p.t, p.sm, d)).collect();
+        // tiny: the store goes to the other partition (sector 8 = byte
+        // 256); a miss is ready 1 + 20 cycles after it reaches its L2
+        // slice; the second load of sector 0 hits (10 cycles).
+        assert_eq!(loads, [(3, 0, 3 + 1 + 20), (5, 1, 5 + 10)]);
+        let mut stats = KernelStats::default();
+        assert!(batch.finish(&mut stats) > 3, "the store landed");
+        // Stores are not counted as L2 hits or misses.
+        assert_eq!((stats.l2_sector_hits, stats.l2_sector_misses), (1, 1));
+        assert!(batch.is_empty() && batch.loads().next().is_none());
+    }
+}
