@@ -15,7 +15,7 @@ use sorts::mergesort::{Mergesort, MergesortOptions};
 use sorts::terasort::{TeraSort, TeraSortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
-use super::check::{CheckError, check_sorted};
+use super::check::{CheckError, check_pairs, check_sorted};
 use super::input::{Distribution, generate_u32, generate_u64};
 use super::machine::Assembled;
 pub use super::options::SortOptions;
@@ -56,6 +56,9 @@ pub trait Selected: Algorithm {
     /// algorithm that does not list it, an option is refused (see
     /// [`foreign_options`]).
     const TAKES: &'static [&'static str];
+    /// Whether the algorithm carries a 32-bit value beside a 64-bit key
+    /// (`--key-bits 64 --values`, see [`sorts::Algorithm::sort_pairs`]).
+    const CARRIES_VALUES: bool = false;
     /// The algorithm's options in `opts`.
     fn options(opts: &SortOptions) -> Self::Options;
     /// The verified algorithm as a [`Sorter`].
@@ -73,6 +76,7 @@ impl Selected for HotSort {
         "merge",
         "schedule",
     ];
+    const CARRIES_VALUES: bool = true;
 
     fn options(opts: &SortOptions) -> HotSortOptions {
         HotSortOptions {
@@ -82,6 +86,7 @@ impl Selected for HotSort {
             layout: opts.smem_layout,
             merge: opts.merge,
             key_bits: opts.word_bits(),
+            values: opts.carries_values(),
             schedule: opts.schedule,
         }
     }
@@ -253,6 +258,22 @@ pub fn foreign_options<A: Selected>(opts: &SortOptions) -> Vec<String> {
 }
 
 impl Sorter {
+    /// Sorts 64-bit `keys` carrying `values` on `dev` (see
+    /// [`sorts::Algorithm::sort_pairs`]).
+    pub fn sort_pairs<D: Device>(
+        &self,
+        dev: &mut D,
+        keys: &[u64],
+        values: &[u32],
+    ) -> Result<SortRun<D::Stats, sorts::Pair>, SortError<D::Error>> {
+        with_sorter!(self, a => a.sort_pairs(dev, keys, values))
+    }
+
+    /// Whether the sorter's kernels carry values beside 64-bit keys.
+    pub fn carries_values(&self) -> bool {
+        matches!(self, Sorter::Hotsort(h) if h.config().values)
+    }
+
     /// Sorts `keys` on `dev`.
     pub fn sort<D: Device, K: Key>(
         &self,
@@ -352,6 +373,13 @@ impl SortOptions {
     pub fn word_bits(&self) -> u32 {
         if self.values { 64 } else { self.key_bits }
     }
+
+    /// Whether each key carries its value beside it, in a register and a
+    /// buffer of its own (`--key-bits 64 --values`): a 64-bit key and a
+    /// 32-bit value do not fit one word.
+    pub fn carries_values(&self) -> bool {
+        self.values && self.key_bits == 64
+    }
 }
 
 /// The machine config the options describe: the preset, then `--warp`, then
@@ -442,14 +470,20 @@ pub enum Input {
     U32(Vec<u32>),
     /// 64-bit keys or key-value pairs.
     U64(Vec<u64>),
+    /// 64-bit keys, each with the 32-bit value at its index.
+    Pairs(Vec<u64>, Vec<u32>),
 }
 
 /// The input the options describe (distribution, count, seed, key type).
 pub fn input(opts: &SortOptions) -> Input {
     let (n, seed) = (opts.keys as usize, opts.seed);
-    if opts.values {
+    let value_seed = seed ^ 0xB7E1_5162_8AED_2A6A;
+    if opts.carries_values() {
+        let keys = generate_u64(opts.dist, n, seed);
+        Input::Pairs(keys, generate_u32(Distribution::Uniform, n, value_seed))
+    } else if opts.values {
         let keys = generate_u32(opts.dist, n, seed);
-        let values = generate_u32(Distribution::Uniform, n, seed ^ 0xB7E1_5162_8AED_2A6A);
+        let values = generate_u32(Distribution::Uniform, n, value_seed);
         Input::U64(
             keys.iter()
                 .zip(&values)
@@ -509,7 +543,7 @@ fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentE
         }
         Err(other) => return Err(other),
     };
-    if opts.values && opts.key_bits != 32 {
+    if opts.values && opts.key_bits != 32 && !A::CARRIES_VALUES {
         problems.push(format!(
             "--values with --key-bits {}: {} carries a 32-bit value only with 32-bit keys (the \
              pair sorts as one 64-bit word)",
@@ -575,10 +609,7 @@ impl Prepared {
         sink: Option<&mut (dyn sim::TraceSink + '_)>,
     ) -> Result<Outcome, ExperimentError> {
         let opts = &self.opts;
-        let (launches, host_seconds) = match input(opts) {
-            Input::U32(keys) => self.run_keys(&keys, progress, sink)?,
-            Input::U64(keys) => self.run_keys(&keys, progress, sink)?,
-        };
+        let (launches, host_seconds) = self.run_input(&input(opts), progress, sink)?;
         let rows = aggregate(launches.iter().map(|l| (l.name, &l.stats)));
         let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
         let report = Report::new(config_json(opts, &self.gpu), opts.keys, rows);
@@ -593,9 +624,9 @@ impl Prepared {
     /// Sorts `input` on a fresh simulated machine (tracing into `sink` when
     /// given), checks the result, and returns the launches and the host
     /// seconds spent.
-    fn run_keys<K: Key>(
+    fn run_input(
         &self,
-        input: &[K],
+        input: &Input,
         progress: &mut dyn FnMut(Progress),
         sink: Option<&mut (dyn sim::TraceSink + '_)>,
     ) -> Result<(Vec<sorts::Launch<sim::KernelStats>>, f64), ExperimentError> {
@@ -615,15 +646,34 @@ impl Prepared {
                 work_done: 0,
             },
         };
-        let run = self.sorter.sort(&mut dev, input).map_err(|e| match e {
+        let failed = |e: SortError<SimError>| match e {
             SortError::Device(e) => ExperimentError::Sim(e),
             other => ExperimentError::Invalid(vec![other.to_string()]),
-        })?;
+        };
+        // Equal to the reference sort: ascending and the same multiset (for
+        // a 32-bit key with its value, of the (key, value) words); for
+        // 64-bit keys carrying values, keys ascending and the same multiset
+        // of (key, value) pairs.
+        let (launches, check) = match input {
+            Input::U32(keys) => {
+                let run = self.sorter.sort(&mut dev, keys).map_err(failed)?;
+                (run.launches, check_sorted(keys, &run.sorted))
+            }
+            Input::U64(keys) => {
+                let run = self.sorter.sort(&mut dev, keys).map_err(failed)?;
+                (run.launches, check_sorted(keys, &run.sorted))
+            }
+            Input::Pairs(keys, values) => {
+                let run = self
+                    .sorter
+                    .sort_pairs(&mut dev, keys, values)
+                    .map_err(failed)?;
+                (run.launches, check_pairs(keys, values, &run.sorted))
+            }
+        };
         dev.hook.finish();
         let host_seconds = start.elapsed().as_secs_f64();
-        // Equal to the reference sort: ascending and the same multiset (for
-        // key-value pairs, of (key, value) pairs).
-        check_sorted(input, &run.sorted)?;
-        Ok((run.launches, host_seconds))
+        check?;
+        Ok((launches, host_seconds))
     }
 }
