@@ -51,11 +51,11 @@ impl Algo {
 /// An algorithm as the experiment layer runs it: the [`Algorithm`] and the
 /// options it takes from a [`SortOptions`].
 pub trait Selected: Algorithm {
-    /// The [`SortOptions`] fields of the algorithm's own options (not the
-    /// machine's or the input's): given with a non-default value to an
-    /// algorithm that does not list it, an option is refused (see
+    /// The `--algo` value: which of the options table's algorithm options
+    /// it takes (an entry's `for [...]` list; given with a non-default
+    /// value to an algorithm not listed, an option is refused, see
     /// [`foreign_options`]).
-    const TAKES: &'static [&'static str];
+    const ALGO: Algo;
     /// Whether the algorithm carries a 32-bit value beside a 64-bit key
     /// (`--key-bits 64 --values`, see [`sorts::Algorithm::sort_pairs`]).
     const CARRIES_VALUES: bool = false;
@@ -69,13 +69,7 @@ pub trait Selected: Algorithm {
 }
 
 impl Selected for HotSort {
-    const TAKES: &'static [&'static str] = &[
-        "slab_height",
-        "block_slabs",
-        "smem_layout",
-        "merge",
-        "schedule",
-    ];
+    const ALGO: Algo = Algo::Hotsort;
     const CARRIES_VALUES: bool = true;
 
     fn options(opts: &SortOptions) -> HotSortOptions {
@@ -101,7 +95,7 @@ impl Selected for HotSort {
 }
 
 impl Selected for Mergesort {
-    const TAKES: &'static [&'static str] = &["block_threads", "items_per_thread"];
+    const ALGO: Algo = Algo::Mergesort;
 
     fn options(opts: &SortOptions) -> MergesortOptions {
         MergesortOptions {
@@ -118,12 +112,7 @@ impl Selected for Mergesort {
 }
 
 impl Selected for Bitonic {
-    const TAKES: &'static [&'static str] = &[
-        "block_threads",
-        "vector",
-        "bitonic_fused",
-        "bitonic_swizzle",
-    ];
+    const ALGO: Algo = Algo::Bitonic;
 
     fn options(opts: &SortOptions) -> BitonicOptions {
         BitonicOptions {
@@ -142,8 +131,7 @@ impl Selected for Bitonic {
 }
 
 impl Selected for TeraSort {
-    const TAKES: &'static [&'static str] =
-        &["record_bytes", "key_bytes", "run_records", "per_output"];
+    const ALGO: Algo = Algo::Terasort;
 
     fn options(opts: &SortOptions) -> TeraSortOptions {
         let d = sorts::terasort::TeraSortConfig::new(opts.warp, 32);
@@ -215,23 +203,12 @@ macro_rules! with_algo {
     };
 }
 
-/// The algorithms that take option `name` (a [`SortOptions`] field), by
-/// [`Selected::TAKES`].
-fn takers(name: &str) -> Vec<&'static str> {
-    use clap::ValueEnum;
-    Algo::value_variants()
-        .iter()
-        .filter(|&&algo| with_algo!(algo, A => A::TAKES.contains(&name)))
-        .map(|algo| algo.name())
-        .collect()
-}
-
 /// Whether the sort option `name` (a `config` key) means something to
 /// `algo`: the options of the experiment (keys, machine, ...) apply to
-/// every algorithm, an algorithm's own options (some algorithm's
-/// [`Selected::TAKES`]) only to the algorithms that list them.
+/// every algorithm, an algorithm's own options (see
+/// [`super::options::takers`]) only to the algorithms their entry lists.
 pub fn option_applies(algo: Algo, name: &str) -> bool {
-    takers(name).is_empty() || with_algo!(algo, A => A::TAKES.contains(&name))
+    super::options::takers(name).is_none_or(|takers| takers.contains(&algo))
 }
 
 /// Every algorithm option given with a non-default value that algorithm
@@ -240,19 +217,18 @@ pub fn option_applies(algo: Algo, name: &str) -> bool {
 pub fn foreign_options<A: Selected>(opts: &SortOptions) -> Vec<String> {
     super::options::changed(opts)
         .into_iter()
-        .filter(|name| !A::TAKES.contains(name))
+        .filter(|name| !option_applies(A::ALGO, name))
         .filter_map(|name| {
-            let takers = takers(name);
-            (!takers.is_empty()).then(|| {
-                format!(
-                    "--{} {}: an option of {}, not of {} (leave it out with --algo {})",
-                    name.replace('_', "-"),
-                    super::options::axis_value(opts, name),
-                    takers.join(" and "),
-                    A::NAME,
-                    A::NAME
-                )
-            })
+            let takers = super::options::takers(name)?;
+            let names: Vec<&str> = takers.iter().map(|a| a.name()).collect();
+            Some(format!(
+                "--{} {}: an option of {}, not of {} (leave it out with --algo {})",
+                name.replace('_', "-"),
+                super::options::axis_value(opts, name),
+                names.join(" and "),
+                A::NAME,
+                A::NAME
+            ))
         })
         .collect()
 }
@@ -677,3 +653,7 @@ impl Prepared {
         Ok((launches, host_seconds))
     }
 }
+
+#[cfg(test)]
+#[path = "sort_options_tests.rs"]
+mod options_tests;
