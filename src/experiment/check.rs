@@ -82,7 +82,14 @@ pub fn check_sorted<K: Ord + Copy + Into<u64>>(
 /// keys ascend and the (key, value) pairs are the input's (equal keys may
 /// carry their values in any order). A failure names the first place the
 /// output's keys descend, or the first key whose pairs differ.
-pub fn check_pairs(keys: &[u64], values: &[u32], output: &[(u64, u32)]) -> Result<(), CheckError> {
+///
+/// `output` is sorted in place (pairs of equal keys by value), so the check
+/// needs one more copy of the pairs, not two.
+pub fn check_pairs(
+    keys: &[u64],
+    values: &[u32],
+    output: &mut [(u64, u32)],
+) -> Result<(), CheckError> {
     if keys.len() != output.len() {
         return Err(CheckError::Length {
             got: output.len(),
@@ -98,13 +105,13 @@ pub fn check_pairs(keys: &[u64], values: &[u32], output: &[(u64, u32)]) -> Resul
     }
     let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
     want.sort_unstable();
-    let mut got = output.to_vec();
-    got.sort_unstable();
-    match want.iter().zip(&got).position(|(a, b)| a != b) {
+    output.sort_unstable();
+    let got = output;
+    match want.iter().zip(got.iter()).position(|(a, b)| a != b) {
         None => Ok(()),
         Some(at) => {
             let key = want[at].0.min(got[at].0);
-            let index = output.iter().position(|p| p.0 >= key).unwrap_or(0);
+            let index = got.iter().position(|p| p.0 >= key).unwrap_or(0);
             Err(CheckError::Pairs {
                 index,
                 key,
@@ -142,10 +149,10 @@ mod tests {
             [(1, 10), (3, 30), (5, 50), (5, 51)],
             [(1, 10), (3, 30), (5, 51), (5, 50)],
         ] {
-            assert_eq!(check_pairs(&keys, &values, &out), Ok(()));
+            assert_eq!(check_pairs(&keys, &values, &mut out.clone()), Ok(()));
         }
         let unsorted = [(1, 10), (5, 50), (3, 30), (5, 51)];
-        let e = check_pairs(&keys, &values, &unsorted).unwrap_err();
+        let e = check_pairs(&keys, &values, &mut unsorted.clone()).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -159,7 +166,7 @@ mod tests {
         );
         // A value left behind (a duplicated one in its place).
         let lost = [(1, 10), (3, 30), (5, 50), (5, 50)];
-        let e = check_pairs(&keys, &values, &lost).unwrap_err();
+        let e = check_pairs(&keys, &values, &mut lost.clone()).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -172,7 +179,7 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("pairs differ"), "{e}");
-        let short = check_pairs(&keys, &values, &lost[..3]).unwrap_err();
+        let short = check_pairs(&keys, &values, &mut lost[..3].to_vec()).unwrap_err();
         assert!(matches!(short, CheckError::Length { got: 3, want: 4 }));
     }
 }

@@ -17,8 +17,9 @@
 use super::config::HotSortConfig;
 use super::schedule::{Step, bc_sizes, merge_steps};
 use super::{bc, bs, fill, fm, hm, transpose, validate};
-use crate::{KernelMarks, Key, Launch, SortError, SortRun};
+use crate::{KernelMarks, Key, Launch, Pair, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
+use std::borrow::Cow;
 
 /// The verified kernels of one configuration, built once and reused for
 /// every launch and every sort.
@@ -140,15 +141,22 @@ impl HotSort {
                 values.len()
             )));
         }
-        let (mut dk, mut dv, mut top) = (Vec::new(), Vec::new(), Vec::new());
-        for (&k, &v) in keys.iter().zip(values) {
-            if k == u64::MAX {
-                top.push((k, v));
-            } else {
-                dk.push(k);
-                dv.push(v);
-            }
-        }
+        // Copies only when some key is the sentinel: the input is borrowed
+        // as it is otherwise (a 16M-pair input is 192 MB).
+        let top: Vec<Pair> = keys
+            .iter()
+            .zip(values)
+            .filter(|(k, _)| **k == u64::MAX)
+            .map(|(&k, &v)| (k, v))
+            .collect();
+        let (dk, dv): (Cow<'_, [u64]>, Cow<'_, [u32]>) = if top.is_empty() {
+            (Cow::Borrowed(keys), Cow::Borrowed(values))
+        } else {
+            let below = |&(k, _): &(&u64, &u32)| *k != u64::MAX;
+            let pairs = keys.iter().zip(values).filter(below);
+            let (k, v): (Vec<u64>, Vec<u32>) = pairs.map(|(&k, &v)| (k, v)).unzip();
+            (Cow::Owned(k), Cow::Owned(v))
+        };
         let n = dk.len();
         let mut run = self.run(
             dev,
@@ -158,9 +166,15 @@ impl HotSort {
                 dev.write_u32s(vbuf, &dv)
             },
             |dev, kbuf, vbuf| {
-                let k = dev.read_u64s(kbuf, n)?;
-                let v = dev.read_u32s(vbuf, n)?;
-                Ok(k.into_iter().zip(v).collect::<Vec<_>>())
+                // In chunks, so the pairs are the one full-size copy.
+                let mut pairs = Vec::with_capacity(n);
+                for at in (0..n).step_by(READ_CHUNK) {
+                    let len = READ_CHUNK.min(n - at);
+                    let k = dev.read_u64s(kbuf + 8 * at as u64, len)?;
+                    let v = dev.read_u32s(vbuf + 4 * at as u64, len)?;
+                    pairs.extend(k.into_iter().zip(v));
+                }
+                Ok(pairs)
             },
         )?;
         run.sorted.extend(top);
@@ -285,6 +299,9 @@ impl HotSort {
         })
     }
 }
+
+/// Pairs read back at a time by [`HotSort::sort_pairs`].
+const READ_CHUNK: usize = 1 << 16;
 
 fn u32p(v: u64) -> ParamValue {
     ParamValue::U32(v as u32)
