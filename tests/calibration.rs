@@ -322,3 +322,27 @@ fn a_sort_whose_launches_read_keys_back_is_not_recorded_without_simulating() {
     );
     assert!(!out.exists(), "nothing is written");
 }
+
+#[test]
+fn sixty_four_bit_keys_carrying_values_are_not_bundled() {
+    let dir = scratch("k64v-bundle");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("b");
+    let args = [
+        "emit",
+        "bundle",
+        "--key-bits",
+        "64",
+        "--values",
+        "--keys",
+        "300",
+    ];
+    let o = simsort(&[&args[..], &["-o", out.to_str().unwrap()]].concat());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--key-bits 64 --values") && err.contains("two"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is written");
+}

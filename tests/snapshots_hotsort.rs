@@ -1,6 +1,7 @@
 //! The counter matrix: every HotSort kernel's counters on the `h200` preset,
 //! one insta snapshot per configuration (W x H x layout x exchange, for
-//! 32-bit keys, 64-bit keys (`_k64`) and key-value pairs (`_kv`)), so a
+//! 32-bit keys, 64-bit keys (`_k64`), 32-bit key-value pairs (`_kv`) and
+//! 64-bit keys carrying 32-bit values (`_k64v`)), so a
 //! changed counter points at its configuration. Configurations the sort
 //! refuses are listed, with the reason, in a snapshot of their own, so a
 //! change in validity shows too.
@@ -30,11 +31,13 @@ enum Words {
     Keys64,
     /// 32-bit keys, each with a 32-bit value.
     Pairs,
+    /// 64-bit keys, each carrying a 32-bit value in its own register.
+    Pairs64,
 }
 
 impl Words {
     /// Every kind, in matrix order.
-    const ALL: [Words; 3] = [Words::Keys32, Words::Keys64, Words::Pairs];
+    const ALL: [Words; 4] = [Words::Keys32, Words::Keys64, Words::Pairs, Words::Pairs64];
 
     /// The snapshot name suffix (none for 32-bit keys, whose names predate
     /// the others).
@@ -43,6 +46,7 @@ impl Words {
             Words::Keys32 => "",
             Words::Keys64 => "_k64",
             Words::Pairs => "_kv",
+            Words::Pairs64 => "_k64v",
         }
     }
 
@@ -52,6 +56,7 @@ impl Words {
             Words::Keys32 => "",
             Words::Keys64 => ", 64-bit",
             Words::Pairs => ", with 32-bit values,",
+            Words::Pairs64 => ", 64-bit with 32-bit values,",
         }
     }
 }
@@ -92,8 +97,11 @@ impl Case {
             gpu: "h200".to_string(),
             smem_layout: self.layout,
             merge: self.merge,
-            key_bits: if self.words == Words::Keys64 { 64 } else { 32 },
-            values: self.words == Words::Pairs,
+            key_bits: match self.words {
+                Words::Keys64 | Words::Pairs64 => 64,
+                Words::Keys32 | Words::Pairs => 32,
+            },
+            values: matches!(self.words, Words::Pairs | Words::Pairs64),
             ..SortOptions::default()
         }
     }

@@ -146,6 +146,20 @@ impl KernelBuilder {
         self
     }
 
+    /// The guard the next instruction will take (from [`KernelBuilder::when`]
+    /// or [`KernelBuilder::unless`]): a generator that expands one logical
+    /// operation into several instructions reads it and puts it back on each
+    /// with [`KernelBuilder::guarded`].
+    pub fn pending_guard(&self) -> Option<Guard> {
+        self.guard
+    }
+
+    /// Guards the next instruction with `guard` (none: unguarded).
+    pub fn guarded(&mut self, guard: Option<Guard>) -> &mut Self {
+        self.guard = guard;
+        self
+    }
+
     /// Appends `data` under the pending guard, if any.
     pub fn push(&mut self, data: InstData) -> &mut Self {
         let guard = self.guard.take();

@@ -95,6 +95,23 @@ pub trait Algorithm: Sized {
     ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         self.sort(dev, keys)
     }
+
+    /// Sorts 64-bit `keys`, each carrying the 32-bit value at its index in
+    /// `values`, on `dev`: the pairs in key order (equal keys in any
+    /// order). Only an algorithm whose configuration carries values in
+    /// their own registers and buffer does; the default refuses.
+    fn sort_pairs<D: Device>(
+        &self,
+        dev: &mut D,
+        keys: &[u64],
+        values: &[u32],
+    ) -> Result<SortRun<D::Stats, Pair>, SortError<D::Error>> {
+        let _ = (dev, keys, values);
+        Err(SortError::Values(format!(
+            "{} carries no value beside a 64-bit key",
+            Self::NAME
+        )))
+    }
 }
 
 /// What the generator knows about one kernel that the trace and the replay
@@ -138,6 +155,9 @@ impl Key for u64 {
         dev.read_u64s(addr, n)
     }
 }
+
+/// A 64-bit key and the 32-bit value it carries.
+pub type Pair = (u64, u32);
 
 /// One kernel launch of a sort.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,6 +217,10 @@ pub enum SortError<E: std::error::Error> {
         /// The configuration's.
         config: u32,
     },
+    /// Values cannot be carried as asked (an algorithm or kernels without
+    /// them, or as many values as keys missing).
+    #[error("values: {0}")]
+    Values(String),
     /// More keys than 32-bit key indices address.
     #[error("{0} keys are more than this sort addresses (at most 2^31)")]
     TooManyKeys(usize),

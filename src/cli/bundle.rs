@@ -139,6 +139,12 @@ pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure>
     match input(&opts) {
         Input::U32(keys) => record_keys(&prepared, &keys, simulate),
         Input::U64(keys) => record_keys(&prepared, &keys, simulate),
+        Input::Pairs(..) => Err(Failure::input(
+            "error: --key-bits 64 --values: a bundle records one result buffer, and 64-bit keys \
+             carrying values read back two (keys and values); leave out --values or use \
+             --key-bits 32"
+                .to_string(),
+        )),
     }
 }
 

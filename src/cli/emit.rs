@@ -86,9 +86,9 @@ fn ptx(args: &PtxArgs, out: &mut dyn Write) -> Result<(), Failure> {
             let kernel = verify_kernel(kernel).map_err(|e| {
                 Failure::run(format!("error: kernel `{name}` does not verify: {e}"))
             })?;
-            (kernel, args.build.warp)
+            (kernel, args.build.warp())
         }
-        (None, Some(path)) => (read_kernel(path)?, args.build.warp),
+        (None, Some(path)) => (read_kernel(path)?, args.build.warp()),
         (None, None) => return Err(Failure::input("error: give a FILE.kir or --kernel NAME")),
     };
     let opts = PtxOptions {

@@ -5,15 +5,14 @@ use std::io::Write;
 
 use clap::Args;
 use kernels_ir::Kernel;
-use kernels_ir::kernels::{self, REFERENCE_WARP_SIZE, STRIDES};
+use kernels_ir::kernels::{self, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
-use simsort::experiment::SortOptions;
-use simsort::experiment::sort::{Algo, algo_kernels};
+use simsort::experiment::options::KernelOptionArgs;
+use simsort::experiment::sort::algo_kernels;
 use sorts::{bitonic, hotsort};
 
 use super::{Failure, output_error};
-use simsort::experiment::options::{LayoutArg, MergeArg, ScheduleArg, TeraMergeArg};
 
 /// Arguments of `simsort kernels`.
 #[derive(Debug, Args)]
@@ -27,69 +26,27 @@ pub struct KernelsArgs {
 }
 
 /// The flags that say how to build the generated kernels (shared with
-/// `simsort emit ptx --kernel`).
+/// `simsort emit ptx --kernel`): the options table's kernel options
+/// ([`KernelOptionArgs`]), so an algorithm's new option needs no line here.
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// The algorithm whose kernels to build.
-    #[arg(long, value_enum, default_value = "hotsort")]
-    pub algo: Algo,
-    /// Build the kernels for warps of this many lanes (a power of two, 4..=64).
-    #[arg(long, value_name = "N", default_value_t = REFERENCE_WARP_SIZE)]
-    pub warp: u32,
-    /// Mergesort and bitonic: threads per block [default: the algorithm's,
-    /// clamped to the machine].
-    #[arg(long)]
-    pub block_threads: Option<u32>,
-    /// Mergesort: keys per thread [default: 11].
-    #[arg(long)]
-    pub items_per_thread: Option<u32>,
-    /// HotSort: key registers per lane [default: 16, or the tallest power
-    /// of two below it that fits the machine].
-    #[arg(long)]
-    pub slab_height: Option<u32>,
-    /// HotSort: slabs per block [default: the largest that fits the machine].
-    #[arg(long)]
-    pub block_slabs: Option<u32>,
-    /// HotSort: shared-memory layout.
-    #[arg(long, value_enum, default_value = "pad")]
-    pub smem_layout: LayoutArg,
-    /// HotSort: warp-merge exchange.
-    #[arg(long, value_enum, default_value = "shuffle")]
-    pub merge: MergeArg,
-    /// HotSort: merge schedule (which block cleans exist).
-    #[arg(long, value_enum, default_value = "sized")]
-    pub schedule: ScheduleArg,
-    /// Machine preset whose limits size the blocks.
-    #[arg(long, default_value = "h200")]
-    pub gpu: String,
-    /// Bitonic: keys per vector L (1, 2, 4, 8, 16).
-    #[arg(long, default_value_t = 4)]
-    pub vector: u32,
-    /// Bitonic: the seed's method (true) or the plain sort (false).
-    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
-    pub bitonic_fused: bool,
-    /// GPUTeraSort: bytes per record [default: 100].
-    #[arg(long)]
-    pub record_bytes: Option<u32>,
-    /// GPUTeraSort: key bytes per record [default: 10].
-    #[arg(long)]
-    pub key_bytes: Option<u32>,
-    /// GPUTeraSort: the thread-per-output step kernel.
-    #[arg(long)]
-    pub per_output: bool,
-    /// GPUTeraSort: phase 2 on the host or the GPU (`gpu` adds `rebase`,
-    /// `partition` and `merge`).
-    #[arg(long, value_enum, default_value = "host")]
-    pub terasort_merge: TeraMergeArg,
+    /// The algorithm, machine, key type and algorithm options.
+    #[command(flatten)]
+    pub options: KernelOptionArgs,
 }
 
 impl BuildArgs {
+    /// The warp width the kernels are built for.
+    pub fn warp(&self) -> u32 {
+        self.options.warp
+    }
+
     /// Checks `--warp`.
     fn check_warp(&self) -> Result<(), Failure> {
-        if !(4..=64).contains(&self.warp) || !self.warp.is_power_of_two() {
+        let warp = self.warp();
+        if !(4..=64).contains(&warp) || !warp.is_power_of_two() {
             return Err(Failure::input(format!(
-                "--warp {}: the warp width must be a power of two in 4..=64",
-                self.warp
+                "--warp {warp}: the warp width must be a power of two in 4..=64"
             )));
         }
         Ok(())
@@ -98,30 +55,11 @@ impl BuildArgs {
     /// The selected algorithm's kernels these flags describe, or every
     /// problem with them.
     fn hotsort(&self) -> Result<(String, Vec<Kernel>), Failure> {
-        let opts = SortOptions {
-            algo: self.algo,
-            block_threads: self.block_threads,
-            items_per_thread: self.items_per_thread,
-            vector: self.vector,
-            bitonic_fused: self.bitonic_fused,
-            warp: self.warp,
-            slab_height: self.slab_height,
-            block_slabs: self.block_slabs,
-            smem_layout: self.smem_layout.into(),
-            merge: self.merge.into(),
-            schedule: self.schedule.into(),
-            gpu: self.gpu.clone(),
-            record_bytes: self.record_bytes,
-            key_bytes: self.key_bytes,
-            per_output: self.per_output,
-            terasort_merge: self.terasort_merge.into(),
-            ..SortOptions::default()
-        };
         let invalid = |e: simsort::experiment::ExperimentError| Failure {
             status: e.exit_status(),
             message: format!("error: {e}"),
         };
-        algo_kernels(&opts).map_err(invalid)
+        algo_kernels(&self.options.options()).map_err(invalid)
     }
 
     /// The kernel called `name` built with these flags: a kernel of the
@@ -131,9 +69,9 @@ impl BuildArgs {
         let (_, hotsort) = self.hotsort()?;
         match hotsort.into_iter().find(|k| k.name == *name) {
             Some(k) => Ok(k),
-            None => match kernels::find(name, self.warp) {
+            None => match kernels::find(name, self.warp()) {
                 Some(k) => Ok(k.kernel),
-                None => Err(unknown(name, self.warp)),
+                None => Err(unknown(name, self.warp())),
             },
         }
     }
@@ -146,7 +84,7 @@ pub fn run(args: &KernelsArgs, out: &mut dyn Write) -> Result<(), Failure> {
         None => {
             args.build.check_warp()?;
             let (title, hotsort) = args.build.hotsort()?;
-            list(args.build.warp) + &list_hotsort(&title, &hotsort)
+            list(args.build.warp()) + &list_hotsort(&title, &hotsort)
         }
     };
     out.write_all(text.as_bytes()).map_err(output_error)

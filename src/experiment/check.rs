@@ -31,6 +31,19 @@ pub enum CheckError {
         /// Whether the output is at least ascending.
         sorted: bool,
     },
+    /// The output of a sort of pairs is not the input's pairs by key.
+    #[error(
+        "{} at index {index} (key {key:#x})",
+        if *.sorted { "the output's keys ascend but its (key, value) pairs differ from the input's" } else { "the output's keys descend" }
+    )]
+    Pairs {
+        /// The first index where it shows.
+        index: usize,
+        /// The key there.
+        key: u64,
+        /// Whether the keys ascend.
+        sorted: bool,
+    },
 }
 
 /// Checks `output` against a reference sort of `input` (ascending): equal
@@ -65,6 +78,49 @@ pub fn check_sorted<K: Ord + Copy + Into<u64>>(
     }
 }
 
+/// Checks the output of a sort of 64-bit `keys` carrying `values`: the
+/// keys ascend and the (key, value) pairs are the input's (equal keys may
+/// carry their values in any order). A failure names the first place the
+/// output's keys descend, or the first key whose pairs differ.
+///
+/// `output` is sorted in place (pairs of equal keys by value), so the check
+/// needs one more copy of the pairs, not two.
+pub fn check_pairs(
+    keys: &[u64],
+    values: &[u32],
+    output: &mut [(u64, u32)],
+) -> Result<(), CheckError> {
+    if keys.len() != output.len() {
+        return Err(CheckError::Length {
+            got: output.len(),
+            want: keys.len(),
+        });
+    }
+    if let Some(index) = output.windows(2).position(|w| w[0].0 > w[1].0) {
+        return Err(CheckError::Pairs {
+            index: index + 1,
+            key: output[index + 1].0,
+            sorted: false,
+        });
+    }
+    let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    want.sort_unstable();
+    output.sort_unstable();
+    let got = output;
+    match want.iter().zip(got.iter()).position(|(a, b)| a != b) {
+        None => Ok(()),
+        Some(at) => {
+            let key = want[at].0.min(got[at].0);
+            let index = got.iter().position(|p| p.0 >= key).unwrap_or(0);
+            Err(CheckError::Pairs {
+                index,
+                key,
+                sorted: true,
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +139,47 @@ mod tests {
         assert!(err.to_string().contains("not a permutation"), "{err}");
         let err = check_sorted(&[3u32, 1, 2], &[1, 2]).unwrap_err();
         assert!(matches!(err, CheckError::Length { got: 2, want: 3 }));
+    }
+
+    #[test]
+    fn pairs_need_ascending_keys_and_the_input_s_pairs() {
+        let (keys, values) = ([5u64, 1, 5, 3], [50u32, 10, 51, 30]);
+        // Equal keys may carry their values in either order.
+        for out in [
+            [(1, 10), (3, 30), (5, 50), (5, 51)],
+            [(1, 10), (3, 30), (5, 51), (5, 50)],
+        ] {
+            assert_eq!(check_pairs(&keys, &values, &mut out.clone()), Ok(()));
+        }
+        let unsorted = [(1, 10), (5, 50), (3, 30), (5, 51)];
+        let e = check_pairs(&keys, &values, &mut unsorted.clone()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CheckError::Pairs {
+                    index: 2,
+                    sorted: false,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A value left behind (a duplicated one in its place).
+        let lost = [(1, 10), (3, 30), (5, 50), (5, 50)];
+        let e = check_pairs(&keys, &values, &mut lost.clone()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CheckError::Pairs {
+                    key: 5,
+                    sorted: true,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("pairs differ"), "{e}");
+        let short = check_pairs(&keys, &values, &mut lost[..3].to_vec()).unwrap_err();
+        assert!(matches!(short, CheckError::Length { got: 3, want: 4 }));
     }
 }

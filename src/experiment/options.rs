@@ -3,9 +3,12 @@
 //! `config` keys, the command-line flags of the main job
 //! ([`SortOptionArgs`]) and of `sweep` ([`SweepOptionArgs`], each a comma
 //! list), the sweep's [`SweepSpec`], its grid order and axes, the CSV column
-//! order, and the labels of plots and the sweep summary. Adding an option is
-//! one entry of the table (and, for an algorithm's option, one line in that
-//! algorithm's [`super::sort::Selected::options`]).
+//! order, the labels of plots and the sweep summary, which algorithms take
+//! an option (the rest refuse it), and the flags of `simsort kernels` and
+//! `emit ptx --kernel` ([`KernelOptionArgs`]). Adding an option is one entry
+//! of the table (and, for an algorithm's option, the line in that
+//! algorithm's [`super::sort::Selected::options`] that hands it to the
+//! algorithm's own options struct).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -172,20 +175,106 @@ macro_rules! quiet {
     };
 }
 
+/// The algorithms an entry's scope gives the option to: none for an
+/// option of every experiment (`run`, `build`), else the listed ones.
+macro_rules! scope_takers {
+    (run) => {
+        None
+    };
+    (build) => {
+        None
+    };
+    ([$($algo:ident),* $(,)?]) => {
+        Some(&[$(Algo::$algo),*] as &[Algo])
+    };
+}
+
+/// [`KernelOptionArgs`] and its [`KernelOptionArgs::apply`] from the
+/// entries whose scope builds kernels (`build` and every algorithm's
+/// option; `run` entries are left out), accumulated one entry at a time.
+macro_rules! kernel_option_args {
+    (@acc [$($field:tt)*] [$($set:ident)*]) => {
+        /// The sort options that shape generated kernels (the machine, the
+        /// key type and every algorithm's options): the flags of `simsort
+        /// kernels` and `emit ptx --kernel`, declared by the table.
+        #[derive(Debug, Clone, clap::Args)]
+        pub struct KernelOptionArgs {
+            $($field)*
+        }
+
+        impl KernelOptionArgs {
+            /// The sort options these flags describe (every other option at
+            /// its default).
+            pub fn options(&self) -> SortOptions {
+                let mut opts = SortOptions::default();
+                $( opts.$set = self.$set.clone().into(); )*
+                opts
+            }
+        }
+    };
+    (@acc [$($field:tt)*] [$($set:ident)*]
+        run $name:ident [$($help:literal)+] $cli:ty [$($attr:tt)*]; $($rest:tt)*) => {
+        kernel_option_args!(@acc [$($field)*] [$($set)*] $($rest)*);
+    };
+    (@acc [$($field:tt)*] [$($set:ident)*]
+        $scope:tt $name:ident [$($help:literal)+] $cli:ty [$($attr:tt)*]; $($rest:tt)*) => {
+        kernel_option_args!(@acc
+            [$($field)* $(#[doc = $help])+ #[arg(long, $($attr)*)] pub $name: $cli,]
+            [$($set)* $name]
+            $($rest)*);
+    };
+}
+
 /// The table's entries, in grid order (outermost sweep axis first; the
 /// machine overrides follow the first entry, `gpu`). Each entry: help,
 /// `name: Type = default`, the command-line type and `#[arg]` attributes,
 /// the type of one element of the sweep's list,
 /// the CSV rank (column order among the sort options), the summary column
-/// header and the plot label, and optionally `quiet` (see [`quiet!`]).
+/// header and the plot label, the scope (`run`: an option of every
+/// experiment; `build`: one that also shapes kernels; `[Algo, ...]`: an
+/// option of those algorithms alone, which the others refuse), and
+/// optionally `quiet` (see [`quiet!`]).
 macro_rules! sort_options {
     ($(
         $(#[doc = $help:literal])+
         $name:ident: $ty:ty = $default:expr,
             cli $cli:ty [$($attr:tt)*], list $lcli:ty,
-            csv $csv:literal, column $column:literal, label $label:literal
+            csv $csv:literal, column $column:literal, label $label:literal,
+            for $scope:tt
             $(, $quiet:ident)?;
     )+) => {
+        kernel_option_args!(@acc [] [] $( $scope $name [$($help)+] $cli [$($attr)*]; )+);
+
+        /// The algorithms that take option `name`: `None` for a name that
+        /// is not an algorithm's option (an option of every experiment, a
+        /// machine field), else the entry's list, in [`Algo`] order.
+        pub fn takers(name: &str) -> Option<Vec<Algo>> {
+            use clap::ValueEnum;
+            let listed: Option<&[Algo]> = match name {
+                $( stringify!($name) => scope_takers!($scope), )+
+                _ => None,
+            };
+            listed.map(|list| {
+                Algo::value_variants()
+                    .iter()
+                    .filter(|a| list.contains(a))
+                    .copied()
+                    .collect()
+            })
+        }
+
+        /// Every algorithm's option with the algorithms its entry lists,
+        /// in table order (what the table's own tests check).
+        pub fn algorithm_options() -> Vec<(&'static str, &'static [Algo])> {
+            let mut out = Vec::new();
+            $(
+                if let Some(list) = scope_takers!($scope) {
+                    out.push((stringify!($name), list));
+                }
+            )+
+            out
+        }
+
         /// Everything that defines one sort experiment (`cli.md`, sort options).
         #[derive(Clone, Debug, PartialEq)]
         pub struct SortOptions {
@@ -387,112 +476,112 @@ sort_options! {
     /// Machine preset.
     gpu: String = "h200".to_string(),
         cli String [default_value = "h200"], list String,
-        csv 1, column "gpu", label "gpu";
+        csv 1, column "gpu", label "gpu", for build;
     /// Sorting algorithm.
     algo: Algo = Algo::Hotsort,
         cli Algo [value_enum, default_value = "hotsort"], list Algo,
-        csv 0, column "algo", label "algo";
+        csv 0, column "algo", label "algo", for build;
     /// Number of keys: 0..=2147483648 (2^31), as far as the host's memory
     /// holds them (`--max-host-memory`).
     keys: u64 = 65536,
         cli u64 [default_value = "65536"], list u64,
-        csv 7, column "keys", label "keys";
+        csv 7, column "keys", label "keys", for run;
     /// Key width in bits: 32 or 64.
     key_bits: u32 = 32,
         cli u32 [default_value = "32", value_parser = key_bits], list u32,
-        csv 8, column "key-bits", label "key bits";
+        csv 8, column "key-bits", label "key bits", for build;
     /// Input key distribution.
     dist: Distribution = Distribution::Uniform,
         cli Distribution [value_enum, default_value = "uniform"], list Distribution,
-        csv 9, column "dist", label "dist";
+        csv 9, column "dist", label "dist", for run;
     /// Input generator seed.
     seed: u64 = 1,
         cli u64 [default_value = "1"], list u64,
-        csv 10, column "seed", label "seed";
+        csv 10, column "seed", label "seed", for run;
     /// How lanes exchange keys in warp merges.
     merge: MergeExchange = MergeExchange::Shuffle,
         cli MergeArg [value_enum, default_value = "shuffle"], list MergeArg,
-        csv 6, column "merge", label "merge";
+        csv 6, column "merge", label "merge", for [Hotsort];
     /// Shared-memory layout (bank-conflict avoidance).
     smem_layout: Layout = Layout::Pad,
         cli LayoutArg [value_enum, default_value = "pad"], list LayoutArg,
-        csv 5, column "layout", label "layout";
+        csv 5, column "layout", label "layout", for [Hotsort];
     /// Lanes per warp: a power of two, 4..=64.
     warp: u32 = 32,
         cli u32 [default_value = "32"], list u32,
-        csv 2, column "warp", label "warp";
+        csv 2, column "warp", label "warp", for build;
     /// Key registers per lane (the slab height), 1..=128; how tall a slab
     /// fits depends on the key width and the register file [default: 16,
     /// or the tallest power of two below it that fits the machine].
     slab_height: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 3, column "slab", label "slab height";
+        csv 3, column "slab", label "slab height", for [Hotsort];
     /// Slabs (warps) per block in the block sort [default: the largest that fits].
     block_slabs: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 4, column "block-slabs", label "block slabs";
+        csv 4, column "block-slabs", label "block slabs", for [Hotsort];
     /// HotSort's merge schedule: `sized` cleans with blocks sized to the
     /// span left, as the shipped HotSort does; `full-block` always cleans
     /// with full blocks (the schedule the calibration data were measured
     /// with).
     schedule: Schedule = Schedule::Sized,
         cli ScheduleArg [value_enum, default_value = "sized"], list ScheduleArg,
-        csv 12, column "schedule", label "schedule", quiet;
+        csv 12, column "schedule", label "schedule", for [Hotsort], quiet;
     /// Carry a 32-bit value with every key (`--values` or `--values true`).
     values: bool = false,
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
         list bool,
-        csv 11, column "values", label "values", quiet;
+        csv 11, column "values", label "values", for build, quiet;
     /// Threads per block (mergesort, bitonic) [default: the algorithm's].
     block_threads: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 12, column "block-threads", label "block threads", quiet;
+        csv 12, column "block-threads", label "block threads", for [Mergesort, Bitonic], quiet;
     /// Keys per thread (mergesort) [default: 11].
     items_per_thread: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 13, column "items-per-thread", label "items per thread", quiet;
+        csv 13, column "items-per-thread", label "items per thread", for [Mergesort], quiet;
     /// Bitonic: keys per vector L, one thread acting as L comparators: 1, 2, 4, 8 or 16.
     vector: u32 = 4,
         cli u32 [default_value = "4"], list u32,
-        csv 14, column "vector", label "vector", quiet;
+        csv 14, column "vector", label "vector", for [Bitonic], quiet;
     /// Bitonic: the seed's method (shared-memory stages inside a launch);
     /// false: the plain sort, one launch per step through global memory.
     bitonic_fused: bool = true,
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
-        csv 15, column "fused", label "fused", quiet;
+        csv 15, column "fused", label "fused", for [Bitonic], quiet;
     /// Bitonic: the store-order swizzle of shared write-backs (the seed's
     /// claims 6 and 7); false measures the bank conflicts it avoids.
     bitonic_swizzle: bool = true,
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
-        csv 16, column "swizzle", label "swizzle", quiet;
+        csv 16, column "swizzle", label "swizzle", for [Bitonic], quiet;
     /// GPUTeraSort: where phase 2 merges the runs: `host` (k-way, as the
     /// seed's CPU does) or `gpu` (merge path on the simulated GPU, then one
     /// reorder of the records).
     terasort_merge: TeraMerge = TeraMerge::Host,
         cli TeraMergeArg [value_enum, default_value = "host"], list TeraMergeArg,
-        csv 17, column "merge-at", label "phase 2 merge", quiet;
+        csv 17, column "merge-at", label "phase 2 merge", for [Terasort], quiet;
     /// GPUTeraSort: bytes per record, a positive multiple of 4 [default: 100].
     record_bytes: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 20, column "record-bytes", label "record bytes", quiet;
+        csv 20, column "record-bytes", label "record bytes", for [Terasort], quiet;
     /// GPUTeraSort: key bytes at the start of each record, from the key
     /// width (4 or 8) to --record-bytes [default: 10].
     key_bytes: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 21, column "key-bytes", label "key bytes", quiet;
+        csv 21, column "key-bytes", label "key bytes", for [Terasort], quiet;
     /// GPUTeraSort: records per phase-1 run, 1..=2^31 [default: every record
     /// in one run].
     run_records: Option<u64> = None,
         cli Option<u64> [], list u64,
-        csv 22, column "run-records", label "run records", quiet;
+        csv 22, column "run-records", label "run records", for [Terasort], quiet;
     /// GPUTeraSort: one thread per output element in each bitonic step (the
     /// seed's fragment program) instead of one per pair.
     per_output: bool = false,
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
         list bool,
-        csv 23, column "per-output", label "per output", quiet;
+        csv 23, column "per-output", label "per output", for [Terasort], quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.

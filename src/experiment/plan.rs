@@ -107,7 +107,11 @@ pub fn plan(
         problems: Vec::new(),
         checked: Vec::new(),
     };
-    let launches = if key_bits == 64 {
+    let launches = if sorter.carries_values() {
+        sorter
+            .sort_pairs(&mut dev, &vec![0u64; keys], &vec![0u32; keys])
+            .map(|r| r.launches)
+    } else if key_bits == 64 {
         sorter
             .dry_run(&mut dev, &vec![0u64; keys])
             .map(|r| r.launches)

@@ -15,7 +15,7 @@ use sorts::mergesort::{Mergesort, MergesortOptions};
 use sorts::terasort::{TeraSort, TeraSortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
-use super::check::{CheckError, check_sorted};
+use super::check::{CheckError, check_pairs, check_sorted};
 use super::input::{Distribution, generate_u32, generate_u64};
 use super::machine::Assembled;
 pub use super::options::SortOptions;
@@ -51,11 +51,14 @@ impl Algo {
 /// An algorithm as the experiment layer runs it: the [`Algorithm`] and the
 /// options it takes from a [`SortOptions`].
 pub trait Selected: Algorithm {
-    /// The [`SortOptions`] fields of the algorithm's own options (not the
-    /// machine's or the input's): given with a non-default value to an
-    /// algorithm that does not list it, an option is refused (see
+    /// The `--algo` value: which of the options table's algorithm options
+    /// it takes (an entry's `for [...]` list; given with a non-default
+    /// value to an algorithm not listed, an option is refused, see
     /// [`foreign_options`]).
-    const TAKES: &'static [&'static str];
+    const ALGO: Algo;
+    /// Whether the algorithm carries a 32-bit value beside a 64-bit key
+    /// (`--key-bits 64 --values`, see [`sorts::Algorithm::sort_pairs`]).
+    const CARRIES_VALUES: bool = false;
     /// The algorithm's options in `opts`.
     fn options(opts: &SortOptions) -> Self::Options;
     /// The verified algorithm as a [`Sorter`].
@@ -66,13 +69,8 @@ pub trait Selected: Algorithm {
 }
 
 impl Selected for HotSort {
-    const TAKES: &'static [&'static str] = &[
-        "slab_height",
-        "block_slabs",
-        "smem_layout",
-        "merge",
-        "schedule",
-    ];
+    const ALGO: Algo = Algo::Hotsort;
+    const CARRIES_VALUES: bool = true;
 
     fn options(opts: &SortOptions) -> HotSortOptions {
         HotSortOptions {
@@ -82,6 +80,7 @@ impl Selected for HotSort {
             layout: opts.smem_layout,
             merge: opts.merge,
             key_bits: opts.word_bits(),
+            values: opts.carries_values(),
             schedule: opts.schedule,
         }
     }
@@ -96,7 +95,7 @@ impl Selected for HotSort {
 }
 
 impl Selected for Mergesort {
-    const TAKES: &'static [&'static str] = &["block_threads", "items_per_thread"];
+    const ALGO: Algo = Algo::Mergesort;
 
     fn options(opts: &SortOptions) -> MergesortOptions {
         MergesortOptions {
@@ -113,12 +112,7 @@ impl Selected for Mergesort {
 }
 
 impl Selected for Bitonic {
-    const TAKES: &'static [&'static str] = &[
-        "block_threads",
-        "vector",
-        "bitonic_fused",
-        "bitonic_swizzle",
-    ];
+    const ALGO: Algo = Algo::Bitonic;
 
     fn options(opts: &SortOptions) -> BitonicOptions {
         BitonicOptions {
@@ -137,13 +131,7 @@ impl Selected for Bitonic {
 }
 
 impl Selected for TeraSort {
-    const TAKES: &'static [&'static str] = &[
-        "record_bytes",
-        "key_bytes",
-        "run_records",
-        "per_output",
-        "terasort_merge",
-    ];
+    const ALGO: Algo = Algo::Terasort;
 
     fn options(opts: &SortOptions) -> TeraSortOptions {
         let d = sorts::terasort::TeraSortConfig::new(opts.warp, 32);
@@ -216,23 +204,12 @@ macro_rules! with_algo {
     };
 }
 
-/// The algorithms that take option `name` (a [`SortOptions`] field), by
-/// [`Selected::TAKES`].
-fn takers(name: &str) -> Vec<&'static str> {
-    use clap::ValueEnum;
-    Algo::value_variants()
-        .iter()
-        .filter(|&&algo| with_algo!(algo, A => A::TAKES.contains(&name)))
-        .map(|algo| algo.name())
-        .collect()
-}
-
 /// Whether the sort option `name` (a `config` key) means something to
 /// `algo`: the options of the experiment (keys, machine, ...) apply to
-/// every algorithm, an algorithm's own options (some algorithm's
-/// [`Selected::TAKES`]) only to the algorithms that list them.
+/// every algorithm, an algorithm's own options (see
+/// [`super::options::takers`]) only to the algorithms their entry lists.
 pub fn option_applies(algo: Algo, name: &str) -> bool {
-    takers(name).is_empty() || with_algo!(algo, A => A::TAKES.contains(&name))
+    super::options::takers(name).is_none_or(|takers| takers.contains(&algo))
 }
 
 /// Every algorithm option given with a non-default value that algorithm
@@ -241,24 +218,39 @@ pub fn option_applies(algo: Algo, name: &str) -> bool {
 pub fn foreign_options<A: Selected>(opts: &SortOptions) -> Vec<String> {
     super::options::changed(opts)
         .into_iter()
-        .filter(|name| !A::TAKES.contains(name))
+        .filter(|name| !option_applies(A::ALGO, name))
         .filter_map(|name| {
-            let takers = takers(name);
-            (!takers.is_empty()).then(|| {
-                format!(
-                    "--{} {}: an option of {}, not of {} (leave it out with --algo {})",
-                    name.replace('_', "-"),
-                    super::options::axis_value(opts, name),
-                    takers.join(" and "),
-                    A::NAME,
-                    A::NAME
-                )
-            })
+            let takers = super::options::takers(name)?;
+            let names: Vec<&str> = takers.iter().map(|a| a.name()).collect();
+            Some(format!(
+                "--{} {}: an option of {}, not of {} (leave it out with --algo {})",
+                name.replace('_', "-"),
+                super::options::axis_value(opts, name),
+                names.join(" and "),
+                A::NAME,
+                A::NAME
+            ))
         })
         .collect()
 }
 
 impl Sorter {
+    /// Sorts 64-bit `keys` carrying `values` on `dev` (see
+    /// [`sorts::Algorithm::sort_pairs`]).
+    pub fn sort_pairs<D: Device>(
+        &self,
+        dev: &mut D,
+        keys: &[u64],
+        values: &[u32],
+    ) -> Result<SortRun<D::Stats, sorts::Pair>, SortError<D::Error>> {
+        with_sorter!(self, a => a.sort_pairs(dev, keys, values))
+    }
+
+    /// Whether the sorter's kernels carry values beside 64-bit keys.
+    pub fn carries_values(&self) -> bool {
+        matches!(self, Sorter::Hotsort(h) if h.config().values)
+    }
+
     /// Sorts `keys` on `dev`.
     pub fn sort<D: Device, K: Key>(
         &self,
@@ -365,6 +357,13 @@ impl SortOptions {
     pub fn word_bits(&self) -> u32 {
         if self.values { 64 } else { self.key_bits }
     }
+
+    /// Whether each key carries its value beside it, in a register and a
+    /// buffer of its own (`--key-bits 64 --values`): a 64-bit key and a
+    /// 32-bit value do not fit one word.
+    pub fn carries_values(&self) -> bool {
+        self.values && self.key_bits == 64
+    }
 }
 
 /// The machine config the options describe: the preset, then `--warp`, then
@@ -459,14 +458,20 @@ pub enum Input {
     U32(Vec<u32>),
     /// 64-bit keys or key-value pairs.
     U64(Vec<u64>),
+    /// 64-bit keys, each with the 32-bit value at its index.
+    Pairs(Vec<u64>, Vec<u32>),
 }
 
 /// The input the options describe (distribution, count, seed, key type).
 pub fn input(opts: &SortOptions) -> Input {
     let (n, seed) = (opts.keys as usize, opts.seed);
-    if opts.values {
+    let value_seed = seed ^ 0xB7E1_5162_8AED_2A6A;
+    if opts.carries_values() {
+        let keys = generate_u64(opts.dist, n, seed);
+        Input::Pairs(keys, generate_u32(Distribution::Uniform, n, value_seed))
+    } else if opts.values {
         let keys = generate_u32(opts.dist, n, seed);
-        let values = generate_u32(Distribution::Uniform, n, seed ^ 0xB7E1_5162_8AED_2A6A);
+        let values = generate_u32(Distribution::Uniform, n, value_seed);
         Input::U64(
             keys.iter()
                 .zip(&values)
@@ -526,7 +531,7 @@ fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentE
         }
         Err(other) => return Err(other),
     };
-    if opts.values && opts.key_bits != 32 {
+    if opts.values && opts.key_bits != 32 && !A::CARRIES_VALUES {
         problems.push(format!(
             "--values with --key-bits {}: {} carries a 32-bit value only with 32-bit keys (the \
              pair sorts as one 64-bit word)",
@@ -592,10 +597,7 @@ impl Prepared {
         sink: Option<&mut (dyn sim::TraceSink + '_)>,
     ) -> Result<Outcome, ExperimentError> {
         let opts = &self.opts;
-        let (launches, host_seconds) = match input(opts) {
-            Input::U32(keys) => self.run_keys(&keys, progress, sink)?,
-            Input::U64(keys) => self.run_keys(&keys, progress, sink)?,
-        };
+        let (launches, host_seconds) = self.run_input(&input(opts), progress, sink)?;
         let rows = aggregate(launches.iter().map(|l| (l.name, &l.stats)));
         let warp_instructions = rows.iter().map(|r| r.stats.inst_executed).sum();
         let report = Report::new(config_json(opts, &self.gpu), opts.keys, rows);
@@ -610,9 +612,9 @@ impl Prepared {
     /// Sorts `input` on a fresh simulated machine (tracing into `sink` when
     /// given), checks the result, and returns the launches and the host
     /// seconds spent.
-    fn run_keys<K: Key>(
+    fn run_input(
         &self,
-        input: &[K],
+        input: &Input,
         progress: &mut dyn FnMut(Progress),
         sink: Option<&mut (dyn sim::TraceSink + '_)>,
     ) -> Result<(Vec<sorts::Launch<sim::KernelStats>>, f64), ExperimentError> {
@@ -632,15 +634,44 @@ impl Prepared {
                 work_done: 0,
             },
         };
-        let run = self.sorter.sort(&mut dev, input).map_err(|e| match e {
+        let failed = |e: SortError<SimError>| match e {
             SortError::Device(e) => ExperimentError::Sim(e),
             other => ExperimentError::Invalid(vec![other.to_string()]),
-        })?;
+        };
+        // Equal to the reference sort: ascending and the same multiset (for
+        // a 32-bit key with its value, of the (key, value) words); for
+        // 64-bit keys carrying values, keys ascending and the same multiset
+        // of (key, value) pairs.
+        let (launches, check, pairs) = match input {
+            Input::U32(keys) => {
+                let run = self.sorter.sort(&mut dev, keys).map_err(failed)?;
+                (run.launches, check_sorted(keys, &run.sorted), None)
+            }
+            Input::U64(keys) => {
+                let run = self.sorter.sort(&mut dev, keys).map_err(failed)?;
+                (run.launches, check_sorted(keys, &run.sorted), None)
+            }
+            Input::Pairs(keys, values) => {
+                let run = self
+                    .sorter
+                    .sort_pairs(&mut dev, keys, values)
+                    .map_err(failed)?;
+                (run.launches, Ok(()), Some((keys, values, run.sorted)))
+            }
+        };
         dev.hook.finish();
         let host_seconds = start.elapsed().as_secs_f64();
-        // Equal to the reference sort: ascending and the same multiset (for
-        // key-value pairs, of (key, value) pairs).
-        check_sorted(input, &run.sorted)?;
-        Ok((run.launches, host_seconds))
+        check?;
+        // The pairs' check makes a sorted copy of the input: free the
+        // simulated machine's memory first.
+        drop(gpu);
+        if let Some((keys, values, mut sorted)) = pairs {
+            check_pairs(keys, values, &mut sorted)?;
+        }
+        Ok((launches, host_seconds))
     }
 }
+
+#[cfg(test)]
+#[path = "sort_options_tests.rs"]
+mod options_tests;

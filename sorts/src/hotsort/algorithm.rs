@@ -26,6 +26,9 @@ pub struct HotSortOptions {
     pub merge: MergeExchange,
     /// Key width in bits.
     pub key_bits: u32,
+    /// A 32-bit value beside each 64-bit key, in its own register and
+    /// buffer (see [`HotSortConfig::values`]).
+    pub values: bool,
     /// The merge schedule.
     pub schedule: Schedule,
 }
@@ -71,6 +74,7 @@ fn configure_height(
     cfg.layout = opts.layout;
     cfg.merge = opts.merge;
     cfg.key_bits = opts.key_bits;
+    cfg.values = opts.values;
     cfg.schedule = opts.schedule;
     if opts.schedule == Schedule::FullBlock {
         // The measured schedule's thread shapes (see `Schedule::FullBlock`).
@@ -136,8 +140,18 @@ impl Algorithm for HotSort {
 
     fn describe(cfg: &HotSortConfig) -> String {
         format!(
-            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={} schedule={}",
-            cfg.warp, cfg.slab_height, cfg.block_slabs, cfg.layout, cfg.merge, cfg.schedule
+            "HotSort kernels for W={} H={} block_slabs={} layout={} merge={} schedule={}{}",
+            cfg.warp,
+            cfg.slab_height,
+            cfg.block_slabs,
+            cfg.layout,
+            cfg.merge,
+            cfg.schedule,
+            if cfg.values {
+                " key_bits=64 values"
+            } else {
+                ""
+            }
         )
     }
 
@@ -159,5 +173,14 @@ impl Algorithm for HotSort {
         keys: &[K],
     ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         HotSort::sort(self, dev, keys)
+    }
+
+    fn sort_pairs<D: Device>(
+        &self,
+        dev: &mut D,
+        keys: &[u64],
+        values: &[u32],
+    ) -> Result<SortRun<D::Stats, crate::Pair>, SortError<D::Error>> {
+        HotSort::sort_pairs(self, dev, keys, values)
     }
 }

@@ -40,7 +40,7 @@ pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
 
     let uses_shared = p > 1 || cfg.merge == MergeExchange::Shared;
     let region = uses_shared.then(|| {
-        g.b.shared(g.smem.block_bytes(p) as u32, g.kb());
+        g.declare_shared(p);
         let region = g.b.reg32();
         g.b.mul(region, warp, g.smem.region_phys * g.kb());
         region

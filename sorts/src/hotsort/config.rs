@@ -122,6 +122,12 @@ pub struct HotSortConfig {
     pub merge: MergeExchange,
     /// Key width in bits: 32 or 64.
     pub key_bits: u32,
+    /// A 32-bit value carried with each 64-bit key: in its own register
+    /// beside the key's, moved by every compare-exchange, shuffle and
+    /// shared-memory exchange, loaded from and stored to its own buffer
+    /// (the kernels' second parameter, `vals`). A 32-bit key with its value
+    /// needs none of this: it sorts as one 64-bit word (`key_bits` 64).
+    pub values: bool,
     /// Shared-memory banks the layouts are designed for (a power of two).
     pub banks: u32,
     /// Shared memory one block may use, in bytes.
@@ -167,6 +173,7 @@ impl HotSortConfig {
             layout: Layout::Pad,
             merge: MergeExchange::Shuffle,
             key_bits: 32,
+            values: false,
             banks: 32,
             smem_bytes_max,
             fm_slabs: 8,
@@ -241,6 +248,12 @@ impl HotSortConfig {
         }
         if self.key_bits != 32 && self.key_bits != 64 {
             bad(format!("key bits {} is not 32 or 64", self.key_bits));
+        } else if self.values && self.key_bits != 64 {
+            bad(format!(
+                "a separate value register is for 64-bit keys, not {}-bit ones (a 32-bit key \
+                 and its value sort as one 64-bit word)",
+                self.key_bits
+            ));
         }
         if !self.banks.is_power_of_two() || !(1..=1024).contains(&self.banks) {
             bad(format!(

@@ -7,6 +7,8 @@ use crate::KernelMarks;
 use crate::hotsort::config::{HotSortConfig, MergeExchange};
 use crate::hotsort::layout::SmemLayout;
 use crate::hotsort::networks::{self, Comparator};
+use std::collections::HashMap;
+
 use kernels_ir::{Kernel, KernelBuilder, Opcode, Param, ParamType, Reg, Special};
 
 /// One step of a merge across the lanes of a warp.
@@ -84,6 +86,20 @@ pub struct Gen<'a> {
     pub lane: Reg,
     /// The keys buffer parameter.
     pub keys: Param,
+    /// The values buffer parameter (the second), with values.
+    pub vals: Option<Param>,
+    /// With values: the value register beside each key-class register
+    /// that holds a key (slab keys and key pools), so every helper that
+    /// moves a key moves its value too.
+    value_of: HashMap<Reg, Reg>,
+    /// With values: the value address beside each global key address
+    /// (from [`Gen::key_addr`] and [`Gen::step_addr`]).
+    value_addr_of: HashMap<Reg, Reg>,
+    /// With values: the byte offset of the shared value array from the
+    /// keys (see [`Gen::declare_shared`]).
+    value_offset: i32,
+    /// With values: the predicate of a compare-exchange's swap.
+    swap: Option<Reg>,
     /// A predicate for lane-lower tests and guards (reused; the IR allows 7).
     pub p: Reg,
     /// A second predicate.
@@ -94,6 +110,8 @@ pub struct Gen<'a> {
     pools: Vec<(&'static str, Vec<Reg>)>,
     /// Named pools of reusable 64-bit key registers (64-bit keys only).
     key_pools: Vec<(&'static str, Vec<Reg>)>,
+    /// 64-bit temporaries that hold no key (see [`Gen::wide_temp`]).
+    wide_temps: Vec<Reg>,
     /// Row-major shared accessors by (region, lane value), see [`Gen::rows`].
     pub(super) row_bases: Vec<(Reg, Reg, super::smem::RowBase)>,
     /// The key registers and stage starts recorded so far.
@@ -105,8 +123,10 @@ impl<'a> Gen<'a> {
     pub fn new(name: &str, cfg: &'a HotSortConfig) -> Gen<'a> {
         let mut b = KernelBuilder::new(name);
         let keys = b.param("keys", ParamType::U64);
+        let vals = cfg.values.then(|| b.param("vals", ParamType::U64));
         let lane = b.reg32();
         let (p, q) = (b.pred(), b.pred());
+        let swap = cfg.values.then(|| b.pred());
         b.mov(lane, Special::LaneId);
         Gen {
             b,
@@ -114,10 +134,16 @@ impl<'a> Gen<'a> {
             smem: SmemLayout::new(cfg),
             lane,
             keys,
+            vals,
+            value_of: HashMap::new(),
+            value_addr_of: HashMap::new(),
+            value_offset: 0,
+            swap,
             p,
             q,
             pools: Vec::new(),
             key_pools: Vec::new(),
+            wide_temps: Vec::new(),
             row_bases: Vec::new(),
             marks: KernelMarks::default(),
         }
@@ -156,9 +182,20 @@ impl<'a> Gen<'a> {
         };
         while self.key_pools[at].1.len() < n {
             let r = self.b.reg64();
+            self.add_value(r);
             self.key_pools[at].1.push(r);
         }
         self.key_pools[at].1[..n].to_vec()
+    }
+
+    /// A 64-bit temporary that holds no key (no value beside it), reused.
+    fn wide_temp(&mut self) -> Reg {
+        if let Some(&r) = self.wide_temps.first() {
+            return r;
+        }
+        let r = self.b.reg64();
+        self.wide_temps.push(r);
+        r
     }
 
     /// `n` fresh key-class registers.
@@ -166,8 +203,72 @@ impl<'a> Gen<'a> {
         if self.cfg.key_bits == 32 {
             self.b.regs32(n)
         } else {
-            (0..n).map(|_| self.b.reg64()).collect()
+            (0..n)
+                .map(|_| {
+                    let r = self.b.reg64();
+                    self.add_value(r);
+                    r
+                })
+                .collect()
         }
+    }
+
+    /// With values, gives key register `key` its value register.
+    fn add_value(&mut self, key: Reg) {
+        if self.cfg.values {
+            let v = self.b.reg32();
+            self.value_of.insert(key, v);
+        }
+    }
+
+    /// The value register beside key register `key` (with values).
+    pub fn value(&self, key: Reg) -> Option<Reg> {
+        self.value_of.get(&key).copied()
+    }
+
+    /// The values of `keys` (empty without values): what the trace marks
+    /// as the values' registers.
+    pub fn values_of(&self, keys: &[Reg]) -> Vec<Reg> {
+        keys.iter().filter_map(|&k| self.value(k)).collect()
+    }
+
+    /// The value address beside global key address `addr`.
+    fn value_addr(&self, addr: Reg) -> Reg {
+        *self
+            .value_addr_of
+            .get(&addr)
+            .expect("a key address with values has a value address")
+    }
+
+    /// A 64-bit register holding `from + step` (`from - step` when `down`)
+    /// for a global key address `from` and a byte step between keys; with
+    /// values, its value address moves by half the step (4-byte values
+    /// beside 8-byte keys).
+    pub fn step_addr(&mut self, from: Reg, step: Reg, value_step: Option<Reg>, down: bool) -> Reg {
+        let a = self.b.reg64();
+        if down {
+            self.b.sub(a, from, step);
+        } else {
+            self.b.add(a, from, step);
+        }
+        if let Some(vs) = value_step {
+            let (vf, va) = (self.value_addr(from), self.b.reg64());
+            if down {
+                self.b.sub(va, vf, vs);
+            } else {
+                self.b.add(va, vf, vs);
+            }
+            self.value_addr_of.insert(a, va);
+        }
+        a
+    }
+
+    /// Declares the kernel's shared memory for `slabs` slab regions: the
+    /// keys and, with values, the value array after them.
+    pub fn declare_shared(&mut self, slabs: u32) {
+        self.b
+            .shared(self.smem.block_bytes(slabs) as u32, self.kb());
+        self.value_offset = self.smem.keys_bytes(slabs) as i32;
     }
 
     /// Bytes per key.
@@ -187,37 +288,59 @@ impl<'a> Gen<'a> {
         } else {
             Opcode::LdGlobalB32
         };
+        let guard = self.b.pending_guard();
         self.b.load(op, dst, Some(base), offset);
+        if let Some(v) = self.value(dst) {
+            let va = self.value_addr(base);
+            self.b.guarded(guard).ld_global_b32(v, va, offset / 2);
+        }
     }
 
-    /// Stores one key to global memory.
+    /// Stores one key (and with values its value) to global memory. A key
+    /// register without a value (the fill's sentinel) stores the key alone.
     pub fn st_global_key(&mut self, base: Reg, offset: i32, src: Reg) {
         let op = if self.kb() == 8 {
             Opcode::StGlobalB64
         } else {
             Opcode::StGlobalB32
         };
+        let guard = self.b.pending_guard();
         self.b.store(op, Some(base), offset, src);
+        if let Some(v) = self.value(src) {
+            let va = self.value_addr(base);
+            self.b.guarded(guard).st_global_b32(va, offset / 2, v);
+        }
     }
 
-    /// Loads one key from shared memory.
+    /// Loads one key (and with values its value, from the value array's
+    /// slot at the same position) from shared memory.
     pub fn ld_shared_key(&mut self, dst: Reg, base: Option<Reg>, offset: i32) {
         let op = if self.kb() == 8 {
             Opcode::LdSharedB64
         } else {
             Opcode::LdSharedB32
         };
+        let guard = self.b.pending_guard();
         self.b.load(op, dst, base, offset);
+        if let Some(v) = self.value(dst) {
+            let off = offset + self.value_offset;
+            self.b.guarded(guard).ld_shared_b32(v, base, off);
+        }
     }
 
-    /// Stores one key to shared memory.
+    /// Stores one key (and with values its value) to shared memory.
     pub fn st_shared_key(&mut self, base: Option<Reg>, offset: i32, src: Reg) {
         let op = if self.kb() == 8 {
             Opcode::StSharedB64
         } else {
             Opcode::StSharedB32
         };
+        let guard = self.b.pending_guard();
         self.b.store(op, base, offset, src);
+        if let Some(v) = self.value(src) {
+            let off = offset + self.value_offset;
+            self.b.guarded(guard).st_shared_b32(base, off, v);
+        }
     }
 
     /// `n` short-lived scratch registers: valid only until the next helper
@@ -258,10 +381,26 @@ impl<'a> Gen<'a> {
     }
 
     /// A 64-bit register holding `keys + key_bytes * index` for a 32-bit
-    /// key index.
+    /// key index (with values, beside `vals + 4 * index`).
     pub fn key_addr(&mut self, index: Reg) -> Reg {
+        self.key_addr_with(index, true)
+    }
+
+    /// [`Gen::key_addr`] without a value address: for stores of keys alone
+    /// (the fill's sentinels).
+    pub fn key_addr_only(&mut self, index: Reg) -> Reg {
+        self.key_addr_with(index, false)
+    }
+
+    fn key_addr_with(&mut self, index: Reg, with_value: bool) -> Reg {
         let d = self.b.reg64();
         self.b.cvt_u64_u32(d, index);
+        if let Some(vals) = self.vals.filter(|_| with_value) {
+            let v = self.b.reg64();
+            self.b.shl(v, d, 2u32);
+            self.b.add(v, v, vals);
+            self.value_addr_of.insert(d, v);
+        }
         self.b.shl(d, d, self.kb_log2());
         self.b.add(d, d, self.keys);
         d
@@ -283,7 +422,25 @@ impl<'a> Gen<'a> {
     /// Emits one compare-exchange per comparator over `regs`.
     pub fn network(&mut self, regs: &[Reg], net: &[Comparator]) {
         for &(a, b) in net {
-            self.b.cmpx_u(regs[a], regs[b]);
+            self.cmpx(regs[a], regs[b]);
+        }
+    }
+
+    /// `a, b = min, max` of two keys; with values, the values follow their
+    /// keys (compared on the key alone: equal keys keep their values): the
+    /// swap predicate, then three predicated `xor`s swap the values.
+    pub fn cmpx(&mut self, a: Reg, b: Reg) {
+        match (self.swap, self.value(a), self.value(b)) {
+            (Some(swap), Some(va), Some(vb)) => {
+                self.b.setp_gt_u(swap, a, b);
+                self.b.cmpx_u(a, b);
+                self.b.when(swap).xor(va, va, vb);
+                self.b.when(swap).xor(vb, vb, va);
+                self.b.when(swap).xor(va, va, vb);
+            }
+            _ => {
+                self.b.cmpx_u(a, b);
+            }
         }
     }
 
@@ -309,9 +466,21 @@ impl<'a> Gen<'a> {
     /// `key = lower ? min(key, other) : max(key, other)`, with `self.p`
     /// holding "lower"; `other` is clobbered.
     fn keep(&mut self, key: Reg, other: Reg) {
-        self.b.cmpx_u(key, other);
         let p = self.p;
-        self.b.unless(p).mov(key, other);
+        match (self.swap, self.value(key), self.value(other)) {
+            (Some(take), Some(v), Some(ov)) => {
+                // The lower lane takes a smaller partner, the upper a larger
+                // one; on equal keys both keep their own pair.
+                self.b.when(p).setp_lt_u(take, other, key);
+                self.b.unless(p).setp_gt_u(take, other, key);
+                self.b.when(take).mov(key, other);
+                self.b.when(take).mov(v, ov);
+            }
+            _ => {
+                self.b.cmpx_u(key, other);
+                self.b.unless(p).mov(key, other);
+            }
+        }
     }
 
     /// One lane stage through `shfl.xor`. Shuffles are issued in batches of
@@ -355,9 +524,12 @@ impl<'a> Gen<'a> {
     }
 
     /// `dst = src` of lane `lane ^ mask`: one shuffle for a 32-bit key, two
-    /// (the halves) for a 64-bit one.
+    /// (the halves) for a 64-bit one, and one more for its value.
     pub fn shfl_xor_key(&mut self, dst: Reg, src: Reg, mask: u32) {
         let w = self.w();
+        if let (Some(vd), Some(vs)) = (self.value(dst), self.value(src)) {
+            self.b.shfl_xor(vd, vs, mask, w);
+        }
         if self.kb() == 4 {
             self.b.shfl_xor(dst, src, mask, w);
             return;
@@ -371,7 +543,7 @@ impl<'a> Gen<'a> {
         self.b.shfl_xor(hi, hi, mask, w);
         self.b.cvt_u64_u32(dst, hi);
         self.b.shl(dst, dst, 32u32);
-        let d = self.key_pool("shfl_wide", 1)[0];
+        let d = self.wide_temp();
         self.b.cvt_u64_u32(d, lo);
         self.b.or(dst, dst, d);
     }

@@ -30,9 +30,14 @@ pub fn generate(cfg: &HotSortConfig, name: &str) -> Kernel {
     g.b.add(i, i, t);
     g.b.add(i, i, start);
     g.b.setp_lt_u(g.p, i, end);
-    let addr = g.key_addr(i);
-    // The sentinel: the largest key of the key width (every bit set).
-    let max = g.key_regs(1)[0];
+    let addr = g.key_addr_only(i);
+    // The sentinel: the largest key of the key width (every bit set). It
+    // carries no value: a padding key's value is never read back.
+    let max = if g.kb() == 4 {
+        g.b.reg32()
+    } else {
+        g.b.reg64()
+    };
     if g.kb() == 4 {
         g.b.mov(max, u32::MAX);
     } else {

@@ -39,17 +39,17 @@ pub(super) fn position(g: &mut Gen<'_>) -> Reg {
 }
 
 /// `K` addresses `first + i * step` (`step` in bytes, 64-bit), negated steps
-/// when `down`.
+/// when `down`; with values, each with its value address.
 pub(super) fn strided(g: &mut Gen<'_>, first: Reg, step: Reg, k: u32, down: bool) -> Vec<Reg> {
+    let value_step = (g.cfg.values && k > 1).then(|| {
+        let vs = g.b.reg64();
+        g.b.shr(vs, step, 1u32);
+        vs
+    });
     let mut out = vec![first];
     for _ in 1..k {
-        let a = g.b.reg64();
         let prev = *out.last().expect("non-empty");
-        if down {
-            g.b.sub(a, prev, step);
-        } else {
-            g.b.add(a, prev, step);
-        }
+        let a = g.step_addr(prev, step, value_step, down);
         out.push(a);
     }
     out
@@ -111,7 +111,7 @@ pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     }
     g.stage("flip merge");
     for i in 0..k as usize {
-        g.b.cmpx_u(lv[i], rv[i]);
+        g.cmpx(lv[i], rv[i]);
     }
     // Left slabs ascend with i; right slabs descend, so the minimum of a
     // right pair goes to the larger i.
@@ -119,7 +119,7 @@ pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     g.network(&lv, &half);
     let flipped: Vec<(usize, usize)> = half.iter().map(|&(a, b)| (b, a)).collect();
     for &(a, b) in &flipped {
-        g.b.cmpx_u(rv[a], rv[b]);
+        g.cmpx(rv[a], rv[b]);
     }
     for i in 0..k as usize {
         g.st_global_key(la[i], 0, lv[i]);

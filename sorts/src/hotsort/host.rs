@@ -17,8 +17,9 @@
 use super::config::HotSortConfig;
 use super::schedule::{Step, bc_sizes, merge_steps};
 use super::{bc, bs, fill, fm, hm, transpose, validate};
-use crate::{KernelMarks, Key, Launch, SortError, SortRun};
+use crate::{KernelMarks, Key, Launch, Pair, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
+use std::borrow::Cow;
 
 /// The verified kernels of one configuration, built once and reused for
 /// every launch and every sort.
@@ -91,7 +92,7 @@ impl HotSort {
         &self.cfg
     }
 
-    /// Sorts `keys` on `dev`.
+    /// Sorts `keys` on `dev` (a configuration without values).
     pub fn sort<D: Device, K: Key>(
         &self,
         dev: &mut D,
@@ -99,11 +100,104 @@ impl HotSort {
     ) -> Result<SortRun<D::Stats, K>, SortError<D::Error>> {
         let cfg = &self.cfg;
         crate::check_run(&*dev, keys.len(), K::BITS, cfg.key_bits, cfg.warp)?;
+        if cfg.values {
+            return Err(SortError::Values(
+                "these HotSort kernels carry values: sort pairs".to_string(),
+            ));
+        }
+        self.run(
+            dev,
+            keys.len(),
+            |dev, buf, _| K::write(dev, buf, keys),
+            |dev, buf, _| K::read(dev, buf, keys.len()),
+        )
+    }
+
+    /// Sorts 64-bit `keys`, each carrying the value at its index in
+    /// `values`, on `dev` (a configuration with values): the pairs read
+    /// back in key order, equal keys in no particular order.
+    ///
+    /// Pairs whose key is the sentinel (`u64::MAX`, the padding key) stay on
+    /// the host and are appended: on the device they would tie with the
+    /// padding, and a padding pair could take a real pair's place among the
+    /// first `n`. Every other pair is sorted on the device.
+    pub fn sort_pairs<D: Device>(
+        &self,
+        dev: &mut D,
+        keys: &[u64],
+        values: &[u32],
+    ) -> Result<SortRun<D::Stats, crate::Pair>, SortError<D::Error>> {
+        let cfg = &self.cfg;
+        crate::check_run(&*dev, keys.len(), 64, cfg.key_bits, cfg.warp)?;
+        if !cfg.values {
+            return Err(SortError::Values(
+                "these HotSort kernels carry no values".to_string(),
+            ));
+        }
+        if keys.len() != values.len() {
+            return Err(SortError::Values(format!(
+                "{} keys but {} values",
+                keys.len(),
+                values.len()
+            )));
+        }
+        // Copies only when some key is the sentinel: the input is borrowed
+        // as it is otherwise (a 16M-pair input is 192 MB).
+        let top: Vec<Pair> = keys
+            .iter()
+            .zip(values)
+            .filter(|(k, _)| **k == u64::MAX)
+            .map(|(&k, &v)| (k, v))
+            .collect();
+        let (dk, dv): (Cow<'_, [u64]>, Cow<'_, [u32]>) = if top.is_empty() {
+            (Cow::Borrowed(keys), Cow::Borrowed(values))
+        } else {
+            let below = |&(k, _): &(&u64, &u32)| *k != u64::MAX;
+            let pairs = keys.iter().zip(values).filter(below);
+            let (k, v): (Vec<u64>, Vec<u32>) = pairs.map(|(&k, &v)| (k, v)).unzip();
+            (Cow::Owned(k), Cow::Owned(v))
+        };
+        let n = dk.len();
+        let mut run = self.run(
+            dev,
+            n,
+            |dev, kbuf, vbuf| {
+                dev.write_u64s(kbuf, &dk)?;
+                dev.write_u32s(vbuf, &dv)
+            },
+            |dev, kbuf, vbuf| {
+                // In chunks, so the pairs are the one full-size copy.
+                let mut pairs = Vec::with_capacity(n);
+                for at in (0..n).step_by(READ_CHUNK) {
+                    let len = READ_CHUNK.min(n - at);
+                    let k = dev.read_u64s(kbuf + 8 * at as u64, len)?;
+                    let v = dev.read_u32s(vbuf + 4 * at as u64, len)?;
+                    pairs.extend(k.into_iter().zip(v));
+                }
+                Ok(pairs)
+            },
+        )?;
+        run.sorted.extend(top);
+        Ok(run)
+    }
+
+    /// The schedule for `n` keys: allocates the buffers (keys, and with
+    /// values the values), writes the input with `write(dev, keys, values)`,
+    /// launches every kernel and reads the output back with `read`.
+    fn run<D: Device, T>(
+        &self,
+        dev: &mut D,
+        n: usize,
+        write: impl FnOnce(&mut D, u64, u64) -> Result<(), D::Error>,
+        read: impl FnOnce(&D, u64, u64) -> Result<Vec<T>, D::Error>,
+    ) -> Result<SortRun<D::Stats, T>, SortError<D::Error>> {
+        let cfg = &self.cfg;
         let mut run = Runner {
             dev,
             launches: Vec::new(),
         };
-        let n = keys.len() as u64;
+        let n_keys = n;
+        let n = n as u64;
         if n == 0 {
             return Ok(SortRun {
                 sorted: Vec::new(),
@@ -121,11 +215,22 @@ impl HotSort {
             bs_slabs
         };
         if alloc_slabs * sk > 1 << 31 {
-            return Err(SortError::TooManyKeys(keys.len()));
+            return Err(SortError::TooManyKeys(n_keys));
         }
         let buf = run.dev.alloc(alloc_slabs * sk * u64::from(cfg.key_bytes()));
-        K::write(run.dev, buf, keys).map_err(SortError::Device)?;
-        let keys_param = ParamValue::U64(buf);
+        let vbuf = if cfg.values {
+            run.dev.alloc(alloc_slabs * sk * 4)
+        } else {
+            0
+        };
+        write(run.dev, buf, vbuf).map_err(SortError::Device)?;
+        // Every kernel's first parameters: the keys, and the values.
+        let mut bufs = vec![ParamValue::U64(buf)];
+        if cfg.values {
+            bufs.push(ParamValue::U64(vbuf));
+        }
+        let with =
+            |rest: &[ParamValue]| -> Vec<ParamValue> { bufs.iter().chain(rest).copied().collect() };
 
         for (kernel, name, lo, hi) in [
             (&self.fill_in, "fill_in", n, bs_slabs * sk),
@@ -134,12 +239,12 @@ impl HotSort {
             if hi > lo {
                 let t = fill::threads_per_block(cfg);
                 let grid = Dim3::x((hi - lo).div_ceil(u64::from(t)) as u32);
-                let params = [keys_param, u32p(lo), u32p(hi)];
+                let params = with(&[u32p(lo), u32p(hi)]);
                 run.launch(kernel, name, grid, Dim3::x(t), &params)?;
             }
         }
         let block = Dim3::x(w * cfg.block_slabs);
-        run.launch(&self.bs, "bs", Dim3::x(blocks as u32), block, &[keys_param])?;
+        run.launch(&self.bs, "bs", Dim3::x(blocks as u32), block, &bufs)?;
 
         let y = fm::rows_per_block(cfg);
         let stream_block = Dim3 { x: w, y, z: 1 };
@@ -155,7 +260,7 @@ impl HotSort {
                         y: stride as u32,
                         z: spans as u32,
                     };
-                    let params = [keys_param, u32p(stride), u32p(r)];
+                    let params = with(&[u32p(stride), u32p(r)]);
                     run.launch(&self.fm, "fm", grid, stream_block, &params)?;
                 }
                 Step::Hm {
@@ -168,7 +273,7 @@ impl HotSort {
                         y: stride as u32,
                         z: spans as u32,
                     };
-                    let params = [keys_param, u32p(stride), u32p(span)];
+                    let params = with(&[u32p(stride), u32p(span)]);
                     run.launch(&self.hm, "hm", grid, stream_block, &params)?;
                 }
                 Step::Bc { slabs, blocks } => {
@@ -179,27 +284,24 @@ impl HotSort {
                         .expect("bc_sizes lists every size merge_steps launches");
                     let name = super::schedule::bc_name(cfg, slabs);
                     let bc_block = Dim3::x(w * slabs);
-                    run.launch(
-                        kernel,
-                        name,
-                        Dim3::x(blocks as u32),
-                        bc_block,
-                        &[keys_param],
-                    )?;
+                    run.launch(kernel, name, Dim3::x(blocks as u32), bc_block, &bufs)?;
                 }
             }
         }
 
         let grid = Dim3::x(slabs.div_ceil(p) as u32);
-        let params = [keys_param, u32p(slabs)];
+        let params = with(&[u32p(slabs)]);
         run.launch(&self.transpose, "transpose", grid, block, &params)?;
-        let sorted = K::read(run.dev, buf, keys.len()).map_err(SortError::Device)?;
+        let sorted = read(run.dev, buf, vbuf).map_err(SortError::Device)?;
         Ok(SortRun {
             sorted,
             launches: run.launches,
         })
     }
 }
+
+/// Pairs read back at a time by [`HotSort::sort_pairs`].
+const READ_CHUNK: usize = 1 << 16;
 
 fn u32p(v: u64) -> ParamValue {
     ParamValue::U32(v as u32)

@@ -32,6 +32,10 @@ pub struct SmemLayout {
     pub banks: u32,
     /// Bytes per key (a layout word is one key).
     pub key_bytes: u32,
+    /// Whether a value array follows the keys: each 32-bit value in the low
+    /// half of an 8-byte slot at its key's position, so the keys' layout
+    /// (and its conflict-freedom) serves the values too.
+    pub values: bool,
     /// The XOR hash's row shift (0 for other layouts).
     pub shift: u32,
     /// The XOR hash's fold: 0 for none, else `s ^ (s << fold)`.
@@ -88,6 +92,7 @@ impl SmemLayout {
             kind: cfg.layout,
             banks,
             key_bytes,
+            values: cfg.values,
             shift: 0,
             fold: 0,
             warp: cfg.warp,
@@ -192,8 +197,15 @@ impl SmemLayout {
         region * self.region_phys + self.phys_offset(o)
     }
 
-    /// Shared bytes for `slabs` regions of 32-bit keys.
+    /// Shared bytes for `slabs` regions: the keys, and with values the
+    /// value array after them (as large: one slot per key).
     pub fn block_bytes(&self, slabs: u32) -> u64 {
+        self.keys_bytes(slabs) * if self.values { 2 } else { 1 }
+    }
+
+    /// Shared bytes of the keys of `slabs` regions: where the value array
+    /// starts.
+    pub fn keys_bytes(&self, slabs: u32) -> u64 {
         u64::from(slabs) * u64::from(self.region_phys) * u64::from(self.key_bytes)
     }
 

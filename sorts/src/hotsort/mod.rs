@@ -41,6 +41,8 @@ pub mod transpose;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_values;
 
 pub use crate::{Launch, SortError, SortRun};
 pub use algorithm::{HotSortOptions, configure};
@@ -116,17 +118,28 @@ pub fn check_register_budget(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>
     errors.push(ConfigError(if lo == 0 {
         format!(
             "--slab-height: no slab height fits the register limit of {MAX_WORDS_PER_THREAD} \
-             words per thread with {}-bit keys",
-            cfg.key_bits
+             words per thread with {}",
+            key_words(cfg)
         )
     } else {
         format!(
-            "--slab-height {}: with {}-bit keys the tallest slab that fits the register limit of \
+            "--slab-height {}: with {} the tallest slab that fits the register limit of \
              {MAX_WORDS_PER_THREAD} words per thread is {lo}",
-            cfg.slab_height, cfg.key_bits
+            cfg.slab_height,
+            key_words(cfg)
         )
     }));
     Err(errors)
+}
+
+/// What each key holds, for messages: `64-bit keys`, or `64-bit keys and
+/// 32-bit values`.
+fn key_words(cfg: &HotSortConfig) -> String {
+    if cfg.values {
+        format!("{}-bit keys and 32-bit values", cfg.key_bits)
+    } else {
+        format!("{}-bit keys", cfg.key_bits)
+    }
 }
 
 /// The register words per thread of the largest kernels, `bs` and `bc`.

@@ -32,7 +32,7 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     for (r, &k) in keys.iter().enumerate() {
         g.load_row(k, addr, r as u32);
     }
-    g.b.shared(g.smem.block_bytes(p) as u32, g.kb());
+    g.declare_shared(p);
     let region = g.b.reg32();
     g.b.mul(region, warp, g.smem.region_phys * g.kb());
     let lin = g.linear_base(region);

@@ -1,0 +1,134 @@
+//! The options table is the one declaration of who takes which option:
+//! these tests fail when an entry names no algorithm, when an algorithm
+//! takes an option its [`Selected::options`] never reads, or when the
+//! kernel flags and the main job's flags disagree.
+
+use clap::{Parser, ValueEnum};
+
+use super::*;
+use crate::experiment::options::{KernelOptionArgs, SortOptionArgs, algorithm_options, changed};
+
+#[derive(Parser)]
+struct Main {
+    #[command(flatten)]
+    opts: SortOptionArgs,
+}
+
+#[derive(Parser)]
+struct Kernels {
+    #[command(flatten)]
+    opts: KernelOptionArgs,
+}
+
+/// The options `--flag value` describes on the main job's command line,
+/// for the first candidate value that parses and differs from the default.
+fn changed_by(name: &str) -> SortOptions {
+    let flag = format!("--{}", name.replace('_', "-"));
+    for value in [
+        "3",
+        "7",
+        "64",
+        "false",
+        "true",
+        "xor",
+        "shared",
+        "full-block",
+    ] {
+        if let Ok(m) = Main::try_parse_from(["simsort", flag.as_str(), value]) {
+            let opts = m.opts.options(Vec::new());
+            if changed(&opts).contains(&name) {
+                return opts;
+            }
+        }
+    }
+    panic!("no candidate value changes {flag}");
+}
+
+#[test]
+fn every_algorithm_option_is_taken_and_read_by_its_algorithms() {
+    let options = algorithm_options();
+    assert!(!options.is_empty());
+    for (name, takers) in options {
+        assert!(!takers.is_empty(), "{name}: its entry names no algorithm");
+        let opts = changed_by(name);
+        for &algo in Algo::value_variants() {
+            // A taker's own options change with the option (its
+            // `Selected::options` reads it); another algorithm refuses it.
+            let (read, refused) = with_algo!(algo, A => (
+                format!("{:?}", A::options(&opts))
+                    != format!("{:?}", A::options(&SortOptions::default())),
+                !foreign_options::<A>(&opts).is_empty(),
+            ));
+            let takes = takers.contains(&algo);
+            assert_eq!(read, takes, "{name}: read by {}", algo.name());
+            assert_eq!(refused, !takes, "{name}: refused by {}", algo.name());
+        }
+    }
+}
+
+#[test]
+fn the_algorithms_take_the_options_their_docs_name() {
+    let taken = |algo: Algo| -> Vec<&str> {
+        algorithm_options()
+            .into_iter()
+            .filter(|(_, takers)| takers.contains(&algo))
+            .map(|(name, _)| name)
+            .collect()
+    };
+    assert_eq!(
+        taken(Algo::Hotsort),
+        [
+            "merge",
+            "smem_layout",
+            "slab_height",
+            "block_slabs",
+            "schedule"
+        ]
+    );
+    assert_eq!(
+        taken(Algo::Mergesort),
+        ["block_threads", "items_per_thread"]
+    );
+    assert_eq!(
+        taken(Algo::Bitonic),
+        [
+            "block_threads",
+            "vector",
+            "bitonic_fused",
+            "bitonic_swizzle"
+        ]
+    );
+    assert_eq!(
+        taken(Algo::Terasort),
+        ["record_bytes", "key_bytes", "run_records", "per_output"]
+    );
+    // An option of every experiment is no algorithm's.
+    assert!(option_applies(Algo::Terasort, "keys"));
+    assert!(!option_applies(Algo::Terasort, "slab_height"));
+}
+
+#[test]
+fn kernel_flags_are_the_main_job_s_flags() {
+    // Every kernel flag parses as on the main job and sets the same option.
+    let args = [
+        "--algo",
+        "bitonic",
+        "--warp",
+        "16",
+        "--key-bits",
+        "64",
+        "--vector",
+        "8",
+        "--block-threads",
+        "64",
+        "--bitonic-swizzle",
+        "false",
+        "--gpu",
+        "tiny",
+    ];
+    let main = Main::try_parse_from(std::iter::once("simsort").chain(args)).unwrap();
+    let kernels = Kernels::try_parse_from(std::iter::once("simsort").chain(args)).unwrap();
+    assert_eq!(kernels.opts.options(), main.opts.options(Vec::new()));
+    // The input's options are not kernel flags.
+    assert!(Kernels::try_parse_from(["simsort", "--keys", "5"]).is_err());
+}
