@@ -28,8 +28,9 @@ pub const DEFAULT_SMALL_SIZE_CAP: u32 = 1 << 13;
 /// The authors' rule for keys per thread: at least this many blocks per
 /// `find_buckets` / `scatter` launch, `l = max(1, ceil(n / (450 t)))`.
 pub const TARGET_BLOCKS: u64 = 450;
-/// Counts each `scan` thread adds serially per tile.
-pub const SCAN_ITEMS: u32 = 4;
+/// Counts each `scan` thread adds serially per tile: odd, so the threads'
+/// reads of their consecutive counts (stride 5 words) hit distinct banks.
+pub const SCAN_ITEMS: u32 = 5;
 
 /// What the user chooses for sample sort (`None`: the default, fitted to
 /// the machine).

@@ -25,6 +25,8 @@ use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
 /// tests; the report holds the launches).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SamplesortSummary {
+    /// Keys sorted.
+    pub keys: u64,
     /// Distribution levels (0: the input went straight to the small sorter).
     pub levels: u32,
     /// Buckets split `k` ways.
@@ -182,6 +184,7 @@ impl Samplesort {
             large = r.level(level, &large, &mut ends)?;
         }
         r.summary.levels = level;
+        r.summary.keys = n;
         r.finish(&mut ends)?;
         let sorted = K::read(r.dev, r.a, keys.len()).map_err(SortError::Device)?;
         r.summary.launches = r.launches.len() as u64;
@@ -487,6 +490,40 @@ impl<D: Device> Runner<'_, '_, D> {
         }
         Ok(())
     }
+}
+
+impl SamplesortSummary {
+    /// The levels the seed expects for uniform keys, `ceil(log_k(N / M))`
+    /// (0 when `N <= M`).
+    pub fn expected_levels(&self, cfg: &SamplesortConfig) -> u32 {
+        let (mut span, mut levels) = (u64::from(cfg.small_size), 0);
+        while span < self.keys {
+            span = span.saturating_mul(u64::from(cfg.buckets));
+            levels += 1;
+        }
+        levels
+    }
+}
+
+/// One line about the last sort of `s` (stderr, beside the report).
+pub fn note(s: &Samplesort) -> String {
+    let m = s.summary();
+    format!(
+        "samplesort: {} level(s) (ceil(log_k(N/M)) = {}), {} k-way split(s), {} degenerate \
+         sample(s) ({} constant, {} three-way), {} small bucket(s) (largest {}), {} copied, \
+         {} readback(s), {} launch(es)",
+        m.levels,
+        m.expected_levels(s.config()),
+        m.splits,
+        m.degenerate,
+        m.constant,
+        m.three_way,
+        m.small_buckets,
+        m.largest_small,
+        m.copied,
+        m.readbacks,
+        m.launches
+    )
 }
 
 /// The small-sort network size for a bucket of `len` keys.

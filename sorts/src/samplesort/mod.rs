@@ -41,7 +41,7 @@ mod tests;
 
 pub use algorithm::configure;
 pub use config::{SamplesortConfig, SamplesortOptions};
-pub use host::{Samplesort, SamplesortSummary};
+pub use host::{Samplesort, SamplesortSummary, note};
 
 use crate::KernelMarks;
 use distribute::Split;
@@ -59,6 +59,18 @@ pub const LAUNCH_NAMES: [&str; 9] = [
     "scatter_3way",
     "copy_buckets",
     "small_sort",
+];
+
+/// The kernels every configuration has (beside the `small_sort_P` classes).
+pub const KERNEL_NAMES: [&str; 8] = [
+    "create_bst",
+    "find_buckets",
+    "scan",
+    "scatter",
+    "minmax",
+    "find_3way",
+    "scatter_3way",
+    "copy_buckets",
 ];
 
 /// The small-sort network sizes of `cfg`: powers of two from two keys per

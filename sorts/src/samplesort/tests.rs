@@ -63,3 +63,11 @@ fn print_small() {
     let k = small::small_sort(&cfg, 16).0;
     println!("{k}");
 }
+
+#[test]
+fn default_shape_interp() {
+    let cfg = config(32, 32, 128, 16, 8192, 32, 256);
+    let keys = uniform(100_000, 3);
+    let (_, s) = run(&cfg, &keys);
+    eprintln!("{s:?}");
+}
