@@ -180,6 +180,12 @@ fn inst(params: usize, labels: usize) -> impl Strategy<Value = Inst> {
                     addr,
                     srcs: list,
                 },
+                kernels_ir::Format::Atomic => InstData::Atomic {
+                    opcode,
+                    dst: r1,
+                    addr,
+                    src: a,
+                },
                 kernels_ir::Format::Shfl => InstData::Shfl {
                     opcode,
                     dst: r1,

@@ -385,6 +385,20 @@ impl Body<'_> {
                 let (space, list, ty) = access(opcode, &srcs);
                 self.line(&format!("{g}st.{space}{ty} {addr}, {list};"));
             }
+            InstData::Atomic {
+                opcode,
+                dst,
+                addr,
+                src,
+            } => {
+                let addr = self.address(opcode, &addr);
+                let src = operand(&src, RegClass::B32);
+                let op = match opcode {
+                    Opcode::AtomSharedAddU32 => "atom.shared.add.u32",
+                    _ => return Err(self.unsupported(pc, inst, "not an atomic operation")),
+                };
+                self.line(&format!("{g}{op} {}, {addr}, {src};", reg(dst)));
+            }
             InstData::Shfl {
                 opcode,
                 dst,

@@ -263,6 +263,23 @@ impl KernelBuilder {
         self.store(Opcode::StSharedB32, base, offset, src)
     }
 
+    /// `atom.shared.add.u32 dst, [base+offset], src`: adds `src` to the
+    /// shared word and puts the word's old value in `dst`.
+    pub fn atom_shared_add_u32(
+        &mut self,
+        dst: Reg,
+        base: Option<Reg>,
+        offset: i32,
+        src: impl Into<Operand>,
+    ) -> &mut Self {
+        self.push(InstData::Atomic {
+            opcode: Opcode::AtomSharedAddU32,
+            dst,
+            addr: Address { base, offset },
+            src: src.into(),
+        })
+    }
+
     /// A shuffle of any mode: `opcode dst, src, lane, width`.
     pub fn shfl(
         &mut self,
@@ -406,4 +423,38 @@ binary_methods! {
     setp_lt_s => SetpLtS,
     /// `setp.ge.s dst, a, b`.
     setp_ge_s => SetpGeS,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_atomic_builder_fills_every_operand() {
+        let mut b = KernelBuilder::new("t");
+        let (dst, base) = (b.reg32(), b.reg32());
+        b.when(Reg::p(0))
+            .atom_shared_add_u32(dst, Some(base), -4, 3u32);
+        let k = b.build();
+        assert_eq!(
+            k.insts[0],
+            Inst {
+                guard: Some(Guard {
+                    pred: Reg::p(0),
+                    negated: false
+                }),
+                data: InstData::Atomic {
+                    opcode: Opcode::AtomSharedAddU32,
+                    dst,
+                    addr: Address {
+                        base: Some(base),
+                        offset: -4
+                    },
+                    src: Operand::Imm(3),
+                },
+            }
+        );
+        assert!(Opcode::AtomSharedAddU32.is_atomic());
+        assert_eq!(Opcode::AtomSharedAddU32.format(), Format::Atomic);
+    }
 }

@@ -268,6 +268,17 @@ pub enum InstData {
         /// The source registers.
         srcs: RegList,
     },
+    /// `op dst, [addr], src`
+    Atomic {
+        /// The opcode.
+        opcode: Opcode,
+        /// Receives the memory word's value before this lane's operation.
+        dst: Reg,
+        /// The address.
+        addr: Address,
+        /// The value combined with the memory word.
+        src: Operand,
+    },
     /// `op dst, src, lane, width`
     Shfl {
         /// The opcode.
@@ -305,6 +316,7 @@ impl InstData {
             | InstData::Cmpx { opcode, .. }
             | InstData::Load { opcode, .. }
             | InstData::Store { opcode, .. }
+            | InstData::Atomic { opcode, .. }
             | InstData::Shfl { opcode, .. }
             | InstData::Branch { opcode, .. }
             | InstData::Nullary { opcode } => opcode,

@@ -22,6 +22,9 @@ pub enum Format {
     Load,
     /// `op [base+offset], src | {s0, s1, ...}`
     Store,
+    /// `op dst, [base+offset], src`: a read-modify-write that returns the
+    /// old value in `dst`.
+    Atomic,
     /// `op dst, src, lane, width`
     Shfl,
     /// `op label`
@@ -186,6 +189,10 @@ opcodes! {
     StSharedB64 = "st.shared.b64", Store;
     /// Store 128 bits to shared memory.
     StSharedB128 = "st.shared.b128", Store;
+    /// Atomic add of a u32 to a shared word; `dst` gets the word's value
+    /// before this lane's addition. The active lanes of one warp
+    /// instruction apply their additions in ascending lane order.
+    AtomSharedAddU32 = "atom.shared.add.u32", Atomic;
     /// Shuffle: read `src` of lane `lane` within the segment.
     ShflIdx = "shfl.idx", Shfl;
     /// Shuffle: read `src` of lane `lane ^ mask`.
@@ -205,18 +212,24 @@ opcodes! {
 }
 
 impl Opcode {
-    /// The memory space and access width in bytes of a load or store.
+    /// The memory space and access width in bytes of a load, store or atomic.
     pub const fn memory(self) -> Option<(Space, u32)> {
         use Opcode::*;
         Some(match self {
             LdGlobalB32 | StGlobalB32 => (Space::Global, 4),
             LdGlobalB64 | StGlobalB64 => (Space::Global, 8),
             LdGlobalB128 | StGlobalB128 => (Space::Global, 16),
-            LdSharedB32 | StSharedB32 => (Space::Shared, 4),
+            LdSharedB32 | StSharedB32 | AtomSharedAddU32 => (Space::Shared, 4),
             LdSharedB64 | StSharedB64 => (Space::Shared, 8),
             LdSharedB128 | StSharedB128 => (Space::Shared, 16),
             _ => return None,
         })
+    }
+
+    /// Whether the operation is an atomic read-modify-write (the
+    /// [`Format::Atomic`] format).
+    pub const fn is_atomic(self) -> bool {
+        matches!(self.format(), Format::Atomic)
     }
 
     /// The comparison and signedness of a `setp`.

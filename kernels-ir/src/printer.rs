@@ -180,6 +180,12 @@ impl fmt::Display for InstDisplay<'_> {
                 f.write_str(", ")?;
                 write_regs(f, srcs)
             }
+            InstData::Atomic { dst, addr, src, .. } => {
+                write!(f, " {dst}, ")?;
+                write_address(f, addr)?;
+                f.write_str(", ")?;
+                self.operand(f, src)
+            }
             InstData::Shfl {
                 dst,
                 src,

@@ -19,7 +19,8 @@ pub fn for_each_def(inst: &Inst, mut f: impl FnMut(Reg)) {
         InstData::Unary { dst, .. }
         | InstData::Binary { dst, .. }
         | InstData::Select { dst, .. }
-        | InstData::Shfl { dst, .. } => f(*dst),
+        | InstData::Shfl { dst, .. }
+        | InstData::Atomic { dst, .. } => f(*dst),
         InstData::Cmpx { regs, .. } => regs.iter().copied().for_each(f),
         InstData::Load { dsts, .. } => dsts.as_slice().iter().copied().for_each(f),
         InstData::Store { .. } | InstData::Branch { .. } | InstData::Nullary { .. } => {}
@@ -45,6 +46,10 @@ pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
         InstData::Store { addr, srcs, .. } => {
             addr.base.into_iter().for_each(&mut f);
             srcs.as_slice().iter().copied().for_each(f);
+        }
+        InstData::Atomic { addr, src, .. } => {
+            addr.base.into_iter().for_each(&mut f);
+            operand(src, &mut f);
         }
         InstData::Shfl { src, lane, .. } => {
             f(*src);

@@ -350,6 +350,9 @@ impl Decoder<'_> {
                 };
                 (Kind::Mem(op), pipe)
             }
+            InstData::Atomic { opcode, .. } => {
+                unreachable!("`{opcode}` is refused at launch (LaunchProblem::Unsupported)")
+            }
             InstData::Shfl {
                 opcode,
                 dst,

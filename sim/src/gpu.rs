@@ -266,6 +266,9 @@ impl Gpu {
                     warp_size: self.cfg.warp_size,
                 });
             }
+            if inst.data.opcode().is_atomic() {
+                return Err(LaunchProblem::Unsupported(inst.data.opcode().name()));
+            }
         }
         self.occupancy(vk, block)
     }

@@ -338,6 +338,15 @@ fn one_inst(opcode: Opcode) -> InstData {
                 }
             }
         }
+        Format::Atomic => InstData::Atomic {
+            opcode,
+            dst: r(0),
+            addr: Address {
+                base: Some(r(1)),
+                offset: 8,
+            },
+            src: Operand::Imm(1),
+        },
         Format::Shfl => InstData::Shfl {
             opcode,
             dst: r(0),

@@ -221,3 +221,94 @@ fn wide_loads_fill_registers_lowest_address_first() {
         .unwrap();
     assert_eq!(dev.read_u32s(out, 2).unwrap(), vec![9, 10]);
 }
+
+/// A shared histogram: every thread adds `tid + 1` to bin `tid % 4` and
+/// keeps the old value; after a barrier the first four threads add 1000
+/// to their bins' totals.
+fn histogram_kernel(guard_odd: bool) -> VerifiedKernel {
+    let (mut b, tid, addr) = per_thread("hist");
+    let bins = b.shared(4 * 4, 4);
+    let (bin, inc, old, p, q) = (b.reg32(), b.reg32(), b.reg32(), b.pred(), b.pred());
+    let (tmp, done) = (b.reg32(), b.label("done"));
+    b.and(bin, tid, 3);
+    b.shl(bin, bin, 2);
+    b.add(inc, tid, 1);
+    b.mov(old, 7); // seen unchanged in lanes the guard turns off
+    b.and(tmp, tid, 1);
+    b.setp_eq(p, tmp, 1);
+    if guard_odd {
+        b.unless(p);
+    }
+    b.atom_shared_add_u32(old, Some(bin), bins as i32, inc);
+    b.bar_sync();
+    b.setp_ge_u(q, tid, 4);
+    b.when(q).bra(done);
+    b.shl(tmp, tid, 2);
+    b.atom_shared_add_u32(tmp, Some(tmp), bins as i32, 1000);
+    b.add(old, tmp, 0);
+    b.bind(done);
+    b.st_global_b32(addr, 0, old);
+    verified(b)
+}
+
+#[test]
+fn shared_atomics_apply_in_lane_order_and_return_the_old_value() {
+    // 12 threads in warps of 8: warp 0 runs first, and within a warp the
+    // lanes add in ascending order, so thread t sees the sum of t' + 1 over
+    // the earlier threads t' of its bin.
+    let got = run(&histogram_kernel(false), 8, 12);
+    let before = |t: u32| -> u32 { (0..t).filter(|u| u % 4 == t % 4).map(|u| u + 1).sum() };
+    let want: Vec<u32> = (0..12)
+        .map(|t| {
+            if t < 4 {
+                // The second atomic returns the bin's total.
+                (0..12).filter(|u| u % 4 == t).map(|u| u + 1).sum()
+            } else {
+                before(t)
+            }
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn guarded_off_lanes_neither_add_nor_write_their_destination() {
+    let got = run(&histogram_kernel(true), 8, 12);
+    let odd_before = |t: u32| -> u32 {
+        (0..t)
+            .filter(|u| u % 4 == t % 4 && u % 2 == 0)
+            .map(|u| u + 1)
+            .sum()
+    };
+    for (t, &v) in got.iter().enumerate().skip(4) {
+        let t = t as u32;
+        let want = if t % 2 == 1 { 7 } else { odd_before(t) };
+        assert_eq!(v, want, "thread {t}");
+    }
+    // Bins 1 and 3 received nothing but the second pass's own addition.
+    assert_eq!(got[1], 0);
+    assert_eq!(got[3], 0);
+    assert_eq!(got[0], 1 + 5 + 9);
+}
+
+#[test]
+fn shared_atomics_fault_like_shared_loads() {
+    for (offset, what) in [(2, "misaligned 4-byte access"), (64, "out of bounds")] {
+        let (mut b, _tid, _addr) = per_thread("atomfault");
+        b.shared(64, 4);
+        let (base, old) = (b.reg32(), b.reg32());
+        b.mov(base, 0);
+        b.atom_shared_add_u32(old, Some(base), offset, 1);
+        let k = verified(b);
+        let mut dev = Interp::new(4).unwrap();
+        let out = dev.alloc(64);
+        let err = dev
+            .launch(&k, Dim3::x(1), Dim3::x(4), &[ParamValue::U64(out)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(what) && err.contains("`atomfault`") && err.contains("pc 5"),
+            "{err}"
+        );
+    }
+}

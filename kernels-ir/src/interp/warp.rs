@@ -241,6 +241,10 @@ impl Warp {
                 self.memory(&inst.data, active, global, shared)
                     .map_err(|(lane, what)| fault(lane, what))?;
             }
+            InstData::Atomic { .. } => {
+                self.atomic(&inst.data, active, ctx, shared)
+                    .map_err(|(lane, what)| fault(lane, what))?;
+            }
             InstData::Shfl {
                 opcode,
                 dst,
@@ -347,6 +351,46 @@ impl Warp {
         }
     }
 
+    /// A shared atomic: the active lanes apply their operations one after
+    /// another in ascending lane order, each reading the word as the lanes
+    /// before it left it (the order hardware leaves unspecified; ours makes
+    /// the returned values deterministic, and the simulator uses the same).
+    fn atomic(
+        &mut self,
+        data: &InstData,
+        active: u64,
+        ctx: &BlockContext<'_>,
+        shared: &mut [u8],
+    ) -> Result<(), (u32, String)> {
+        let InstData::Atomic {
+            opcode,
+            dst,
+            addr,
+            src,
+        } = *data
+        else {
+            unreachable!("atomic() on a non-atomic instruction")
+        };
+        let mut lanes = active;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let base = addr.base.map_or(0, |b| self.get(b, lane));
+            let a = base.wrapping_add(addr.offset as i64 as u64) & values::mask(32);
+            let a = shared_word(a, shared.len()).map_err(|what| (lane as u32, what))?;
+            let word = &mut shared[a..a + 4];
+            let old = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+            let operand = self.read(&src, ctx, lane) as u32;
+            let new = match opcode {
+                Opcode::AtomSharedAddU32 => old.wrapping_add(operand),
+                _ => unreachable!("{opcode} is not a shared atomic"),
+            };
+            word.copy_from_slice(&new.to_le_bytes());
+            self.set(dst, lane, old.into());
+        }
+        Ok(())
+    }
+
     fn memory(
         &mut self,
         data: &InstData,
@@ -411,6 +455,21 @@ impl Warp {
         }
         Ok(())
     }
+}
+
+/// The index of the 4-byte shared word at byte address `a`, or why it is
+/// not one (the same messages as a shared load's faults).
+fn shared_word(a: u64, shared_bytes: usize) -> Result<usize, String> {
+    if !a.is_multiple_of(4) {
+        return Err(format!("misaligned 4-byte access at {a:#x}"));
+    }
+    if a + 4 > shared_bytes as u64 {
+        return Err(format!(
+            "{:?} access of 4 bytes at {a:#x} is out of bounds",
+            Space::Shared
+        ));
+    }
+    Ok(a as usize)
 }
 
 /// Calls `f` for each lane set in `mask`, lowest first.

@@ -636,6 +636,18 @@ impl<'a> Parser<'a> {
                     srcs: self.reg_list()?,
                 }
             }
+            Format::Atomic => {
+                let dst = self.reg()?;
+                self.comma()?;
+                let addr = self.address()?;
+                self.comma()?;
+                InstData::Atomic {
+                    opcode,
+                    dst,
+                    addr,
+                    src: self.operand()?,
+                }
+            }
             Format::Shfl => {
                 let dst = self.reg()?;
                 self.comma()?;

@@ -188,3 +188,35 @@ fn verifier_errors_point_at_their_line() {
     assert_eq!((diags[0].line, diags[0].col), (5, 5));
     assert!(diags[0].message.contains("r1"), "{}", diags[0].message);
 }
+
+#[test]
+fn atomics_round_trip_with_every_address_and_source_form() {
+    let src = "kernel k {
+    param n: u32
+    regs r3 d0 p1
+    shared 64
+    atom.shared.add.u32 r0, [r1+4], r2
+    atom.shared.add.u32 r0, [r1-8], 1
+    @!p0 atom.shared.add.u32 r2, [60], $n
+    atom.shared.add.u32 r1, [r1+0], %laneid
+}
+";
+    let (kernel, _) = parse_kernel(src).unwrap();
+    assert_eq!(print_kernel(&kernel), src);
+    let InstData::Atomic { src: operand, .. } = kernel.insts[1].data else {
+        panic!("{:?}", kernel.insts[1].data);
+    };
+    assert_eq!(operand, Operand::Imm(1));
+    // Spellings the parser accepts beyond the canonical one.
+    let (other, _) = parse_kernel(
+        "kernel k {\nparam n: u32\nregs r3 p1\nshared 64\natom.shared.add.u32 r0,[r1+0x4],r2\n\
+         atom.shared.add.u32 r0, [r1-8], 0x1 ; comment\n@!p0 atom.shared.add.u32 r2,[0x3c],$n\n\
+         atom.shared.add.u32 r1, [r1], %laneid\n}",
+    )
+    .unwrap();
+    assert_eq!(print_kernel(&other), src);
+    assert_eq!(
+        errors("kernel k {\nregs r2\natom.shared.add.u32 r0, r1\n}\n")[0].2,
+        "expected an address `[...]`, found `r1`"
+    );
+}

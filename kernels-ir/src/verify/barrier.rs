@@ -106,7 +106,7 @@ impl Uniformity<'_> {
         let any = |ops: &[Operand]| ops.iter().any(|op| self.nonuniform_operand(op, state));
         let reg = |r: &Reg| state.contains(self.counts(), *r);
         match &inst.data {
-            InstData::Load { .. } | InstData::Shfl { .. } => true,
+            InstData::Load { .. } | InstData::Atomic { .. } | InstData::Shfl { .. } => true,
             InstData::Unary { src, .. } => any(std::slice::from_ref(src)),
             InstData::Binary { args, .. } => any(args),
             InstData::Select { args, pred, .. } => any(args) || reg(pred),

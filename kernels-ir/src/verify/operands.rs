@@ -59,6 +59,15 @@ pub(super) fn check_inst(kernel: &Kernel, inst: &Inst, out: &mut Vec<String>) {
             c.reg_list(op, &srcs, false);
             c.address(op, &addr);
         }
+        InstData::Atomic { dst, addr, src, .. } => {
+            if dst.class() != RegClass::B32 {
+                c.out.push(format!(
+                    "`{op}` destination must be a 32-bit register, found {dst}"
+                ));
+            }
+            c.operand(op, &src, RegClass::B32);
+            c.address(op, &addr);
+        }
         InstData::Shfl {
             dst,
             src,
@@ -107,6 +116,7 @@ fn format_of(data: &InstData) -> Format {
         InstData::Cmpx { .. } => Format::Cmpx,
         InstData::Load { .. } => Format::Load,
         InstData::Store { .. } => Format::Store,
+        InstData::Atomic { .. } => Format::Atomic,
         InstData::Shfl { .. } => Format::Shfl,
         InstData::Branch { .. } => Format::Branch,
         InstData::Nullary { .. } => Format::Nullary,

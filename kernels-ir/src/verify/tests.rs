@@ -269,3 +269,38 @@ fn verified_kernels_know_their_branch_targets_and_reconvergence() {
     assert_eq!(vk.branch_target(1), 3);
     assert_eq!(vk.reconvergence_pc(1), 3);
 }
+
+#[test]
+fn shared_atomics_are_checked_like_shared_words() {
+    let ok = "atom.shared.add.u32 r0, [r1+4], r2\natom.shared.add.u32 r0, [60], 1\n\
+              atom.shared.add.u32 r0, [r1-4], $n\n@p0 atom.shared.add.u32 r3, [r3+0], %laneid";
+    assert_eq!(only(ok), Vec::<String>::new());
+    assert_eq!(
+        only("atom.shared.add.u32 d0, [0], r0"),
+        ["`atom.shared.add.u32` destination must be a 32-bit register, found d0"]
+    );
+    assert_eq!(
+        only("atom.shared.add.u32 r0, [0], d0"),
+        ["`atom.shared.add.u32` operand must be 32-bit, found d0"]
+    );
+    assert_eq!(
+        only("atom.shared.add.u32 r0, [0], 4294967296"),
+        ["`atom.shared.add.u32` operand must be a 32-bit value, found immediate 4294967296"]
+    );
+    assert_eq!(
+        only("atom.shared.add.u32 r0, [d0+0], 1"),
+        ["a shared address base must be a 32-bit register, found d0"]
+    );
+    assert_eq!(
+        only("atom.shared.add.u32 r0, [64], 1"),
+        ["shared access of 4 bytes at [64] is outside the 64 declared bytes"]
+    );
+    assert_eq!(
+        only("atom.shared.add.u32 r0, [2], 1"),
+        ["shared access of 4 bytes at [2] is not aligned to 4"]
+    );
+    // The old value differs between threads: a branch on it diverges.
+    let body = "mov r1, 0\natom.shared.add.u32 r0, [r1+0], 1\nsetp.eq p0, r0, 0\n@p0 bra skip\n\
+                bar.sync\n  skip:\n    exit";
+    assert_eq!(only(body).len(), 1);
+}
