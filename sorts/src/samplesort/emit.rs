@@ -194,14 +194,10 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// `@p atom.shared.add.u32 old, [addr], 1`.
-    // TEMPORARY until the atomics branch lands: a non-atomic stand-in,
-    // correct only when no two lanes of an instruction share a counter.
+    /// `@p atom.shared.add.u32 old, [addr], 1`: the counter's old value
+    /// in `old` (lanes of one instruction apply in ascending lane order).
     pub fn atom_inc(&mut self, p: Reg, old: Reg, addr: Reg) {
-        self.b.when(p).ld_shared_b32(old, Some(addr), 0);
-        let t = self.b.reg32();
-        self.b.add(t, old, 1u32);
-        self.b.when(p).st_shared_b32(Some(addr), 0, t);
+        self.b.when(p).atom_shared_add_u32(old, Some(addr), 0, 1u32);
     }
 
     /// `tid = %tid.x`.

@@ -58,15 +58,8 @@ fn sorts_every_distribution_around_m() {
 }
 
 #[test]
-fn print_small() {
-    let cfg = config(8, 32, 8, 4, 64, 8, 32);
-    let k = small::small_sort(&cfg, 16).0;
-    println!("{k}");
-}
-
-#[test]
 fn default_shape_interp() {
-    let cfg = config(32, 32, 128, 16, 8192, 32, 256);
+    let cfg = config(32, 32, 128, 16, 8192, 4, 256);
     let keys = uniform(100_000, 3);
     let (_, s) = run(&cfg, &keys);
     eprintln!("{s:?}");
