@@ -6,6 +6,7 @@ mod cli_bitonic;
 mod cli_compare;
 mod cli_mergesort;
 mod cli_run;
+mod cli_samplesort;
 mod cli_shard;
 mod cli_sweep;
 mod cli_terasort;
