@@ -158,6 +158,7 @@ fn each_key(
     src: Param,
     count: Param,
     items: Param,
+    stage: &str,
     mut body: impl FnMut(&mut Gen, Reg, Reg),
 ) {
     let t = g.cfg.block_threads;
@@ -173,6 +174,9 @@ fn each_key(
     g.marks.key_regs.push(x);
     let top = g.b.label("next_key");
     g.b.bind(top);
+    // The stage is the loop body: every instruction of it runs once per
+    // warp and key round (no divergence), up to the loop's branch.
+    g.stage(stage);
     g.b.setp_lt_u(p, cur, count);
     g.key_addr(addr, src, cur);
     g.b.when(p);
@@ -219,9 +223,8 @@ pub fn find(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
         g.b.when(p).st_shared_b32(Some(sh), counters as i32, v);
     });
     g.b.bar_sync();
-    g.stage("find");
     let (addr, old) = (g.b.reg32(), g.b.reg32());
-    each_key(&mut g, &c, src, count, items, |g, x, p| {
+    each_key(&mut g, &c, src, count, items, "find", |g, x, p| {
         bucket_counter(g, split, &c, x, addr);
         g.atom_inc(p, old, addr);
     });
@@ -272,10 +275,9 @@ pub fn scatter(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
         g.b.when(q).st_global_b32(a, 0, v);
     });
     g.b.bar_sync();
-    g.stage("scatter");
     let (addr, pos) = (g.b.reg32(), g.b.reg32());
     let out = g.b.reg64();
-    each_key(&mut g, &c, src, count, items, |g, x, p| {
+    each_key(&mut g, &c, src, count, items, "scatter", |g, x, p| {
         bucket_counter(g, split, &c, x, addr);
         g.atom_inc(p, pos, addr);
         g.key_addr(out, dst, pos);
