@@ -21,6 +21,7 @@ mod snapshots_hotsort;
 mod snapshots_ir;
 mod snapshots_mergesort;
 mod snapshots_per_pc;
+mod snapshots_samplesort;
 mod snapshots_terasort;
 mod threads;
 mod traces;

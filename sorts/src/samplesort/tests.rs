@@ -196,7 +196,7 @@ fn defaults_fit_a_small_machine() {
 #[ignore = "2^20 keys on the interpreter: run with --release -- --ignored"]
 fn sorts_a_million_keys() {
     for bits in [32, 64] {
-        let cfg = config(32, bits, 128, 16, 8192, 4, 256);
+        let cfg = config(32, bits, 128, 16, 8192 * 32 / bits, 4, 256);
         for n in [(1 << 20) - 1, 1 << 20, (1 << 20) + 1] {
             if bits == 32 {
                 for (_, keys) in distributions(n, 5) {
