@@ -138,8 +138,7 @@ fn the_tree_walk_never_diverges_and_scatter_stores_touch_a_sector_per_lane() {
     let (req, sectors) = loop_pcs(&ss, "scatter", "scatter")
         .iter()
         .map(|&pc| &scatter.per_pc[pc])
-        .filter(|p| p.gmem_requests > 0)
-        .last()
+        .rfind(|p| p.gmem_requests > 0)
         .map(|p| (p.gmem_requests, p.gmem_sectors))
         .unwrap();
     let per_request = sectors as f64 / req as f64;
