@@ -126,7 +126,10 @@ fn the_tree_walk_never_diverges_and_scatter_stores_touch_a_sector_per_lane() {
         let pcs = loop_pcs(&ss, kernel, stage);
         // Every instruction of the loop body issues once per warp and key
         // round: a divergent branch would issue part of it twice.
-        let counts: Vec<u64> = pcs.iter().map(|&pc| stats.per_pc[pc].inst_executed).collect();
+        let counts: Vec<u64> = pcs
+            .iter()
+            .map(|&pc| stats.per_pc[pc].inst_executed)
+            .collect();
         assert!(
             counts.iter().all(|&c| c == counts[0]) && counts[0] > 0,
             "{kernel}: {counts:?}"
