@@ -26,7 +26,7 @@ fn main() -> ExitCode {
         Err(failure) => {
             let _ = stdout.flush();
             if !failure.message.is_empty() {
-                eprintln!("{}", failure.message);
+                eprintln!("{}", cli::error_text(&failure.message));
             }
             ExitCode::from(failure.status)
         }

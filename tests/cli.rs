@@ -86,7 +86,10 @@ fn check_of_a_missing_or_binary_file_is_one_line_and_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("cannot read /nonexistent/x.kir"), "{err}");
+    assert!(
+        err.starts_with("error: cannot read /nonexistent/x.kir"),
+        "{err}"
+    );
     let out = simsort(&["check", "-"], None);
     assert_eq!(out.status.code(), Some(2), "empty stdin is not a kernel");
 }
@@ -128,7 +131,7 @@ fn unknown_kernel_names_suggest_the_closest_and_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
-        "unknown kernel `redcue`; did you mean `reduce`?\n"
+        "error: unknown kernel `redcue`; did you mean `reduce`?\n"
     );
     let out = simsort(&["kernels", "--warp", "3"], None);
     assert_eq!(out.status.code(), Some(2));

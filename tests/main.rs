@@ -5,6 +5,7 @@ mod cli;
 mod cli_bitonic;
 mod cli_compare;
 mod cli_mergesort;
+mod cli_messages;
 mod cli_run;
 mod cli_samplesort;
 mod cli_shard;

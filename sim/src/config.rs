@@ -167,6 +167,13 @@ gpu_config! {
     /// Cycles from the start of a one-wavefront shared load until its
     /// result can be read, >= 1; every extra wavefront adds one.
     smem_latency_cycles: u32,
+    /// Cycles from the start of a one-wavefront shared atomic until its old
+    /// value can be read, >= 1.
+    smem_atom_latency_cycles: u32,
+    /// Cycles each wavefront of a shared atomic after the first adds to its
+    /// latency, >= 0 (its pipe occupancy is one cycle per wavefront, as for
+    /// loads).
+    smem_atom_replay_cycles: u32,
     /// MIO instructions (shared memory, shuffles) one sub-partition may have
     /// queued and not yet started, 1..=256; beyond it warps stall in
     /// `mio_throttle`.
@@ -257,6 +264,11 @@ impl GpuConfig {
             shfl_lanes_per_cycle: 32,
             // Measured: a dependent shared-load chain about 29 cycles a step.
             smem_latency_cycles: 29,
+            // Measured (hw/atomics): a dependent chain of atomics takes 8
+            // cycles a step more than the same chain of loads, and 1.8 more
+            // for every wavefront after the first.
+            smem_atom_latency_cycles: 37,
+            smem_atom_replay_cycles: 2,
             mio_queue_depth: 8,
             // With it a dependent chain in a loop costs 12 cycles per 3 ops,
             // as measured (the branch hides behind the chain).
@@ -319,6 +331,8 @@ impl GpuConfig {
             shfl_latency_cycles: 3,
             shfl_lanes_per_cycle: 8,
             smem_latency_cycles: 4,
+            smem_atom_latency_cycles: 5,
+            smem_atom_replay_cycles: 1,
             mio_queue_depth: 2,
             branch_latency_cycles: 2,
             bar_latency_cycles: 2,
@@ -476,6 +490,20 @@ impl GpuConfig {
             "smem_latency_cycles",
             self.smem_latency_cycles.into(),
             1,
+            max,
+        );
+        range(
+            &mut errors,
+            "smem_atom_latency_cycles",
+            self.smem_atom_latency_cycles.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
+            "smem_atom_replay_cycles",
+            self.smem_atom_replay_cycles.into(),
+            0,
             max,
         );
         range(

@@ -92,6 +92,9 @@ pub(crate) struct MemOp {
     pub regs: [(u32, u32); 4],
     /// How many of `regs` are used.
     pub nregs: u8,
+    /// For a shared atomic (`atom.shared.add.u32`), the operand added to
+    /// each lane's word; its old value goes to `regs[0]`.
+    pub atom: Option<Src>,
 }
 
 /// Most scoreboard entries one instruction reads or writes.
@@ -339,6 +342,7 @@ impl Decoder<'_> {
                     offset: addr.offset.into(),
                     regs: [(0, 0); 4],
                     nregs: regs.as_slice().len() as u8,
+                    atom: None,
                 };
                 for (i, &r) in regs.as_slice().iter().enumerate() {
                     op.regs[i] = (self.slot(r), r.class().bits() / 8);
@@ -350,8 +354,25 @@ impl Decoder<'_> {
                 };
                 (Kind::Mem(op), pipe)
             }
-            InstData::Atomic { opcode, .. } => {
-                unreachable!("`{opcode}` is refused at launch (LaunchProblem::Unsupported)")
+            InstData::Atomic {
+                opcode,
+                dst,
+                addr,
+                src,
+            } => {
+                // Verified: a shared 32-bit word, a 32-bit destination and operand.
+                let (space, bytes) = opcode.memory().expect("an atomic accesses memory");
+                let op = MemOp {
+                    space,
+                    bytes,
+                    store: false,
+                    base: addr.base.map(|b| self.slot(b)),
+                    offset: addr.offset.into(),
+                    regs: [(self.slot(dst), 4), (0, 0), (0, 0), (0, 0)],
+                    nregs: 1,
+                    atom: Some(self.operand(src)),
+                };
+                (Kind::Mem(op), Pipe::Smem)
             }
             InstData::Shfl {
                 opcode,

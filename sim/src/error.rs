@@ -181,10 +181,6 @@ pub enum LaunchProblem {
         /// Warp size.
         warp_size: u32,
     },
-    /// An operation the reference interpreter runs but the simulator does
-    /// not yet (shared atomics, while their timing model is being built).
-    #[error("`{0}` is not simulated yet (the reference interpreter runs it)")]
-    Unsupported(&'static str),
 }
 
 /// Where and how an instruction faulted.

@@ -266,9 +266,6 @@ impl Gpu {
                     warp_size: self.cfg.warp_size,
                 });
             }
-            if inst.data.opcode().is_atomic() {
-                return Err(LaunchProblem::Unsupported(inst.data.opcode().name()));
-            }
         }
         self.occupancy(vk, block)
     }

@@ -204,9 +204,17 @@ impl Sm {
         let pc = w.pc();
         let b = w.block as usize;
         shared_mem::access(op, &mut w.rf, &mut self.blocks[b].smem, addrs, exec)?;
-        let wf = ctx.banks.wavefronts(addrs, exec, op.bytes);
+        let wf = if op.atom.is_some() {
+            ctx.banks.atomic_wavefronts(addrs, exec)
+        } else {
+            ctx.banks.wavefronts(addrs, exec, op.bytes)
+        };
         let s = &mut ctx.stats;
-        if op.store {
+        if op.atom.is_some() {
+            s.smem_atom_inst += 1;
+            s.smem_atom_wavefronts += u64::from(wf.wavefronts);
+            s.smem_atom_bank_conflicts += u64::from(wf.conflicts);
+        } else if op.store {
             s.smem_st_inst += 1;
             s.smem_st_wavefronts += u64::from(wf.wavefronts);
             s.smem_st_bank_conflicts += u64::from(wf.conflicts);
@@ -227,7 +235,21 @@ impl Sm {
         let start = t.max(self.smem_free_at);
         self.smem_free_at = start + busy;
         self.sps[sp].mio.push(start);
-        if !op.store {
+        if op.atom.is_some() {
+            // The old value returns after the atomic's own latency, and
+            // each wavefront after the first (a replay) delays it further.
+            let cfg = ctx.cfg;
+            let replays = busy - 1;
+            let ready = start
+                + u64::from(cfg.smem_atom_latency_cycles)
+                + replays * u64::from(cfg.smem_atom_replay_cycles);
+            let inst = &ctx.prog.insts[pc as usize];
+            write_sb(
+                w.rf.sb_mut(),
+                inst.writes(),
+                pack(ready, StallReason::ShortScoreboard),
+            );
+        } else if !op.store {
             let ready = start + busy - 1 + u64::from(ctx.cfg.smem_latency_cycles);
             let inst = &ctx.prog.insts[pc as usize];
             write_sb(
@@ -237,10 +259,16 @@ impl Sm {
             );
         }
         let block = self.blocks[b].id;
-        ctx.tracer
-            .shared_access(start, self.id, block, w.index, pc, op.store, wf, || {
-                ctx.banks.words_per_bank(addrs, exec, op.bytes)
-            });
+        ctx.tracer.shared_access(
+            start,
+            self.id,
+            block,
+            w.index,
+            pc,
+            access_kind(op),
+            wf,
+            || ctx.banks.words_per_bank(addrs, exec, op.bytes),
+        );
         Ok(())
     }
 
@@ -349,6 +377,17 @@ impl Sm {
             cycle: Cycle(t),
             kind,
         }))
+    }
+}
+
+/// How a shared access appears in traces.
+fn access_kind(op: &MemOp) -> traces::AccessKind {
+    if op.atom.is_some() {
+        traces::AccessKind::Atomic
+    } else if op.store {
+        traces::AccessKind::Store
+    } else {
+        traces::AccessKind::Load
     }
 }
 

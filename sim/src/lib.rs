@@ -122,6 +122,7 @@ mod options;
 mod regfile;
 mod scheduler;
 mod scoreboard;
+mod shared_atomic;
 pub mod shared_mem;
 mod sm;
 mod stats;

@@ -505,6 +505,7 @@ mod tests {
             offset: 0,
             regs: [(0, 0); 4],
             nregs: regs.len() as u8,
+            atom: None,
         };
         op.regs[..regs.len()].copy_from_slice(regs);
         op

@@ -197,6 +197,9 @@ pub(crate) fn access(
     addrs: &[u64],
     exec: u64,
 ) -> Result<(), (u32, FaultKind)> {
+    if let Some(src) = op.atom {
+        return crate::shared_atomic::access(op.regs[0].0, src, rf, smem, addrs, exec);
+    }
     let bytes = u64::from(op.bytes);
     // Access widths are powers of two (4, 8, 16): alignment is a mask test.
     debug_assert!(bytes.is_power_of_two());
@@ -210,6 +213,20 @@ pub(crate) fn access(
         strided_access(op, rf, &mut smem[at..at + s.span as usize], s.stride);
         return Ok(());
     }
+    check(addrs, exec, op.bytes, size)?;
+    lanes_access(op, rf, addrs, exec, smem, |a| a as usize);
+    Ok(())
+}
+
+/// The first (lowest) active lane whose access of `bytes` at its address is
+/// misaligned or outside the block's `size` bytes, and why.
+pub(crate) fn check(
+    addrs: &[u64],
+    exec: u64,
+    access_bytes: u32,
+    size: u64,
+) -> Result<(), (u32, FaultKind)> {
+    let bytes = u64::from(access_bytes);
     for (l, &a) in addrs.iter().enumerate() {
         if (exec >> l) & 1 == 0 {
             continue;
@@ -218,20 +235,19 @@ pub(crate) fn access(
             let kind = FaultKind::Misaligned {
                 space: Space::Shared,
                 addr: a,
-                bytes: op.bytes,
+                bytes: access_bytes,
             };
             return Err((l as u32, kind));
         }
         if a + bytes > size {
             let kind = FaultKind::SharedOutOfBounds {
                 addr: a,
-                bytes: op.bytes,
+                bytes: access_bytes,
                 size: size as u32,
             };
             return Err((l as u32, kind));
         }
     }
-    lanes_access(op, rf, addrs, exec, smem, |a| a as usize);
     Ok(())
 }
 

@@ -96,6 +96,12 @@ pub struct KernelStats {
     pub smem_ld_bank_conflicts: u64,
     /// Shared-memory store bank conflicts.
     pub smem_st_bank_conflicts: u64,
+    /// Shared-memory atomic instructions.
+    pub smem_atom_inst: u64,
+    /// Shared-memory atomic wavefronts.
+    pub smem_atom_wavefronts: u64,
+    /// Shared-memory atomic bank conflicts.
+    pub smem_atom_bank_conflicts: u64,
     /// Shuffle instructions.
     pub shfl_inst: u64,
     /// Global load requests.
@@ -207,6 +213,34 @@ impl KernelStats {
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
             self.smem_st_bank_conflicts as f64,
         );
+        if self.smem_atom_inst > 0 {
+            // Only for kernels that ran shared atomics, so the reports of
+            // all others keep their metrics (`report.md`).
+            let atom = self.smem_atom_inst as f64;
+            put("smsp__sass_inst_executed_op_shared_atom.sum", atom);
+            put("smsp__inst_executed_op_shared_atom.sum", atom);
+            put(
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+                self.smem_atom_wavefronts as f64,
+            );
+            put(
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+                self.smem_atom_bank_conflicts as f64,
+            );
+            let wavefronts =
+                self.smem_ld_wavefronts + self.smem_st_wavefronts + self.smem_atom_wavefronts;
+            let conflicts = self.smem_ld_bank_conflicts
+                + self.smem_st_bank_conflicts
+                + self.smem_atom_bank_conflicts;
+            put(
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+                wavefronts as f64,
+            );
+            put(
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+                conflicts as f64,
+            );
+        }
         put(
             "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
             self.gmem_ld_requests as f64,
@@ -369,6 +403,9 @@ impl KernelStats {
             smem_st_wavefronts,
             smem_ld_bank_conflicts,
             smem_st_bank_conflicts,
+            smem_atom_inst,
+            smem_atom_wavefronts,
+            smem_atom_bank_conflicts,
             shfl_inst,
             gmem_ld_requests,
             gmem_st_requests,

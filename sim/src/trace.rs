@@ -359,7 +359,7 @@ impl<'a> Tracer<'a> {
         block: u64,
         warp: u32,
         pc: u32,
-        is_store: bool,
+        kind: traces::AccessKind,
         wf: Wavefronts,
         words_per_bank: impl FnOnce() -> Vec<u8>,
     ) {
@@ -370,7 +370,7 @@ impl<'a> Tracer<'a> {
                 block: block as u32,
                 warp,
                 pc,
-                is_store,
+                kind,
                 wavefronts: wf.wavefronts,
                 conflicts: wf.conflicts,
                 words_per_bank: words_per_bank(),

@@ -171,7 +171,8 @@ pub fn check_target(dir: &Path) -> Result<(), String> {
         Ok(mut entries) => {
             if entries.next().is_some() {
                 Err(format!(
-                    "{} exists and is not empty; name a new directory",
+                    "error: the bundle directory (--output {}) exists and is not empty; \
+                     name a new or empty directory",
                     dir.display()
                 ))
             } else {
@@ -180,7 +181,8 @@ pub fn check_target(dir: &Path) -> Result<(), String> {
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(format!(
-            "{} cannot be used as the bundle directory: {e}",
+            "error: cannot use the bundle directory (--output {}): {e}; \
+             name a new or empty directory",
             dir.display()
         )),
     }

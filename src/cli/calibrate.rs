@@ -34,7 +34,7 @@ pub struct CalibrateArgs {
     /// simulated anew and compared with `--data`'s `NAME.csv`.
     #[arg(long, value_name = "FILE", conflicts_with = "inputs")]
     pub suite: Option<PathBuf>,
-    /// The directory of the suite's ncu CSVs [default: hw/data/calib].
+    /// The directory of the suite's ncu CSVs.
     #[arg(long, value_name = "DIR", default_value = "hw/data/calib")]
     pub data: PathBuf,
     /// Only the suite entries whose name contains this text.
@@ -79,22 +79,32 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         (None, [dir]) => {
             let hw = dir.join("ncu.csv");
             let sim = dir.join("report.json");
-            file_pairs(&hw, &sim)?
+            file_pairs(&hw, &sim, "DIR")?
         }
-        (None, [hw, sim]) => file_pairs(hw, sim)?,
+        (None, [hw, sim]) => file_pairs(hw, sim, "")?,
         _ => {
             return Err(Failure::input(
-                "calibrate takes a bundle directory, NCU.csv and REPORT.json, or --suite FILE",
+                "error: nothing to compare (DIR | NCU.csv REPORT.json): give a profiled bundle \
+                 directory, NCU.csv then REPORT.json, or --suite FILE",
             ));
         }
     };
     if pairs.is_empty() {
-        return Err(Failure::input("no launches to compare"));
+        return Err(Failure::input(match &args.only {
+            Some(only) => format!(
+                "error: no launches to compare (--only {only}): no suite entry's name contains it"
+            ),
+            None => "error: no launches to compare: the inputs hold none".to_string(),
+        }));
     }
     let summary = compare::summarize(&pairs);
     if let Some(path) = &args.plot {
-        simsort::calib::plot::plot(path, &pairs, &summary)
-            .map_err(|e| Failure::run(e.to_string()))?;
+        simsort::calib::plot::plot(path, &pairs, &summary).map_err(|e| {
+            Failure::run(format!(
+                "error: cannot draw the plot (--plot {}): {e}",
+                path.display()
+            ))
+        })?;
     }
     let text = if args.json {
         let value = serde_json::json!({ "summary": summary, "launches": pairs });
@@ -126,26 +136,52 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         Ok(())
     } else {
         Err(Failure::run(format!(
-            "calibration check failed: {}",
+            "error: calibration check failed: {}",
             failed.join("; ")
         )))
     }
 }
 
-fn read(path: &Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path)
-        .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))
+/// Where a file came from, for messages: the flag or argument that named
+/// it, and the file itself, as in `(--suite FILE)`.
+fn origin(flag: &str, path: &Path) -> String {
+    if flag.is_empty() {
+        path.display().to_string()
+    } else {
+        format!("{flag} {}", path.display())
+    }
 }
 
-fn hw_launches(path: &Path) -> Result<Vec<ncu::NcuLaunch>, Failure> {
-    ncu::parse(&read(path)?).map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+/// Reads `path`, named on the command line by `flag` (or a positional
+/// argument when `flag` is empty).
+fn read(path: &Path, flag: &str) -> Result<String, Failure> {
+    std::fs::read_to_string(path).map_err(|e| {
+        Failure::input(format!(
+            "error: cannot read a calibration input ({}): {e}",
+            origin(flag, path)
+        ))
+    })
+}
+
+fn hw_launches(path: &Path, flag: &str) -> Result<Vec<ncu::NcuLaunch>, Failure> {
+    ncu::parse(&read(path, flag)?).map_err(|e| {
+        Failure::input(format!(
+            "error: not an Nsight Compute CSV ({}): {e}",
+            origin(flag, path)
+        ))
+    })
 }
 
 /// The launches of a per-launch report (`report.json` of a bundle).
-fn sim_launches(path: &Path) -> Result<Vec<SimLaunch>, Failure> {
-    let bad = |why: &str| Failure::input(format!("{}: {why}", path.display()));
+fn sim_launches(path: &Path, flag: &str) -> Result<Vec<SimLaunch>, Failure> {
+    let bad = |why: &str| {
+        Failure::input(format!(
+            "error: not a bundle's report.json ({}): {why}",
+            origin(flag, path)
+        ))
+    };
     let value: serde_json::Value =
-        serde_json::from_str(&read(path)?).map_err(|e| bad(&format!("not JSON: {e}")))?;
+        serde_json::from_str(&read(path, flag)?).map_err(|e| bad(&format!("not JSON: {e}")))?;
     let launches = value
         .get("launches")
         .and_then(|l| l.as_array())
@@ -170,12 +206,18 @@ fn sim_launches(path: &Path) -> Result<Vec<SimLaunch>, Failure> {
         .collect()
 }
 
-fn file_pairs(hw: &Path, sim: &Path) -> Result<Vec<Pair>, Failure> {
-    compare::pair("", &hw_launches(hw)?, &sim_launches(sim)?).map_err(Failure::input)
+fn file_pairs(hw: &Path, sim: &Path, flag: &str) -> Result<Vec<Pair>, Failure> {
+    compare::pair("", &hw_launches(hw, flag)?, &sim_launches(sim, flag)?).map_err(|e| {
+        Failure::input(format!(
+            "error: the launches do not pair ({} and {}): {e}",
+            origin(flag, hw),
+            sim.display()
+        ))
+    })
 }
 
 /// One suite entry: its name, its kind and its arguments.
-fn suite_entries(text: &str) -> Result<Vec<(String, String, Vec<String>)>, Failure> {
+fn suite_entries(text: &str, suite: &Path) -> Result<Vec<(String, String, Vec<String>)>, Failure> {
     let mut entries = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or_default().trim();
@@ -185,14 +227,16 @@ fn suite_entries(text: &str) -> Result<Vec<(String, String, Vec<String>)>, Failu
         let mut words = line.split_whitespace().map(str::to_string);
         let (Some(name), Some(kind)) = (words.next(), words.next()) else {
             return Err(Failure::input(format!(
-                "suite line {}: expected NAME bundle|bundle-run ARGS...",
-                n + 1
+                "error: bad suite line {} (--suite {}): expected NAME bundle|bundle-run ARGS...",
+                n + 1,
+                suite.display()
             )));
         };
         if kind != "bundle" && kind != "bundle-run" {
             return Err(Failure::input(format!(
-                "suite line {}: `{kind}` is neither bundle nor bundle-run",
-                n + 1
+                "error: bad suite line {} (--suite {}): `{kind}` is neither bundle nor bundle-run",
+                n + 1,
+                suite.display()
             )));
         }
         entries.push((name, kind, words.collect()));
@@ -202,17 +246,26 @@ fn suite_entries(text: &str) -> Result<Vec<(String, String, Vec<String>)>, Failu
 
 fn suite_pairs(suite: &Path, data: &Path, only: Option<&str>) -> Result<Vec<Pair>, Failure> {
     let mut pairs = Vec::new();
-    for (name, kind, words) in suite_entries(&read(suite)?)? {
+    for (name, kind, words) in suite_entries(&read(suite, "--suite")?, suite)? {
         if only.is_some_and(|o| !name.contains(o)) {
             continue;
         }
-        let hw = hw_launches(&data.join(format!("{name}.csv")))?;
-        let bad = |e: clap::Error| Failure::input(format!("suite entry {name}: {e}"));
-        let recorded = if kind == "bundle" {
-            record_sort(&SuiteSort::try_parse_from(&words).map_err(bad)?.sort, true)?
-        } else {
-            record_kernel(&SuiteRun::try_parse_from(&words).map_err(bad)?.run, true)?
+        let hw = hw_launches(&data.join(format!("{name}.csv")), "--data")?;
+        let bad = |e: clap::Error| {
+            let e = e.to_string();
+            let first = e.lines().next().unwrap_or_default();
+            Failure::input(format!(
+                "error: bad suite entry {name} (--suite {}): {}",
+                suite.display(),
+                first.strip_prefix("error: ").unwrap_or(first)
+            ))
         };
+        let recorded = if kind == "bundle" {
+            record_sort(&SuiteSort::try_parse_from(&words).map_err(bad)?.sort, true)
+        } else {
+            record_kernel(&SuiteRun::try_parse_from(&words).map_err(bad)?.run, true)
+        }
+        .map_err(|e| interrupted(&name).unwrap_or(e))?;
         let sim: Vec<SimLaunch> = recorded
             .rows
             .unwrap_or_default()
@@ -222,9 +275,26 @@ fn suite_pairs(suite: &Path, data: &Path, only: Option<&str>) -> Result<Vec<Pair
                 metrics: r.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             })
             .collect();
-        pairs.extend(compare::pair(&name, &hw, &sim).map_err(Failure::input)?);
+        pairs.extend(compare::pair(&name, &hw, &sim).map_err(|e| {
+            Failure::input(format!(
+                "error: suite entry {name} does not pair with its hardware launches (--data {}): {e}",
+                data.display()
+            ))
+        })?);
     }
     Ok(pairs)
+}
+
+/// The failure of a suite stopped by Ctrl-C while simulating `entry`, if
+/// a stop was requested (exit status 130, as every command stopped so).
+fn interrupted(entry: &str) -> Option<Failure> {
+    sim::stop_requested().then(|| Failure {
+        status: 130,
+        message: format!(
+            "error: interrupted (Ctrl-C): calibrate stopped while simulating suite entry \
+             {entry}; nothing was compared"
+        ),
+    })
 }
 
 fn table(pairs: &[Pair], summary: &Summary) -> String {

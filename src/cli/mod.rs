@@ -93,10 +93,12 @@ pub enum Command {
 /// range), not an unknown flag `-1`.
 pub fn parse() -> Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
-    let cmd = Cli::command()
+    let mut cmd = Cli::command()
         .allow_negative_numbers(true)
         .mut_subcommands(|c| c.allow_negative_numbers(true));
-    let matches = cmd.try_get_matches()?;
+    let matches = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .map_err(|e| plain_counts(e, &mut cmd))?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     // `compare` runs every algorithm unless `--algo` is given: the sweep
     // flags' default (`hotsort`) must not count as a choice.
@@ -133,6 +135,72 @@ impl Failure {
             status: 1,
             message: message.into(),
         }
+    }
+}
+
+/// clap's integer parsers name the type's range (`-1 is not in
+/// 0..=4294967295`) or Rust's parse error ("invalid digit found in
+/// string"), which say nothing to a user: such an error is said again in
+/// words by [`count_problem`]. Every other error is left as it is.
+fn plain_counts(e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::ValueValidation {
+        return e;
+    }
+    let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) else {
+        return e;
+    };
+    let cause = std::error::Error::source(&e)
+        .map(|c| c.to_string())
+        .unwrap_or_default();
+    let range = format!("{value} is not in 0..=");
+    let max = cause.strip_prefix(&range);
+    let rust = [
+        "invalid digit found in string",
+        "number too large to fit in target type",
+        "cannot parse integer from empty string",
+    ];
+    if max.is_none() && !rust.contains(&cause.as_str()) {
+        return e;
+    }
+    let why = count_problem(value, max);
+    let (arg, value) = (arg.clone(), value.clone());
+    cmd.error(
+        ErrorKind::ValueValidation,
+        format!("invalid value '{value}' for '{arg}': {why}"),
+    )
+}
+
+/// What is wrong with `text` as an unsigned count whose parser refused
+/// it, in words; `max` is the type's largest value where known.
+fn count_problem(text: &str, max: Option<&str>) -> String {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if text.is_empty() {
+        "empty: a whole number is needed".to_string()
+    } else if text.strip_prefix('-').is_some_and(digits) {
+        "negative: a whole number of 0 or more is needed (`--help` gives the range)".to_string()
+    } else if digits(text) {
+        match max {
+            Some(max) => format!("too large: at most {max}"),
+            None => "too large".to_string(),
+        }
+    } else {
+        "not a whole number (digits only, no sign, unit or separator)".to_string()
+    }
+}
+
+/// The text a failure prints: every first line reads `error: ...`.
+/// Messages built from the libraries' errors (which do not know they end a
+/// command) get the prefix here, once; IR diagnostics keep their own frame
+/// (they begin with blanks and `×`).
+pub fn error_text(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.starts_with("error") || message.starts_with(char::is_whitespace) {
+        message.into()
+    } else {
+        format!("error: {message}").into()
     }
 }
 
@@ -197,4 +265,37 @@ pub fn output_error(e: io::Error) -> Failure {
 pub fn render_diagnostics<D: Diagnostic>(diagnostics: &[D], name: &str, source: &str) -> String {
     let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     simsort::diagnostics::render(diagnostics, name, source, colour)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+
+    #[test]
+    fn counts_say_in_words_what_is_wrong() {
+        use super::count_problem;
+        assert!(count_problem("-1", Some("4294967295")).starts_with("negative"));
+        assert_eq!(
+            count_problem("4294967296", Some("4294967295")),
+            "too large: at most 4294967295"
+        );
+        assert!(count_problem("1e6", None).starts_with("not a whole number"));
+        assert!(count_problem("", None).starts_with("empty"));
+    }
+
+    #[test]
+    fn every_failure_reads_error_once_and_diagnostics_keep_their_frame() {
+        assert_eq!(
+            error_text("cannot replay x: gone"),
+            "error: cannot replay x: gone"
+        );
+        assert_eq!(
+            error_text("error: bad (--warp 3): no"),
+            "error: bad (--warp 3): no"
+        );
+        assert_eq!(
+            error_text("  × expected a register"),
+            "  × expected a register"
+        );
+    }
 }

@@ -7,7 +7,7 @@
 //! so corrupt bytes give [`TraceError::Corrupt`], never a panic or a huge
 //! allocation.
 
-use crate::{CounterSample, Event, RegClass, RegRef, StallReason, TraceError};
+use crate::{AccessKind, CounterSample, Event, RegClass, RegRef, StallReason, TraceError};
 
 /// The widest warp the format holds (lane masks are `u64`).
 pub const MAX_LANES: usize = 64;
@@ -141,13 +141,13 @@ impl Encoder {
                 block,
                 warp,
                 pc,
-                is_store,
+                kind,
                 wavefronts,
                 conflicts,
                 words_per_bank,
                 ..
             } => {
-                put_all(out, &[*sm, *block, *warp, *pc, u32::from(*is_store)]);
+                put_all(out, &[*sm, *block, *warp, *pc, kind.code()]);
                 put_all(out, &[*wavefronts, *conflicts]);
                 put(out, words_per_bank.len() as u64);
                 out.extend_from_slice(words_per_bank);
@@ -423,7 +423,9 @@ impl<'a> Decoder<'a> {
 
     fn shared(&mut self, cycle: u64) -> Result<Event, TraceError> {
         let [sm, block, warp, pc] = self.u32s()?;
-        let is_store = self.bool()?;
+        let code = self.u64()?;
+        let kind = AccessKind::from_code(code)
+            .ok_or_else(|| self.corrupt(&format!("shared access kind {code}")))?;
         let [wavefronts, conflicts] = self.u32s()?;
         let n = self.len(MAX_BANKS, "bank")?;
         let words_per_bank = self.buf[self.pos..self.pos + n].to_vec();
@@ -434,7 +436,7 @@ impl<'a> Decoder<'a> {
             block,
             warp,
             pc,
-            is_store,
+            kind,
             wavefronts,
             conflicts,
             words_per_bank,

@@ -14,6 +14,45 @@ use serde::{Deserialize, Serialize};
 
 use crate::RegRef;
 
+/// What a shared-memory access did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AccessKind {
+    /// A load.
+    Load,
+    /// A store.
+    Store,
+    /// An atomic read-modify-write (`atom.shared.*`).
+    Atomic,
+}
+
+impl AccessKind {
+    /// Every kind, by code.
+    pub const ALL: [AccessKind; 3] = [AccessKind::Load, AccessKind::Store, AccessKind::Atomic];
+
+    /// The kind's number in the binary format: 0 and 1 are the load and
+    /// store flag of traces written before atomics existed, so those stay
+    /// readable unchanged.
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The kind with number `code`, if any.
+    pub fn from_code(code: u64) -> Option<AccessKind> {
+        AccessKind::ALL
+            .into_iter()
+            .find(|k| u64::from(k.code()) == code)
+    }
+
+    /// A short name for tables: `ld`, `st`, `atom`.
+    pub const fn short(self) -> &'static str {
+        match self {
+            AccessKind::Load => "ld",
+            AccessKind::Store => "st",
+            AccessKind::Atomic => "atom",
+        }
+    }
+}
+
 /// One thing that happened on the simulated GPU.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
@@ -98,8 +137,8 @@ pub enum Event {
         warp: u32,
         /// Instruction number.
         pc: u32,
-        /// Store (`true`) or load.
-        is_store: bool,
+        /// Load, store or atomic.
+        kind: AccessKind,
         /// Wavefronts needed (Nsight Compute's
         /// `l1tex__data_pipe_lsu_wavefronts_mem_shared`).
         wavefronts: u32,

@@ -68,7 +68,7 @@ mod writer;
 
 pub use codec::{MAX_BANKS, MAX_LANES};
 pub use error::TraceError;
-pub use event::{CounterSample, Event, StallReason};
+pub use event::{AccessKind, CounterSample, Event, StallReason};
 pub use format::{ChunkInfo, FORMAT_VERSION, LaunchInfo};
 pub use header::{IrLine, KernelSource, RegClass, RegRef, StageMark, TraceHeader};
 pub use options::{Focus, TraceLevel, TraceOptions};

@@ -22,7 +22,7 @@ use std::io::{Read, Seek, Write};
 
 use serde_json::{Value, json};
 
-use crate::{Event, StallReason, TraceError, TraceReader};
+use crate::{AccessKind, Event, StallReason, TraceError, TraceReader};
 
 /// The `pid` of the process that holds kernel-launch slices.
 pub const KERNELS_PID: u64 = 1_000_000;
@@ -179,16 +179,16 @@ impl<W: Write> Exporter<W> {
                 block,
                 warp,
                 pc,
-                is_store,
+                kind,
                 wavefronts,
                 conflicts,
                 ..
             } => {
                 let tid = self.warp_track(sm, block, warp)?;
-                let name = if is_store {
-                    "shared store"
-                } else {
-                    "shared load"
+                let name = match kind {
+                    AccessKind::Load => "shared load",
+                    AccessKind::Store => "shared store",
+                    AccessKind::Atomic => "shared atomic",
                 };
                 self.out
                     .event(&json!({"ph": "i", "s": "t", "name": name, "cat": "smem",
@@ -433,7 +433,7 @@ mod tests {
                 block: 0,
                 warp: 1,
                 pc: 0,
-                is_store: false,
+                kind: AccessKind::Load,
                 wavefronts: 3,
                 conflicts: 2,
                 words_per_bank: vec![3, 0, 0, 0],

@@ -84,8 +84,8 @@ pub struct SmemRec {
     pub warp: u32,
     /// Instruction.
     pub pc: u32,
-    /// Store or load.
-    pub is_store: bool,
+    /// Load, store or atomic.
+    pub kind: traces::AccessKind,
     /// Wavefronts.
     pub wavefronts: u32,
     /// Bank conflicts.
@@ -333,7 +333,7 @@ fn add_detail(
             cycle,
             warp,
             pc,
-            is_store,
+            kind,
             wavefronts,
             conflicts,
             words_per_bank,
@@ -342,7 +342,7 @@ fn add_detail(
             cycle,
             warp,
             pc,
-            is_store,
+            kind,
             wavefronts,
             conflicts,
             words_per_bank,

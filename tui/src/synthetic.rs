@@ -340,7 +340,7 @@ impl Synthetic {
                     block,
                     warp,
                     pc,
-                    is_store: true,
+                    kind: traces::AccessKind::Store,
                     wavefronts,
                     conflicts: wavefronts - 1,
                     words_per_bank: words,

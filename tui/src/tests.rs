@@ -243,6 +243,25 @@ fn frame_160x48_with_a_full_hotsort_slab_at_a_compare_exchange() {
 }
 
 #[test]
+fn frame_80x24_shows_all_64_banks_two_per_column() {
+    let s = Synthetic {
+        lanes: 64,
+        regs: 16,
+        warps: 1,
+        banks: 64,
+        ..Synthetic::default()
+    };
+    let mut a = app_for(&s);
+    a.apply(Action::NextConflict);
+    let f = frame(&a, 80, 24);
+    assert!(
+        f.contains("│2/col 0       16      32      48      │"),
+        "{f}"
+    );
+    assert_snapshot!(f);
+}
+
+#[test]
 fn frame_80x24_shows_all_32_banks_and_the_whole_note() {
     let s = Synthetic {
         lanes: 32,

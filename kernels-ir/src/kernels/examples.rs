@@ -214,3 +214,63 @@ pub fn diverge() -> Kernel {
     b.exit();
     b.build()
 }
+
+/// Bins of [`histogram`].
+pub const HISTOGRAM_BINS: u32 = 64;
+
+/// `histogram(src, dst, n)`: each block counts, for its `%ntid.x` elements
+/// `src[gid]` with `gid < n`, how many fall in each of the
+/// [`HISTOGRAM_BINS`] bins `src[gid] % HISTOGRAM_BINS`, with one shared
+/// atomic add per element into a shared histogram, and writes the counts to
+/// `dst[%ctaid.x * HISTOGRAM_BINS + bin]`. Keys of one bin in one warp
+/// serialise their atomics (no broadcast), so a skewed input costs more
+/// wavefronts than a uniform one. The counts do not depend on how warps
+/// interleave.
+pub fn histogram() -> Kernel {
+    let mut b = KernelBuilder::new("histogram");
+    let src = b.param("src", ParamType::U64);
+    let dst = b.param("dst", ParamType::U64);
+    let n = b.param("n", ParamType::U32);
+    let bins = b.shared(4 * HISTOGRAM_BINS, 4);
+    let (p, i, at, v) = (b.pred(), b.reg32(), b.reg32(), b.reg32());
+    // Zero the bins: thread t clears bins t, t + ntid, ...
+    let (zero, zeroed) = (b.label("zero"), b.label("zeroed"));
+    b.mov(i, Special::TidX);
+    b.mov(v, 0);
+    b.bind(zero);
+    b.setp_ge_u(p, i, HISTOGRAM_BINS);
+    b.when(p).bra(zeroed);
+    b.shl(at, i, 2);
+    b.st_shared_b32(Some(at), bins as i32, v);
+    b.add(i, i, Special::NtidX);
+    b.bra(zero);
+    b.bind(zeroed);
+    b.bar_sync();
+    // Count: one atomic per element of the block.
+    let gid = global_index(&mut b);
+    b.setp_lt_u(p, gid, n);
+    let from = element_address(&mut b, src, gid, 4);
+    b.when(p).ld_global_b32(v, from, 0);
+    b.and(at, v, i64::from(HISTOGRAM_BINS - 1));
+    b.shl(at, at, 2);
+    b.when(p).atom_shared_add_u32(v, Some(at), bins as i32, 1);
+    b.bar_sync();
+    // Write the block's counts out, as the zeroing loop walks the bins.
+    let (out, done) = (b.label("out"), b.label("done"));
+    let row = b.reg32();
+    b.mul(row, Special::CtaidX, i64::from(HISTOGRAM_BINS));
+    b.mov(i, Special::TidX);
+    b.bind(out);
+    b.setp_ge_u(p, i, HISTOGRAM_BINS);
+    b.when(p).bra(done);
+    b.shl(at, i, 2);
+    b.ld_shared_b32(v, Some(at), bins as i32);
+    b.add(at, row, i);
+    let to = element_address(&mut b, dst, at, 4);
+    b.st_global_b32(to, 0, v);
+    b.add(i, i, Special::NtidX);
+    b.bra(out);
+    b.bind(done);
+    b.exit();
+    b.build()
+}

@@ -76,6 +76,11 @@ pub fn catalog(warp: u32) -> Vec<NamedKernel> {
              bar.sync",
         ),
         NamedKernel::new(
+            examples::histogram(),
+            "(src, dst, n) dst[block*64 + b] = how many of the block's src[i] (i < n) have \
+             src[i] % 64 = b: shared atomics",
+        ),
+        NamedKernel::new(
             examples::diverge(),
             "(out) out[i] = (lane even ? 10 : 20) + lane % 4: if/else and a per-lane loop",
         ),

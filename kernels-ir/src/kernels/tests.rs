@@ -158,3 +158,34 @@ fn diverge_computes_per_lane_results() {
         assert_eq!(dev.read_u32s(out, threads as usize).unwrap(), expected);
     }
 }
+
+#[test]
+fn histogram_counts_each_blocks_keys() {
+    let bins = examples::HISTOGRAM_BINS as usize;
+    for (warp, threads) in [(4, 24), (32, 96), (64, 128)] {
+        let k = verified("histogram", warp);
+        let mut dev = Interp::new(warp).unwrap();
+        let (blocks, n) = (3u32, 3 * threads - 7);
+        let src = dev.alloc(4 * u64::from(blocks * threads));
+        let dst = dev.alloc(4 * (u64::from(blocks) * bins as u64 + 1));
+        // Skewed keys: bin 5 gets every third key.
+        let input: Vec<u32> = (0..n)
+            .map(|i| if i % 3 == 0 { 5 + 64 * i } else { i * i + 7 })
+            .collect();
+        dev.write_u32s(src, &input).unwrap();
+        let params = [
+            ParamValue::U64(src),
+            ParamValue::U64(dst),
+            ParamValue::U32(n),
+        ];
+        dev.launch(&k, Dim3::x(blocks), Dim3::x(threads), &params)
+            .unwrap();
+        let mut expected = vec![0u32; blocks as usize * bins + 1];
+        for (i, &key) in input.iter().enumerate() {
+            let block = i / threads as usize;
+            expected[block * bins + key as usize % bins] += 1;
+        }
+        let got = dev.read_u32s(dst, expected.len()).unwrap();
+        assert_eq!(got, expected, "warp {warp}");
+    }
+}

@@ -2,6 +2,7 @@
 //! the reference interpreter and a plain per-thread evaluator, exact counter
 //! figures, exact cycle counts on `tiny`, faults, and stall accounting.
 
+mod atomics;
 mod calibration;
 mod counters;
 mod faults;

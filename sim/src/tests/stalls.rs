@@ -32,7 +32,8 @@ fn check_accounting(s: &KernelStats, what: &str) {
         assert_eq!(s.stall(r), 0, "{what}: {r} is not modelled");
     }
     let wf: u64 = s.per_pc.iter().map(|p| p.smem_wavefronts).sum();
-    assert_eq!(wf, s.smem_ld_wavefronts + s.smem_st_wavefronts, "{what}");
+    let all = s.smem_ld_wavefronts + s.smem_st_wavefronts + s.smem_atom_wavefronts;
+    assert_eq!(wf, all, "{what}");
     let sectors: u64 = s.per_pc.iter().map(|p| p.gmem_sectors).sum();
     assert_eq!(sectors, s.gmem_ld_sectors + s.gmem_st_sectors, "{what}");
 }

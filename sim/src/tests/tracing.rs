@@ -78,7 +78,10 @@ fn events_agree_with_the_counters() {
             _ => {}
         }
     }
-    assert_eq!(wavefronts, s.smem_ld_wavefronts + s.smem_st_wavefronts);
+    assert_eq!(
+        wavefronts,
+        s.smem_ld_wavefronts + s.smem_st_wavefronts + s.smem_atom_wavefronts
+    );
     assert_eq!(sectors, s.gmem_ld_sectors + s.gmem_st_sectors);
     assert_eq!(issued, s.inst_executed);
     assert_eq!(

@@ -48,7 +48,7 @@ pub(crate) fn sample_events() -> Vec<Event> {
             block: 2,
             warp: 1,
             pc: 20,
-            is_store: true,
+            kind: AccessKind::Store,
             wavefronts: 4,
             conflicts: 3,
             words_per_bank: vec![4, 0, 1, 255],

@@ -5,8 +5,8 @@ use std::io::Cursor;
 use proptest::prelude::*;
 
 use crate::{
-    CounterSample, Event, Focus, KernelSource, RegClass, RegRef, StallReason, TraceError,
-    TraceHeader, TraceLevel, TraceOptions, TraceReader, TraceWriter,
+    AccessKind, CounterSample, Event, Focus, KernelSource, RegClass, RegRef, StallReason,
+    TraceError, TraceHeader, TraceLevel, TraceOptions, TraceReader, TraceWriter,
 };
 
 fn header(level: TraceLevel) -> TraceHeader {
@@ -89,7 +89,7 @@ fn run_events(issues: u64) -> Vec<Event> {
                     block,
                     warp,
                     pc,
-                    is_store: c % 2 == 0,
+                    kind: AccessKind::ALL[(c % 3) as usize],
                     wavefronts: 2,
                     conflicts: 1,
                     words_per_bank: vec![2, 1, 0, 0, 1, 1, 0, 0],

@@ -1,7 +1,8 @@
 //! The shared-memory banks: one row per warp-wide access of the focused
 //! block up to the cursor (newest at the bottom), one column per bank,
 //! coloured by how many distinct words that bank had to deliver; accesses
-//! with bank conflicts are marked `✗n`.
+//! with bank conflicts are marked `✗n`. Where the panel is narrower than
+//! the banks, a column stands for a group of neighbouring banks.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -51,32 +52,46 @@ pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
     // fit; else the short label, and two columns per bank if those fit. The
     // short label gives up columns (down to 5) so that every bank shows:
     // at 80x24 the panel has 38 columns, for 32 banks and a 6-column label.
+    // When even one column per bank does not fit (64 banks at 80x24), each
+    // column shows `group` neighbouring banks (a power of two) and their
+    // busiest bank's word count, so every bank is still on screen.
     let width = inner.width as usize;
     let wide = width >= 17 + banks * 2;
+    let mut group = 1;
+    while !wide && group < banks && banks.div_ceil(group) + 5 > width {
+        group *= 2;
+    }
+    let shown = banks.div_ceil(group);
     let label_w: u16 = if wide {
         17
     } else {
-        width.saturating_sub(banks).clamp(5, 7) as u16
+        width.saturating_sub(shown).clamp(5, 7) as u16
     };
     if inner.width <= label_w || inner.height < 2 {
         return;
     }
-    let cw = if width >= label_w as usize + banks * 2 {
+    let cw = if width >= label_w as usize + shown * 2 {
         2
     } else {
         1
     };
-    let shown = (((inner.width - label_w) / cw) as usize).min(banks);
-    // Bank numbers every 8 banks.
-    for b in (0..shown).step_by(8) {
-        let x = inner.x + label_w + b as u16 * cw;
-        buf.set_string(x, inner.y, b.to_string(), Style::new().fg(Color::DarkGray));
+    let shown = shown.min(((inner.width - label_w) / cw) as usize);
+    // Bank numbers every 8 columns.
+    for c in (0..shown).step_by(8) {
+        let x = inner.x + label_w + c as u16 * cw;
+        let bank = (c * group).to_string();
+        buf.set_string(x, inner.y, bank, Style::new().fg(Color::DarkGray));
     }
-    buf.set_string(inner.x, inner.y, "bank", Style::new().fg(Color::DarkGray));
+    let head = if group == 1 {
+        "bank".to_string()
+    } else {
+        format!("{group}/col")
+    };
+    buf.set_string(inner.x, inner.y, head, Style::new().fg(Color::DarkGray));
     let rows = (inner.height - 1) as usize;
     for (i, a) in seen[seen.len().saturating_sub(rows)..].iter().enumerate() {
         let y = inner.y + 1 + i as u16;
-        let kind = if a.is_store { "st" } else { "ld" };
+        let kind = a.kind.short();
         let mark = if a.conflicts > 0 {
             format!("✗{}", a.conflicts)
         } else {
@@ -96,9 +111,9 @@ pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
             style = style.add_modifier(Modifier::REVERSED);
         }
         buf.set_string(inner.x, y, fit(&label, label_w as usize - 1), style);
-        for (b, &words) in a.words_per_bank.iter().take(shown).enumerate() {
-            let x = inner.x + label_w + b as u16 * cw;
-            let (text, style) = cell(words);
+        for (c, words) in a.words_per_bank.chunks(group).take(shown).enumerate() {
+            let x = inner.x + label_w + c as u16 * cw;
+            let (text, style) = cell(words.iter().copied().max().unwrap_or(0));
             let text = if cw == 2 { format!("{text:>2}") } else { text };
             buf.set_string(x, y, text, style);
         }
