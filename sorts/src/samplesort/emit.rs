@@ -145,48 +145,58 @@ impl<'a> Gen<'a> {
     /// its mirror in the block of `2^s` (`lo ^ (2^s - 1)`), then half
     /// cleaners at distance `2^(s-2) .. 1`; each thread takes pairs `tid +
     /// r * threads`; one barrier after every step. Fully unrolled (the
-    /// sizes are known when generating).
+    /// sizes are known when generating). While the distance is at most
+    /// `threads`, pair `tid + r * threads` lies `2 r threads` slots after
+    /// pair `tid`, so the thread computes its slots once per step and
+    /// reaches the others by immediate offsets.
     pub fn shared_bitonic(&mut self, tid: Reg, base: u32, slots: u32, threads: u32) {
         debug_assert!(slots.is_power_of_two() && threads <= slots / 2);
         let pairs = slots / 2 / threads;
-        let (i, lo, hi, t) = (
-            self.b.reg32(),
-            self.b.reg32(),
-            self.b.reg32(),
-            self.b.reg32(),
-        );
+        let (i, lo, hi, t) = (self.b.reg32(), self.b.reg32(), self.b.reg32(), self.b.reg32());
         let (ka, kc) = (self.key_reg(), self.key_reg());
         let shift = self.kb_shift();
+        let kb = self.kb() as i32;
         let lg = slots.trailing_zeros();
         for s in 1..=lg {
             let block = 1u32 << s;
             for d in (0..s).rev() {
                 let dist = 1u32 << d;
                 let flip = d == s - 1;
+                let shared = dist <= threads;
                 for r in 0..pairs {
-                    // lo = 2i - (i & (dist - 1)): the pair's lower slot.
-                    self.b.add(i, tid, r * threads);
-                    self.b.and(t, i, dist - 1);
-                    self.b.shl(lo, i, 1u32);
-                    self.b.sub(lo, lo, t);
-                    if flip {
-                        self.b.xor(hi, lo, block - 1);
-                        self.b.shl(hi, hi, shift);
+                    let mut off = base as i32;
+                    if shared && r > 0 {
+                        off += (2 * r * threads) as i32 * kb;
+                    } else {
+                        // lo = 2i - (i & (dist - 1)): the pair's lower slot.
+                        let i = if r == 0 {
+                            tid
+                        } else {
+                            self.b.add(i, tid, r * threads);
+                            i
+                        };
+                        self.b.and(t, i, dist - 1);
+                        self.b.shl(lo, i, 1u32);
+                        self.b.sub(lo, lo, t);
+                        if flip {
+                            self.b.xor(hi, lo, block - 1);
+                            self.b.shl(hi, hi, shift);
+                        }
+                        self.b.shl(lo, lo, shift);
                     }
-                    self.b.shl(lo, lo, shift);
-                    let off = base as i32;
+                    let upper = off + (dist << shift) as i32;
                     self.ld_shared(ka, Some(lo), off);
                     if flip {
                         self.ld_shared(kc, Some(hi), off);
                     } else {
-                        self.ld_shared(kc, Some(lo), off + (dist << shift) as i32);
+                        self.ld_shared(kc, Some(lo), upper);
                     }
                     self.b.cmpx_u(ka, kc);
                     self.st_shared(Some(lo), off, ka);
                     if flip {
                         self.st_shared(Some(hi), off, kc);
                     } else {
-                        self.st_shared(Some(lo), off + (dist << shift) as i32, kc);
+                        self.st_shared(Some(lo), upper, kc);
                     }
                 }
                 self.b.bar_sync();

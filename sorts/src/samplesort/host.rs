@@ -6,7 +6,8 @@
 //! Per distribution level: one `create_bst` launch for every bucket larger
 //! than `M`, the degenerate flags read back; then per bucket either
 //! `find_buckets`, `scan`, `scatter` into the other buffer and the `k`
-//! bucket starts read back, or (degenerate) `minmax` reductions read back:
+//! bucket starts read back (`scan` is two launches, `scan_sums` then
+//! `scan`), or (degenerate) `minmax` reductions read back:
 //! a constant bucket is done, any other is split three ways (`find_3way`,
 //! `scan`, `scatter_3way`; the `=` bucket is done). Sub-buckets larger
 //! than `M` make the next level; buckets of 2..=M keys go to the small
@@ -17,7 +18,7 @@ use std::cell::RefCell;
 
 use super::config::SamplesortConfig;
 use super::distribute::Split;
-use super::{bst, small};
+use super::{bst, scan, small};
 use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
 
@@ -71,11 +72,12 @@ const CREATE_BST: usize = 0;
 const FIND: usize = 1;
 const SCAN: usize = 2;
 const SCATTER: usize = 3;
-const MINMAX: usize = 4;
-const FIND3: usize = 5;
-const SCATTER3: usize = 6;
-const COPY: usize = 7;
-const SMALL: usize = 8;
+const SCAN_SUMS: usize = 4;
+const MINMAX: usize = 5;
+const FIND3: usize = 6;
+const SCATTER3: usize = 7;
+const COPY: usize = 8;
+const SMALL: usize = 9;
 
 fn verified<E: std::error::Error>(k: kernels_ir::Kernel) -> Result<VerifiedKernel, SortError<E>> {
     let kernel = k.name.clone();
@@ -380,13 +382,14 @@ impl<D: Device> Runner<'_, '_, D> {
         let hist = ParamValue::U64(self.hist.0);
         self.launch(find, names.0, p, t, &[src, count, items, tree, hist])?;
         let offsets = ParamValue::U64(self.offsets);
-        let scan = [
-            hist,
-            offsets,
-            ParamValue::U32(total as u32),
-            ParamValue::U32(bucket.start as u32),
-        ];
-        self.launch(SCAN, "scan", 1, t, &scan)?;
+        let chunk = u64::from(scan::chunk(cfg));
+        let chunks = total.div_ceil(chunk);
+        let sums = ParamValue::U64(self.alloc(chunks * 4)?);
+        let (total, chunk) = (ParamValue::U32(total as u32), ParamValue::U32(chunk as u32));
+        self.launch(SCAN_SUMS, "scan_sums", chunks, t, &[hist, total, chunk, sums])?;
+        let start = ParamValue::U32(bucket.start as u32);
+        let scan = [hist, offsets, total, start, sums, chunk];
+        self.launch(SCAN, "scan", chunks, t, &scan)?;
         let bounds = self.alloc(nb * 4)?;
         let params = [
             src,

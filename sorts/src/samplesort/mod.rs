@@ -49,11 +49,12 @@ use kernels_ir::Kernel;
 
 /// The names of the launches (the report's rows; every `small_sort_P`
 /// kernel launches as `small_sort`).
-pub const LAUNCH_NAMES: [&str; 9] = [
+pub const LAUNCH_NAMES: [&str; 10] = [
     "create_bst",
     "find_buckets",
     "scan",
     "scatter",
+    "scan_sums",
     "minmax",
     "find_3way",
     "scatter_3way",
@@ -62,11 +63,12 @@ pub const LAUNCH_NAMES: [&str; 9] = [
 ];
 
 /// The kernels every configuration has (beside the `small_sort_P` classes).
-pub const KERNEL_NAMES: [&str; 8] = [
+pub const KERNEL_NAMES: [&str; 9] = [
     "create_bst",
     "find_buckets",
     "scan",
     "scatter",
+    "scan_sums",
     "minmax",
     "find_3way",
     "scatter_3way",
@@ -83,7 +85,7 @@ pub fn small_classes(cfg: &SamplesortConfig) -> Vec<u32> {
 }
 
 /// Every kernel of `cfg` with its marks: `create_bst`, `find_buckets`,
-/// `scan`, `scatter`, `minmax`, `find_3way`, `scatter_3way`,
+/// `scan`, `scatter`, `scan_sums`, `minmax`, `find_3way`, `scatter_3way`,
 /// `copy_buckets`, then `small_sort_P` for every class, smallest first.
 pub fn generate_marked(cfg: &SamplesortConfig) -> Vec<(Kernel, KernelMarks)> {
     let mut out = vec![
@@ -91,6 +93,7 @@ pub fn generate_marked(cfg: &SamplesortConfig) -> Vec<(Kernel, KernelMarks)> {
         distribute::find(cfg, Split::Tree),
         scan::generate(cfg),
         distribute::scatter(cfg, Split::Tree),
+        scan::generate_sums(cfg),
         minmax::generate(cfg),
         distribute::find(cfg, Split::ThreeWay),
         distribute::scatter(cfg, Split::ThreeWay),
