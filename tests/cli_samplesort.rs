@@ -63,7 +63,6 @@ fn every_distribution_ends_and_the_note_counts_levels() {
             "6000",
             "--dist",
             dist,
-            "--quiet",
         ]);
         assert_eq!(out.status.code(), Some(0), "{dist}: {}", text(&out.stderr));
         let err = text(&out.stderr);

@@ -36,11 +36,12 @@ pub struct BuildArgs {
     /// Build the kernels for warps of this many lanes (a power of two, 4..=64).
     #[arg(long, value_name = "N", default_value_t = REFERENCE_WARP_SIZE)]
     pub warp: u32,
-    /// Mergesort and bitonic: threads per block [default: the algorithm's,
-    /// clamped to the machine].
+    /// Mergesort, bitonic and sample sort: threads per block [default: the
+    /// algorithm's, clamped to the machine].
     #[arg(long)]
     pub block_threads: Option<u32>,
-    /// Mergesort: keys per thread [default: 11].
+    /// Mergesort and sample sort: keys per thread [default: 11; sample
+    /// sort: per bucket].
     #[arg(long)]
     pub items_per_thread: Option<u32>,
     /// HotSort: key registers per lane [default: 16, or the tallest power
@@ -77,6 +78,18 @@ pub struct BuildArgs {
     /// GPUTeraSort: the thread-per-output step kernel.
     #[arg(long)]
     pub per_output: bool,
+    /// Sample sort: buckets per level k [default: 128, fitted to the machine].
+    #[arg(long)]
+    pub buckets: Option<u32>,
+    /// Sample sort: oversampling a [default: 16].
+    #[arg(long)]
+    pub oversample: Option<u32>,
+    /// Sample sort: small-sort threshold M [default: 8192, or what one block holds].
+    #[arg(long)]
+    pub small_size: Option<u32>,
+    /// Sample sort: counter copies per bucket C [default: 4].
+    #[arg(long)]
+    pub counter_copies: Option<u32>,
 }
 
 impl BuildArgs {
@@ -110,6 +123,10 @@ impl BuildArgs {
             record_bytes: self.record_bytes,
             key_bytes: self.key_bytes,
             per_output: self.per_output,
+            buckets: self.buckets,
+            oversample: self.oversample,
+            small_size: self.small_size,
+            counter_copies: self.counter_copies,
             ..SortOptions::default()
         };
         let invalid = |e: simsort::experiment::ExperimentError| Failure {

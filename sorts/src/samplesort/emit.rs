@@ -152,7 +152,12 @@ impl<'a> Gen<'a> {
     pub fn shared_bitonic(&mut self, tid: Reg, base: u32, slots: u32, threads: u32) {
         debug_assert!(slots.is_power_of_two() && threads <= slots / 2);
         let pairs = slots / 2 / threads;
-        let (i, lo, hi, t) = (self.b.reg32(), self.b.reg32(), self.b.reg32(), self.b.reg32());
+        let (i, lo, hi, t) = (
+            self.b.reg32(),
+            self.b.reg32(),
+            self.b.reg32(),
+            self.b.reg32(),
+        );
         let (ka, kc) = (self.key_reg(), self.key_reg());
         let shift = self.kb_shift();
         let kb = self.kb() as i32;

@@ -386,7 +386,13 @@ impl<D: Device> Runner<'_, '_, D> {
         let chunks = total.div_ceil(chunk);
         let sums = ParamValue::U64(self.alloc(chunks * 4)?);
         let (total, chunk) = (ParamValue::U32(total as u32), ParamValue::U32(chunk as u32));
-        self.launch(SCAN_SUMS, "scan_sums", chunks, t, &[hist, total, chunk, sums])?;
+        self.launch(
+            SCAN_SUMS,
+            "scan_sums",
+            chunks,
+            t,
+            &[hist, total, chunk, sums],
+        )?;
         let start = ParamValue::U32(bucket.start as u32);
         let scan = [hist, offsets, total, start, sums, chunk];
         self.launch(SCAN, "scan", chunks, t, &scan)?;
