@@ -115,6 +115,56 @@ fn a_sort_bundle_replays_every_launch_and_checks_the_sorted_keys() {
 }
 
 #[test]
+fn a_kernel_with_atomics_is_bundled_without_checks_and_with_atomic_counters() {
+    let dir = scratch("atomics");
+    let kir = root().join("tests/kernels/histogram.kir");
+    let out = simsort(&[
+        "emit",
+        "bundle-run",
+        "-o",
+        dir.to_str().unwrap(),
+        kir.to_str().unwrap(),
+        "--grid",
+        "4",
+        "--block",
+        "128",
+        "--buffer",
+        "src=rand:512:1",
+        "--buffer",
+        "dst=1k",
+        "--param",
+        "n=500",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout
+            .contains("note: no buffer is checked: kernel `histogram` uses `atom.shared.add.u32`"),
+        "{stdout}"
+    );
+    let manifest = std::fs::read_to_string(dir.join("manifest.txt")).unwrap();
+    assert!(
+        manifest.contains("\nlaunch K0 4 1 1 128 1 1 "),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("\ncheck "), "{manifest}");
+    let metrics = std::fs::read_to_string(dir.join("metrics.txt")).unwrap();
+    for m in simsort::calib::bundle::ATOMIC_METRICS {
+        assert!(metrics.lines().any(|l| l == m), "{m} not profiled");
+    }
+    let report = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    assert!(
+        report.contains("\"smsp__inst_executed_op_shared_atom.sum\": 16"),
+        "{report}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn calibrating_a_bundle_against_its_own_report_is_exact() {
     let dir = scratch("exact");
     let kir = root().join("hw/calib/kernels/copy.kir");

@@ -44,6 +44,24 @@ fn out_of_bounds_global_store_names_where_it_faulted() {
 }
 
 #[test]
+fn out_of_bounds_shared_atomic_faults_like_a_load() {
+    let needles = [
+        "`oob_atomic`",
+        "shared",
+        "out of bounds",
+        "warp 1",
+        "lane 0",
+        "atom.shared.add.u32",
+        "cycle",
+    ];
+    assert_fault(
+        "oob_atomic.kir",
+        &["--grid", "1", "--block", "64"],
+        &needles,
+    );
+}
+
+#[test]
 fn out_of_bounds_shared_load_faults() {
     let needles = [
         "`oob_shared`",

@@ -1,5 +1,6 @@
 //! simsort's integration tests: one binary, modules declared here.
 
+mod atomics;
 mod calibration;
 mod cli;
 mod cli_bitonic;

@@ -35,7 +35,7 @@ fn parse_of_print_is_identity_on_every_generated_kernel() {
 #[test]
 fn the_checked_in_generated_kernels_match_their_generators() {
     // tests/kernels holds the printed text of some catalogue kernels.
-    for name in ["reduce", "diverge", "smem_stride_33", "vcopy4"] {
+    for name in ["reduce", "diverge", "smem_stride_33", "vcopy4", "histogram"] {
         let k = kernels::find(name, kernels::REFERENCE_WARP_SIZE).expect("catalogue kernel");
         let path = crate::util::tests_dir().join(format!("kernels/{name}.kir"));
         assert_eq!(print_kernel(&k.kernel), read(&path), "{name}");

@@ -22,6 +22,17 @@ pub const PROFILE_SH: &str = include_str!("../../hw/bundle/profile.sh");
 /// The Nsight Compute metrics a profile collects, one a line.
 pub const METRICS_TXT: &str = include_str!("../../hw/metrics.txt");
 
+/// The shared-atomic counters a bundle with atomics also profiles (the
+/// names the H200 measurement in `hw/atomics/` used).
+pub const ATOMIC_METRICS: [&str; 6] = [
+    "smsp__inst_executed_op_shared_atom.sum",
+    "smsp__sass_inst_executed_op_shared_atom.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+];
+
 /// A bundle in memory: files by path relative to the bundle's directory.
 #[derive(Debug, Default)]
 pub struct Bundle {
@@ -109,9 +120,21 @@ impl Bundle {
         bundle
             .files
             .push(("profile.sh".into(), PROFILE_SH.as_bytes().to_vec()));
+        let mut metrics = METRICS_TXT.to_string();
+        if kernels
+            .iter()
+            .any(|k| k.kernel().insts.iter().any(|i| i.data.opcode().is_atomic()))
+        {
+            // Profiled only where a kernel has atomics, so other bundles
+            // keep their metric list.
+            for m in ATOMIC_METRICS {
+                metrics.push_str(m);
+                metrics.push('\n');
+            }
+        }
         bundle
             .files
-            .push(("metrics.txt".into(), METRICS_TXT.as_bytes().to_vec()));
+            .push(("metrics.txt".into(), metrics.into_bytes()));
         Ok(bundle)
     }
 

@@ -106,6 +106,8 @@ pub struct Recorded {
     pub rows: Option<Vec<KernelRow>>,
     /// The machine config and the options.
     pub config: serde_json::Map<String, serde_json::Value>,
+    /// Why the bundle checks less than usual, if it does (said when written).
+    pub note: Option<String>,
 }
 
 impl Recorded {
@@ -196,14 +198,36 @@ fn record_keys<K: Key>(
         events,
         rows,
         config,
+        note: None,
     })
 }
 
+/// Why a kernel's bundle checks no buffer: its shared atomics leave the
+/// order of the additions to one word to the GPU, so old values it writes
+/// out may legitimately differ from the simulator's (which adds in lane
+/// order, `kernels-ir`'s README). `None` for kernels without atomics.
+fn unchecked_because(vk: &VerifiedKernel) -> Option<String> {
+    let atomic = vk
+        .kernel()
+        .insts
+        .iter()
+        .find(|i| i.data.opcode().is_atomic())?;
+    Some(format!(
+        "no buffer is checked: kernel `{}` uses `{}`, and the GPU, not lane order, decides \
+         the order of additions to one word (old values may differ)",
+        vk.kernel().name,
+        atomic.data.opcode()
+    ))
+}
+
 /// Records one kernel launch, simulated, or on the reference interpreter
-/// when `simulate` is false; every buffer's final contents become checks.
+/// when `simulate` is false; every buffer's final contents become checks,
+/// unless the kernel uses atomics ([`unchecked_because`]).
 pub fn record_kernel(run: &RunArgs, simulate: bool) -> Result<Recorded, Failure> {
     let cfg = super::run::machine(run)?;
     let vk = super::run::kernel(&run.file)?;
+    let note = unchecked_because(&vk);
+    let check = note.is_none();
     let config = match serde_json::to_value(&cfg) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),
@@ -211,7 +235,7 @@ pub fn record_kernel(run: &RunArgs, simulate: bool) -> Result<Recorded, Failure>
     if simulate {
         let gpu =
             Gpu::new(cfg, RunOptions::default()).map_err(|e| Failure::input(e.to_string()))?;
-        let (kernels, events, stats) = launch_once(run, &vk, Recorder::new(gpu))?;
+        let (kernels, events, stats) = launch_once(run, &vk, Recorder::new(gpu), check)?;
         let names = launch_names(&kernels, &events);
         let rows = Some(rows(&names, stats));
         Ok(Recorded {
@@ -219,15 +243,17 @@ pub fn record_kernel(run: &RunArgs, simulate: bool) -> Result<Recorded, Failure>
             events,
             rows,
             config,
+            note,
         })
     } else {
         let interp = Interp::new(cfg.warp_size).map_err(|e| Failure::input(e.to_string()))?;
-        let (kernels, events, _) = launch_once(run, &vk, Recorder::new(interp))?;
+        let (kernels, events, _) = launch_once(run, &vk, Recorder::new(interp), check)?;
         Ok(Recorded {
             kernels,
             events,
             rows: None,
             config,
+            note,
         })
     }
 }
@@ -238,12 +264,15 @@ fn launch_once<D: Device>(
     run: &RunArgs,
     vk: &VerifiedKernel,
     mut rec: Recorder<D>,
+    check: bool,
 ) -> Result<Record<D::Stats>, Failure> {
     let (params, _) = super::run::parameters(run, vk, &mut rec)?;
     rec.launch(vk, run.grid, run.block, &params)
         .map_err(|e| Failure::run(e.to_string()))?;
-    rec.read_all_buffers()
-        .map_err(|e| Failure::run(e.to_string()))?;
+    if check {
+        rec.read_all_buffers()
+            .map_err(|e| Failure::run(e.to_string()))?;
+    }
     Ok(rec.into_events())
 }
 
@@ -283,5 +312,9 @@ fn write(
         bundle.launches,
         dir.display()
     )
-    .map_err(output_error)
+    .map_err(output_error)?;
+    if let Some(note) = &recorded.note {
+        writeln!(out, "note: {note}").map_err(output_error)?;
+    }
+    Ok(())
 }

@@ -183,10 +183,7 @@ impl Report {
             out,
             "memory (shared: wavefronts, bank conflicts; global: sectors per request)"
         );
-        // Atomic columns only when a kernel ran shared atomics, so other
-        // reports keep their layout.
-        let atomics = rows.iter().any(|(_, s)| s.smem_atom_inst > 0);
-        let _ = write!(
+        let _ = writeln!(
             out,
             "{:<10} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
             "kernel",
@@ -197,10 +194,6 @@ impl Report {
             "gld s/r",
             "gst s/r"
         );
-        if atomics {
-            let _ = write!(out, " {:>15} {:>10}", "smem atom wavef", "atom confl");
-        }
-        let _ = writeln!(out);
         for (name, s) in &rows {
             let per = |a: u64, b: u64| {
                 if b == 0 {
@@ -209,7 +202,7 @@ impl Report {
                     format!("{:.2}", a as f64 / b as f64)
                 }
             };
-            let _ = write!(
+            let _ = writeln!(
                 out,
                 "{:<10} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
                 name,
@@ -220,15 +213,30 @@ impl Report {
                 per(s.gmem_ld_sectors, s.gmem_ld_requests),
                 per(s.gmem_st_sectors, s.gmem_st_requests),
             );
-            if atomics {
-                let _ = write!(
+        }
+        // Only when a kernel ran shared atomics, so other reports keep
+        // their layout.
+        if rows.iter().any(|(_, s)| s.smem_atom_inst > 0) {
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "shared atomics (no broadcast: every active lane is a request)"
+            );
+            let _ = writeln!(
+                out,
+                "{:<10} {:>13} {:>13} {:>10}",
+                "kernel", "atom inst", "atom wavef", "atom confl"
+            );
+            for (name, s) in &rows {
+                let _ = writeln!(
                     out,
-                    " {:>15} {:>10}",
+                    "{:<10} {:>13} {:>13} {:>10}",
+                    name,
+                    group(s.smem_atom_inst),
                     group(s.smem_atom_wavefronts),
                     group(s.smem_atom_bank_conflicts)
                 );
             }
-            let _ = writeln!(out);
         }
         let _ = writeln!(out);
         let _ = writeln!(out, "stall reasons (% of resident warp-cycles)");

@@ -206,3 +206,48 @@ fn an_atomic_with_no_active_lane_does_nothing() {
     let s = one_atomic(1, 1, 0);
     assert_eq!((s.smem_atom_inst, s.smem_atom_wavefronts), (1, 0));
 }
+
+#[test]
+fn traces_mark_atomics_as_their_own_kind_of_shared_access() {
+    use traces::{AccessKind, Event};
+    let k = verified(kernels_ir::kernels::examples::histogram());
+    let mut g = gpu(GpuConfig::tiny());
+    let (src, dst) = (g.alloc(4 * 64), g.alloc(4 * 2 * 64));
+    g.write_u32s(src, &(0..64).map(|i| i % 3).collect::<Vec<u32>>())
+        .unwrap();
+    let params = [
+        kernels_ir::ParamValue::U64(src),
+        kernels_ir::ParamValue::U64(dst),
+        kernels_ir::ParamValue::U32(64),
+    ];
+    let mut sink = crate::VecSink {
+        focus: Some((1, 0)),
+        ..crate::VecSink::default()
+    };
+    let s = g
+        .launch_traced(&k, Dim3::x(2), Dim3::x(32), &params, &mut sink)
+        .unwrap();
+    let atomics: Vec<(u32, u32)> = sink
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SharedAccess {
+                kind: AccessKind::Atomic,
+                block: 1,
+                wavefronts,
+                conflicts,
+                ..
+            } => Some((*wavefronts, *conflicts)),
+            _ => None,
+        })
+        .collect();
+    // Block 1's four warps of 8 lanes: keys 32..64 % 3 put 2 or 3 lanes on
+    // each of three words of three banks.
+    assert_eq!(atomics.len(), 4, "{atomics:?}");
+    let traced: u64 = atomics.iter().map(|&(w, _)| u64::from(w)).sum();
+    assert_eq!(2 * traced, s.smem_atom_wavefronts, "both blocks alike");
+    assert!(
+        atomics.iter().all(|&(w, c)| w == 3 && c == 2),
+        "{atomics:?}"
+    );
+}
