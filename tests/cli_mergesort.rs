@@ -59,7 +59,9 @@ fn bad_mergesort_options_are_all_refused_with_exit_2() {
     let out = simsort(&["--items-per-thread", "7", "--keys", "100"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("--items-per-thread 7: an option of mergesort, not of hotsort"),
+        text(&out.stderr).contains(
+            "--items-per-thread 7: an option of mergesort and samplesort, not of hotsort"
+        ),
         "{}",
         text(&out.stderr)
     );

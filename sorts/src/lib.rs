@@ -15,6 +15,7 @@ use kernels_ir::{Device, Dim3, Kernel, Reg, VerifiedKernel, VerifierErrors};
 pub mod bitonic;
 pub mod hotsort;
 pub mod mergesort;
+pub mod samplesort;
 pub mod terasort;
 #[cfg(test)]
 mod test_keys;

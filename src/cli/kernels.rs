@@ -132,7 +132,8 @@ fn unknown(name: &str, warp: u32) -> Failure {
         .chain(hotsort_names)
         .chain(mergesort_names)
         .chain(bitonic_names)
-        .chain(sorts::terasort::KERNEL_NAMES.iter().copied());
+        .chain(sorts::terasort::KERNEL_NAMES.iter().copied())
+        .chain(sorts::samplesort::KERNEL_NAMES.iter().copied());
     // A probe with a stride out of range: name the range, not a neighbour.
     for probe in ["smem_stride_", "gmem_stride_"] {
         if let Some(stride) = name.strip_prefix(probe)

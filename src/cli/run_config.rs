@@ -81,6 +81,19 @@ pub fn run_config(report: &Report) -> String {
                 or("bitonic_swizzle", d.bitonic_swizzle.to_string()),
             )
         }
+        "samplesort" => format!(
+            "samplesort on {}: W={warp} k={} a={} M={} C={} t={} l={}",
+            text("gpu"),
+            text("buckets"),
+            text("oversample"),
+            text("small_size"),
+            text("counter_copies"),
+            text("block_threads"),
+            match text("items_per_thread").as_str() {
+                "-" => "per bucket".to_string(),
+                l => l.to_string(),
+            },
+        ),
         "terasort" => {
             // GPUTeraSort's own options (quiet ones read `-` at their default).
             let or = |k: &str, d: &str| match text(k).as_str() {

@@ -532,14 +532,15 @@ sort_options! {
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
         list bool,
         csv 11, column "values", label "values", for build, quiet;
-    /// Threads per block (mergesort, bitonic) [default: the algorithm's].
+    /// Threads per block (mergesort, bitonic, samplesort) [default: the algorithm's].
     block_threads: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 12, column "block-threads", label "block threads", for [Mergesort, Bitonic], quiet;
-    /// Keys per thread (mergesort) [default: 11].
+        csv 12, column "block-threads", label "block threads", for [Mergesort, Bitonic, Samplesort], quiet;
+    /// Keys per thread (mergesort [default: 11]; samplesort's find and
+    /// scatter [default: per bucket, at least 450 blocks]).
     items_per_thread: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 13, column "items-per-thread", label "items per thread", for [Mergesort], quiet;
+        csv 13, column "items-per-thread", label "items per thread", for [Mergesort, Samplesort], quiet;
     /// Bitonic: keys per vector L, one thread acting as L comparators: 1, 2, 4, 8 or 16.
     vector: u32 = 4,
         cli u32 [default_value = "4"], list u32,
@@ -582,6 +583,25 @@ sort_options! {
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
         list bool,
         csv 23, column "per-output", label "per output", for [Terasort], quiet;
+    /// Sample sort: buckets per distribution level k, a power of two
+    /// [default: 128, halved until the tree and counters fit shared memory].
+    buckets: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 24, column "buckets", label "buckets", for [Samplesort], quiet;
+    /// Sample sort: oversampling a, the sample holds a*k keys [default: 16].
+    oversample: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 25, column "oversample", label "oversample", for [Samplesort], quiet;
+    /// Sample sort: buckets of at most M keys go to the small sorter in one
+    /// block's shared memory [default: 8192, or what one block holds].
+    small_size: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 26, column "small-size", label "small size", for [Samplesort], quiet;
+    /// Sample sort: counter copies per bucket C, a power of two (thread t
+    /// counts into copy t mod C) [default: 4].
+    counter_copies: Option<u32> = None,
+        cli Option<u32> [], list u32,
+        csv 27, column "copies", label "counter copies", for [Samplesort], quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.

@@ -235,6 +235,33 @@ mod tests {
     }
 
     #[test]
+    fn a_samplesort_plan_launches_every_kind_of_kernel() {
+        // The dry device reads back zeros: no degenerate sample, and the
+        // bucket starts are an even split, so every level's kernels and
+        // the small sorts are planned and checked against the machine.
+        use sorts::samplesort::{Samplesort, SamplesortConfig};
+        let cfg = SamplesortConfig {
+            buckets: 8,
+            oversample: 4,
+            small_size: 64,
+            block_threads: 32,
+            ..SamplesortConfig::new(8, 32)
+        };
+        let ss = Samplesort::new::<Infallible>(&cfg).unwrap();
+        let planned = plan(&Sorter::Samplesort(ss), &tiny_gpu(), 5000, 32).unwrap();
+        let names: Vec<&str> = planned.iter().map(|l| l.name).collect();
+        for want in [
+            "create_bst",
+            "find_buckets",
+            "scan",
+            "scatter",
+            "small_sort",
+        ] {
+            assert!(names.contains(&want), "{want}: {names:?}");
+        }
+    }
+
+    #[test]
     fn blocks_that_do_not_fit_are_reported_once_per_kernel() {
         // 8 slabs of 8 lanes with 16 keys each need 4 KiB of shared memory;
         // the tiny machine allows 2 KiB per block.

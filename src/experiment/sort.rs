@@ -12,6 +12,7 @@ use sim::{Gpu, GpuConfig, RunOptions, SimError};
 use sorts::bitonic::{Bitonic, BitonicOptions};
 use sorts::hotsort::{HotSort, HotSortConfig, HotSortOptions};
 use sorts::mergesort::{Mergesort, MergesortOptions};
+use sorts::samplesort::{Samplesort, SamplesortConfig, SamplesortOptions};
 use sorts::terasort::{TeraSort, TeraSortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
@@ -32,6 +33,8 @@ pub enum Algo {
     Mergesort,
     /// The vectorised bitonic merge sort (seed 002).
     Bitonic,
+    /// GPU sample sort: k-way distribution levels, then small sorts (seed 003).
+    Samplesort,
     /// GPUTeraSort: key-pointer bitonic sort of records, hybrid refinement, reorder.
     Terasort,
 }
@@ -44,6 +47,7 @@ impl Algo {
             Algo::Mergesort => Mergesort::NAME,
             Algo::Bitonic => Bitonic::NAME,
             Algo::Terasort => TeraSort::NAME,
+            Algo::Samplesort => Samplesort::NAME,
         }
     }
 }
@@ -152,6 +156,35 @@ impl Selected for TeraSort {
     }
 }
 
+impl Selected for Samplesort {
+    const ALGO: Algo = Algo::Samplesort;
+
+    fn options(opts: &SortOptions) -> SamplesortOptions {
+        SamplesortOptions {
+            warp: opts.warp,
+            key_bits: opts.word_bits(),
+            buckets: opts.buckets,
+            oversample: opts.oversample,
+            small_size: opts.small_size,
+            counter_copies: opts.counter_copies,
+            block_threads: opts.block_threads,
+            items_per_thread: opts.items_per_thread,
+        }
+    }
+
+    fn resolved(cfg: &SamplesortConfig, opts: &mut SortOptions) {
+        opts.buckets = Some(cfg.buckets);
+        opts.oversample = Some(cfg.oversample);
+        opts.small_size = Some(cfg.small_size);
+        opts.counter_copies = Some(cfg.counter_copies);
+        opts.block_threads = Some(cfg.block_threads);
+    }
+
+    fn into_sorter(self) -> Sorter {
+        Sorter::Samplesort(self)
+    }
+}
+
 /// A verified algorithm, ready to sort on any device.
 // One per experiment, never in a collection: the variants' sizes differ
 // (HotSort holds seven kernels), which costs nothing here.
@@ -165,6 +198,8 @@ pub enum Sorter {
     Bitonic(Bitonic),
     /// GPUTeraSort.
     Terasort(TeraSort),
+    /// GPU sample sort.
+    Samplesort(Samplesort),
 }
 
 /// Runs `$body` with `$a` bound to the algorithm of `$sorter` (every
@@ -176,6 +211,7 @@ macro_rules! with_sorter {
             Sorter::Mergesort($a) => $body,
             Sorter::Bitonic($a) => $body,
             Sorter::Terasort($a) => $body,
+            Sorter::Samplesort($a) => $body,
         }
     };
 }
@@ -198,6 +234,10 @@ macro_rules! with_algo {
             }
             Algo::Terasort => {
                 type $A = TeraSort;
+                $body
+            }
+            Algo::Samplesort => {
+                type $A = Samplesort;
                 $body
             }
         }
@@ -274,7 +314,7 @@ impl Sorter {
     /// reads tied prefixes back), so that only a run that computes them
     /// (the simulator, not a dry run) lists them.
     pub fn schedule_reads_keys(&self) -> bool {
-        matches!(self, Sorter::Terasort(_))
+        matches!(self, Sorter::Terasort(_) | Sorter::Samplesort(_))
     }
 
     /// Host-side lines about the last sort that stay out of the
@@ -283,6 +323,7 @@ impl Sorter {
     pub fn notes(&self) -> Vec<String> {
         match self {
             Sorter::Hotsort(_) | Sorter::Mergesort(_) | Sorter::Bitonic(_) => Vec::new(),
+            Sorter::Samplesort(s) => vec![sorts::samplesort::note(s)],
             Sorter::Terasort(t) => {
                 let s = t.summary();
                 let phase2 = match t.config().phase2 {

@@ -33,6 +33,7 @@ fn changed_by(name: &str) -> SortOptions {
         "xor",
         "shared",
         "full-block",
+        "gpu",
     ] {
         if let Ok(m) = Main::try_parse_from(["simsort", flag.as_str(), value]) {
             let opts = m.opts.options(Vec::new());
@@ -90,6 +91,17 @@ fn the_algorithms_take_the_options_their_docs_name() {
         ["block_threads", "items_per_thread"]
     );
     assert_eq!(
+        taken(Algo::Samplesort),
+        [
+            "block_threads",
+            "items_per_thread",
+            "buckets",
+            "oversample",
+            "small_size",
+            "counter_copies"
+        ]
+    );
+    assert_eq!(
         taken(Algo::Bitonic),
         [
             "block_threads",
@@ -100,7 +112,13 @@ fn the_algorithms_take_the_options_their_docs_name() {
     );
     assert_eq!(
         taken(Algo::Terasort),
-        ["record_bytes", "key_bytes", "run_records", "per_output"]
+        [
+            "terasort_merge",
+            "record_bytes",
+            "key_bytes",
+            "run_records",
+            "per_output"
+        ]
     );
     // An option of every experiment is no algorithm's.
     assert!(option_applies(Algo::Terasort, "keys"));

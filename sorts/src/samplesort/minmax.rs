@@ -1,0 +1,87 @@
+//! `minmax`: the degenerate path's reductions. A bucket whose sample gave
+//! equal first and last splitters is either constant (done) or split three
+//! ways; its minimum and maximum decide. Each block reduces `t * l`
+//! elements to one minimum and one maximum (a tree in shared memory, lg t
+//! steps); the host launches it again over the block results until one
+//! block remains (the first launch reads the keys as both inputs).
+//!
+//! Launch: grid `(g)`, block `(t)`; parameters `lo_src`, `hi_src`,
+//! `count`, `items`, `lo_dst`, `hi_dst`.
+
+use super::config::SamplesortConfig;
+use super::emit::Gen;
+use crate::KernelMarks;
+use kernels_ir::{Kernel, ParamType, Special};
+
+/// Generates `minmax` for `cfg`.
+pub fn generate(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
+    let mut g = Gen::new("minmax", cfg);
+    let lo_src = g.b.param("lo_src", ParamType::U64);
+    let hi_src = g.b.param("hi_src", ParamType::U64);
+    let count = g.b.param("count", ParamType::U32);
+    let items = g.b.param("items", ParamType::U32);
+    let lo_dst = g.b.param("lo_dst", ParamType::U64);
+    let hi_dst = g.b.param("hi_dst", ParamType::U64);
+    let t = cfg.block_threads;
+    let kb = g.kb();
+    let hi_off = t * kb;
+    g.b.shared(2 * t * kb, 8);
+    g.stage("reduce");
+    let tid = g.tid();
+    let (blk, cur, r, sh) = (g.b.reg32(), g.b.reg32(), g.b.reg32(), g.b.reg32());
+    let a = g.b.reg64();
+    let (lo, hi, x, y) = (g.key_reg(), g.key_reg(), g.key_reg(), g.key_reg());
+    g.marks.key_regs = vec![lo, hi];
+    let (p, more) = (g.b.pred(), g.b.pred());
+    g.b.mov(blk, Special::CtaidX);
+    g.b.mul(cur, blk, items);
+    g.b.mul(cur, cur, t);
+    g.b.add(cur, cur, tid);
+    g.b.mov(r, 0u32);
+    let max = g.max_key();
+    g.b.mov(lo, max);
+    g.b.mov(hi, 0u32);
+    let top = g.b.label("next_key");
+    g.b.bind(top);
+    g.b.setp_lt_u(p, cur, count);
+    g.key_addr(a, lo_src, cur);
+    g.b.when(p);
+    g.ld_global(x, a, 0);
+    g.key_addr(a, hi_src, cur);
+    g.b.when(p);
+    g.ld_global(y, a, 0);
+    g.b.when(p).min_u(lo, lo, x);
+    g.b.when(p).max_u(hi, hi, y);
+    g.b.add(cur, cur, t);
+    g.b.add(r, r, 1u32);
+    g.b.setp_lt_u(more, r, items);
+    g.b.when(more).bra(top);
+    g.b.shl(sh, tid, g.kb_shift());
+    g.st_shared(Some(sh), 0, lo);
+    g.st_shared(Some(sh), hi_off as i32, hi);
+    g.b.bar_sync();
+    let mut d = t / 2;
+    while d >= 1 {
+        g.b.setp_lt_u(p, tid, d);
+        g.b.when(p);
+        g.ld_shared(x, Some(sh), (d * kb) as i32);
+        g.b.when(p);
+        g.ld_shared(y, Some(sh), (hi_off + d * kb) as i32);
+        g.b.when(p).min_u(lo, lo, x);
+        g.b.when(p).max_u(hi, hi, y);
+        g.b.when(p);
+        g.st_shared(Some(sh), 0, lo);
+        g.b.when(p);
+        g.st_shared(Some(sh), hi_off as i32, hi);
+        g.b.bar_sync();
+        d /= 2;
+    }
+    g.b.setp_eq(p, tid, 0u32);
+    g.key_addr(a, lo_dst, blk);
+    g.b.when(p);
+    g.st_global(a, 0, lo);
+    g.key_addr(a, hi_dst, blk);
+    g.b.when(p);
+    g.st_global(a, 0, hi);
+    g.finish()
+}
