@@ -238,6 +238,14 @@ fn the_committed_h200_suite_meets_its_figures() {
 /// The other algorithms and HotSort's default schedule, measured on the
 /// same H200 but never used to fit the model.
 #[test]
+fn the_committed_h200_sample_sort_suite_meets_its_figures() {
+    suite_meets_its_figures(
+        "hw/calib/suite_samplesort.txt",
+        "hw/calib/figures_samplesort.txt",
+    );
+}
+
+#[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
 }

@@ -7,10 +7,15 @@
 # SIMSORT is the simsort binary, SUITE a suite file (hw/calib/suite.txt).
 # Writes OUTDIR/NAME.csv per entry, trimmed to the launch columns and the
 # metrics of hw/metrics.txt; copy them to hw/data/calib/.
+# SIMULATE=1 records each bundle with the simulator instead of without it
+# (`--no-simulate`): sorts whose launches depend on what they read back
+# (sample sort, terasort) need it.
 set -euo pipefail
 simsort=${1:?usage: measure.sh SIMSORT SUITE OUTDIR}
 suite=${2:?usage: measure.sh SIMSORT SUITE OUTDIR}
 out=${3:?usage: measure.sh SIMSORT SUITE OUTDIR}
+record=--no-simulate
+[ "${SIMULATE:-0}" = 1 ] && record=
 work=$(mktemp -d)
 mkdir -p "$out"
 nvcc -O2 -o "$work/host" hw/bundle/host.cu -lcuda
@@ -20,7 +25,8 @@ metrics=$(paste -sd, hw/metrics.txt)
 measure() {
   local name=$1 kind=$2
   shift 2
-  "$simsort" emit "$kind" -o "$work/$name" --no-simulate "$@" >/dev/null &&
+  # shellcheck disable=SC2086
+  "$simsort" emit "$kind" -o "$work/$name" $record "$@" >/dev/null &&
     "$work/host" "$work/$name/manifest.txt" &&
     ncu --clock-control none --csv --page raw --metrics "$metrics" \
       "$work/host" "$work/$name/manifest.txt" >"$work/$name.raw.csv" &&
