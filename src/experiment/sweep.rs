@@ -187,10 +187,10 @@ pub fn run_with(
             if !matches!(result, RunResult::Skipped(_)) {
                 done(finished.fetch_add(1, Ordering::Relaxed) + 1, &c.opts);
             }
-            *lock(i) = Slot::Done(SweepRun {
+            *lock(i) = Slot::Done(Box::new(SweepRun {
                 opts: c.opts,
                 result,
-            });
+            }));
         }
     };
     std::thread::scope(|s| {
@@ -210,7 +210,7 @@ pub fn run_with(
         .into_iter()
         .map(
             |m| match m.into_inner().unwrap_or_else(PoisonError::into_inner) {
-                Slot::Done(run) => run,
+                Slot::Done(run) => *run,
                 _ => unreachable!("every configuration ran"),
             },
         )
@@ -221,7 +221,7 @@ pub fn run_with(
 enum Slot {
     Todo(Box<Checked>),
     Taken,
-    Done(SweepRun),
+    Done(Box<SweepRun>),
 }
 
 #[cfg(test)]
