@@ -7,16 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::util::{simsort_bin, tests_dir};
-
-fn root() -> PathBuf {
-    tests_dir().parent().expect("workspace root").to_path_buf()
-}
+use crate::util::{repo_root, simsort_bin};
 
 fn simsort(args: &[&str]) -> Output {
     Command::new(simsort_bin())
         .args(args)
-        .current_dir(root())
+        .current_dir(repo_root())
         .env("NO_COLOR", "1")
         .output()
         .expect("run simsort")
@@ -117,7 +113,7 @@ fn a_sort_bundle_replays_every_launch_and_checks_the_sorted_keys() {
 #[test]
 fn a_kernel_with_atomics_is_bundled_without_checks_and_with_atomic_counters() {
     let dir = scratch("atomics");
-    let kir = root().join("tests/kernels/histogram.kir");
+    let kir = repo_root().join("tests/kernels/histogram.kir");
     let out = simsort(&[
         "emit",
         "bundle-run",
@@ -167,7 +163,7 @@ fn a_kernel_with_atomics_is_bundled_without_checks_and_with_atomic_counters() {
 #[test]
 fn calibrating_a_bundle_against_its_own_report_is_exact() {
     let dir = scratch("exact");
-    let kir = root().join("hw/calib/kernels/copy.kir");
+    let kir = repo_root().join("hw/calib/kernels/copy.kir");
     let out = simsort(&[
         "emit",
         "bundle-run",
@@ -253,7 +249,7 @@ fn the_committed_h200_algorithm_suite_meets_its_figures() {
 /// `simsort calibrate --suite SUITE` against the committed data does at
 /// least as well as the figures committed with it.
 fn suite_meets_its_figures(suite: &str, figures_file: &str) {
-    let figures = std::fs::read_to_string(root().join(figures_file)).unwrap();
+    let figures = std::fs::read_to_string(repo_root().join(figures_file)).unwrap();
     let (mape, r) = (
         figure(&figures, "max_mape_percent"),
         figure(&figures, "min_pearson_r"),

@@ -3,14 +3,9 @@
 //! elsewhere (`trace export`, `calibrate`) with exit status 130.
 
 use std::io::Read;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::util::{scratch_dir, simsort, simsort_bin, tests_dir, text};
-
-fn repo() -> PathBuf {
-    tests_dir().parent().expect("the repository").to_path_buf()
-}
+use crate::util::{interrupt, repo_root, scratch_dir, simsort, simsort_bin, text};
 
 /// Exit status 2 and a first line `error: ...` holding every needle.
 fn assert_first_line(args: &[&str], needles: &[&str]) {
@@ -71,7 +66,7 @@ fn bundle_and_calibrate_messages_name_their_flag() {
             "neither bundle nor bundle-run",
         ],
     );
-    let suite = repo().join("hw/calib/suite.txt");
+    let suite = repo_root().join("hw/calib/suite.txt");
     let suite = suite.to_str().unwrap();
     assert_first_line(
         &[
@@ -90,14 +85,6 @@ fn bundle_and_calibrate_messages_name_their_flag() {
         &["(--only no-such-entry)"],
     );
     assert_first_line(&["replay", missing], &["cannot replay"]);
-}
-
-fn interrupt(pid: u32) {
-    let kill = Command::new("kill")
-        .args(["-INT", &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(kill.success());
 }
 
 #[test]
@@ -132,7 +119,7 @@ fn ctrl_c_stops_a_trace_export_with_status_130() {
 
 #[test]
 fn ctrl_c_stops_calibrate_with_status_130() {
-    let root = repo();
+    let root = repo_root();
     let child = Command::new(simsort_bin())
         .current_dir(&root)
         .args([

@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output};
 
-use crate::util::{simsort_bin, tests_dir};
+use crate::util::{interrupt, simsort_bin, tests_dir};
 
 fn run(file: &str, args: &[&str]) -> Output {
     let path = tests_dir().join("kernels/faulty").join(file);
@@ -384,11 +384,7 @@ fn endless_vcopy() -> Command {
 fn ctrl_c_stops_a_long_run_with_how_far_it_got() {
     let child = endless_vcopy().spawn().expect("run simsort");
     std::thread::sleep(std::time::Duration::from_millis(800));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(kill.success());
+    interrupt(child.id());
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");

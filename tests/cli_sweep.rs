@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::util::{assert_input_error, scratch_dir, simsort, simsort_bin, text};
+use crate::util::{assert_input_error, interrupt, scratch_dir, simsort, simsort_bin, text};
 
 /// A fresh directory for one test's files.
 fn scratch(name: &str) -> PathBuf {
@@ -525,11 +525,7 @@ fn ctrl_c_stops_a_long_sort_cleanly_and_says_so() {
         .expect("run simsort");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let start = std::time::Instant::now();
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(kill.success());
+    interrupt(child.id());
     let out = child.wait_with_output().unwrap();
     let err = text(&out.stderr);
     assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());

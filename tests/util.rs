@@ -16,6 +16,20 @@ pub fn tests_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The repository's root (the workspace above `tests/`).
+pub fn repo_root() -> PathBuf {
+    tests_dir().parent().expect("workspace root").to_path_buf()
+}
+
+/// Sends SIGINT (what Ctrl-C sends) to process `pid`.
+pub fn interrupt(pid: u32) {
+    let kill = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+}
+
 /// The `.kir` files directly in `tests/<sub>`, sorted; panics if there are none
 /// (a test over an empty list would pass without testing anything).
 pub fn kir_files(sub: &str) -> Vec<PathBuf> {
