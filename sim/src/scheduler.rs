@@ -198,10 +198,97 @@ impl Sm {
             self.update_next(sp, t);
             return Ok(());
         }
-        match ctx.cfg.scheduler {
-            SchedulerPolicy::Gto => self.pass::<true>(sp, t, ctx),
-            SchedulerPolicy::Lrr => self.pass::<false>(sp, t, ctx),
+        // Untraced runs charge `not_selected` lazily (see `pass_lazy`);
+        // traced ones report each stall when it starts, so they charge it
+        // pass by pass.
+        let lazy = !ctx.tracer.on() && !ctx.tracer.sampling();
+        match (ctx.cfg.scheduler, lazy) {
+            (SchedulerPolicy::Gto, true) => self.pass_lazy::<true>(sp, t, ctx),
+            (SchedulerPolicy::Lrr, true) => self.pass_lazy::<false>(sp, t, ctx),
+            (SchedulerPolicy::Gto, false) => self.pass::<true>(sp, t, ctx),
+            (SchedulerPolicy::Lrr, false) => self.pass::<false>(sp, t, ctx),
         }
+    }
+
+    /// [`Self::pass`] with the `not_selected` cycles charged lazily: an
+    /// eligible warp that is not picked keeps its `ready` cycle (the first
+    /// cycle not yet charged) and is charged `not_selected` up to the pass
+    /// that issues it or finds its pipe busy, in one charge instead of one
+    /// per pass. The charges and every later decision are those of
+    /// [`Self::pass`]: the next pass comes at the cycle the scheduler can
+    /// issue again (as there, where the waiting warps are ready then), and
+    /// nothing changes the sub-partition's pipes before it, so a warp whose
+    /// pipe is busy there is charged `not_selected`, then the throttle,
+    /// exactly as [`Self::pass`] charges it. Without a trace nothing can
+    /// see the difference in between (counter samples need `ready` to be
+    /// the charged cycle at every pass, so sampled runs use [`Self::pass`]).
+    fn pass_lazy<const GTO: bool>(
+        &mut self,
+        sp: usize,
+        t: u64,
+        ctx: &mut Ctx<'_, '_>,
+    ) -> Result<(), SimError> {
+        let nsp = self.sps.len();
+        let base = sp * self.per_sp;
+        let mut pick = Pick::<GTO>::new();
+        let last_age = self.sps[sp].last_age;
+        let busy = self.busy(sp);
+        let mut next = u64::MAX;
+        let mut eligible = 0u32;
+        let len = self.scan_len[sp];
+        for chunk in (0..len).step_by(64) {
+            let end = (chunk + 64).min(len);
+            let mut due = 0u64;
+            for (i, &ready) in self.ready[base + chunk..base + end].iter().enumerate() {
+                if ready > t {
+                    next = next.min(ready);
+                } else {
+                    due |= 1 << i;
+                }
+            }
+            while due != 0 {
+                let h = base + chunk + due.trailing_zeros() as usize;
+                due &= due - 1;
+                let class = self.pipes[h] as usize;
+                let until = busy[class];
+                if until > t {
+                    let (ready, pc) = (self.ready[h], self.pcs[h]);
+                    if ready < t {
+                        ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
+                    }
+                    ctx.charge(self.id, pc, THROTTLE[class], t, until - t);
+                    self.ready[h] = until;
+                    next = next.min(until);
+                    continue;
+                }
+                let slot = ((h - base) * nsp + sp) as u16;
+                pick.offer(slot, self.ages[h], last_age);
+                eligible += 1;
+            }
+        }
+        if let Some(chosen) = pick.choose() {
+            let h = self.hot(chosen);
+            let ready = self.ready[h];
+            if ready < t {
+                let pc = self.pcs[h];
+                ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
+            }
+            self.sps[sp].last_age = self.ages[h];
+            self.sps[sp].next_at = u64::MAX;
+            self.issue(sp, chosen, t, ctx)?;
+            next = next.min(self.sps[sp].next_at).min(self.ready[h]);
+            if eligible > 1 {
+                // The others wait for the next issue slot.
+                next = next.min(self.sps[sp].issue_free_at.max(t + 1));
+            }
+        }
+        let s = &mut self.sps[sp];
+        s.next_at = if next == u64::MAX {
+            next
+        } else {
+            next.max(t + 1).max(s.issue_free_at)
+        };
+        Ok(())
     }
 
     /// [`Self::schedule`] for one policy.
