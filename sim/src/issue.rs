@@ -54,7 +54,7 @@ impl Sm {
         match inst.kind {
             Kind::Unary { .. } | Kind::Binary { .. } | Kind::Select { .. } | Kind::Cmpx { .. } => {
                 exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);
-                let occ = cfg.occupancy_cycles(cfg.alu_lanes_per_cycle);
+                let occ = self.alu_occupancy;
                 self.sps[sp].alu_free_at = t + occ * slots;
                 let ready = t + (slots - 1) * occ + u64::from(cfg.alu_latency_cycles);
                 write_sb(w.rf.sb_mut(), inst.writes(), pack(ready, StallReason::Wait));
@@ -63,7 +63,7 @@ impl Sm {
             Kind::Shfl { .. } => {
                 exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);
                 let start = t.max(self.smem_free_at);
-                self.smem_free_at = start + cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle);
+                self.smem_free_at = start + self.shfl_occupancy;
                 self.sps[sp].mio.push(start);
                 let ready = start + u64::from(cfg.shfl_latency_cycles);
                 write_sb(

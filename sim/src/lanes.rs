@@ -228,6 +228,28 @@ pub(crate) fn select<T: Lane>(out: &mut [T], a: impl Lanes<T>, b: impl Lanes<T>,
     });
 }
 
+/// Copies `src` into `dst` (of equal length). A copy of a few dozen
+/// lanes whose length is known only at run time becomes a call to
+/// `memcpy`, which costs more than the copy; the usual warp widths get a
+/// copy of a constant length, inlined as a few vector moves, and any other
+/// width the plain copy.
+#[inline(always)]
+pub(crate) fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    #[inline(always)]
+    fn fixed<T: Copy, const N: usize>(dst: &mut [T], src: &[T]) {
+        let d: &mut [T; N] = dst.try_into().expect("equal lengths");
+        let s: &[T; N] = src.try_into().expect("equal lengths");
+        *d = *s;
+    }
+    match src.len() {
+        64 => fixed::<T, 64>(dst, src),
+        32 => fixed::<T, 32>(dst, src),
+        16 => fixed::<T, 16>(dst, src),
+        8 => fixed::<T, 8>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
 /// `(lo[l], hi[l]) = (min, max)` in the lanes of `mask`.
 #[inline(always)]
 pub(crate) fn cmpx<T: Lane>(

@@ -77,6 +77,11 @@ pub(crate) struct Sm {
     pub smem_free_at: u64,
     /// The next cycle the SM's LSU accepts a global request.
     pub lsu_free_at: u64,
+    /// Cycles a warp instruction occupies a sub-partition's ALU and the
+    /// shuffle unit ([`GpuConfig::occupancy_cycles`]): worked out once, as
+    /// every issue needs one and a division is slow.
+    pub alu_occupancy: u64,
+    pub shfl_occupancy: u64,
     resident_warps: u32,
     active_since: u64,
     age_counter: u64,
@@ -116,6 +121,8 @@ impl Sm {
                 .collect(),
             smem_free_at: 0,
             lsu_free_at: 0,
+            alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
+            shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
             resident_warps: 0,
             active_since: 0,
             age_counter: 0,

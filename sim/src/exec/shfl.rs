@@ -125,7 +125,7 @@ fn source(alu: &Alu, rf: &RegFile, t: &mut [u32; 3 * MAX_LANES]) {
         unreachable!("a shuffle's source is a register")
     };
     let vals = rf.r32(src);
-    t[MAX_LANES..MAX_LANES + vals.len()].copy_from_slice(vals);
+    lanes::copy(&mut t[MAX_LANES..MAX_LANES + vals.len()], vals);
 }
 
 /// The copied source lanes.
