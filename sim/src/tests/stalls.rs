@@ -255,3 +255,55 @@ fn a_busy_sub_partition_shows_not_selected_and_pipe_throttle() {
     let ipc = s.inst_executed as f64 / busy as f64;
     assert!((1.9..=2.1).contains(&ipc), "ipc {ipc}");
 }
+
+/// Untraced runs charge `not_selected` lazily, traced ones pass by pass
+/// (`scheduler.rs`, `pass_lazy`): both give the same counters, per kernel
+/// and per instruction, under either policy.
+#[test]
+fn lazy_not_selected_charges_equal_the_pass_by_pass_ones() {
+    for policy in [SchedulerPolicy::Gto, SchedulerPolicy::Lrr] {
+        for base in [GpuConfig::tiny(), GpuConfig::h200()] {
+            let mut cfg = base;
+            cfg.num_sms = 2;
+            cfg.scheduler = policy;
+            let warp = cfg.warp_size;
+            for named in kernels_ir::kernels::catalog(warp) {
+                let name = named.name().to_string();
+                let k = verified(named.kernel);
+                let run = |sink: Option<&mut crate::VecSink>| {
+                    let mut g = gpu(cfg.clone());
+                    let (src, dst) = (g.alloc(1 << 20), g.alloc(1 << 20));
+                    let data: Vec<u32> = (0..1 << 18)
+                        .map(|i: u32| i.wrapping_mul(2_654_435_761))
+                        .collect();
+                    g.write_u32s(src, &data).unwrap();
+                    let params: Vec<ParamValue> = k
+                        .kernel()
+                        .params
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| match p.ty {
+                            ParamType::U64 => ParamValue::U64(if i == 0 { src } else { dst }),
+                            ParamType::U32 => ParamValue::U32(40 * warp),
+                        })
+                        .collect();
+                    let (grid, block) = (Dim3::x(9), Dim3::x(4 * warp));
+                    match sink {
+                        Some(sink) => g.launch_traced(&k, grid, block, &params, sink),
+                        None => g.launch(&k, grid, block, &params),
+                    }
+                    .unwrap()
+                };
+                let lazy = run(None);
+                let mut sink = crate::VecSink::default();
+                let traced = run(Some(&mut sink));
+                assert!(!sink.events.is_empty(), "{name}: traced");
+                assert!(
+                    lazy == traced,
+                    "{name}, {policy:?}: {lazy:?}\nvs\n{traced:?}"
+                );
+                check_accounting(&lazy, &name);
+            }
+        }
+    }
+}
