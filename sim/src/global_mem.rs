@@ -95,8 +95,8 @@ impl L2 {
     }
 
     /// Asks the host CPU to fetch the cache lines that [`Self::access`] of
-    /// `sector` will read first (the set's keys, valid bits and LRU
-    /// stamps), so a loop over many sectors has several of its host cache
+    /// `sector` will read first (the set's keys, valid and dirty bits
+    /// and LRU stamps), so a loop over many sectors has several of its host cache
     /// misses in flight at once. No effect on the model.
     #[inline]
     fn prefetch(&self, sector: u64) {
@@ -107,6 +107,7 @@ impl L2 {
             for i in [first, last] {
                 prefetch(&self.keys[i]);
                 prefetch(&self.valid[i]);
+                prefetch(&self.dirty[i]);
                 prefetch(&self.lru[i]);
             }
         }
@@ -255,6 +256,12 @@ impl MemTiming {
         } else {
             (chunk % parts) as usize
         }
+    }
+
+    /// The L2 line that holds `sector`.
+    #[inline]
+    pub fn line(&self, sector: u64) -> u64 {
+        sector >> self.l2.sectors_per_line.trailing_zeros()
     }
 
     /// Starts fetching the host memory that timing `sector` will need
