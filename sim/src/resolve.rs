@@ -33,7 +33,7 @@ struct Ahead {
 impl Ahead {
     /// Moves to the next sector of a line other than the last one's and
     /// prefetches its L2 set; at the end of the order, does nothing.
-    #[inline]
+    #[inline(always)]
     fn next(&mut self, pending: &[Pending], sectors: &[u64], order: &[u64], timing: &MemTiming) {
         while let Some(&i) = order.get(self.j) {
             let p = &pending[i as usize];
