@@ -420,9 +420,15 @@ pub(crate) fn run_parallel(
                 pool.install(|| {
                     use rayon::prelude::*;
                     let mut run = || {
+                        // Every chunk its own task: by default rayon stops
+                        // splitting at about one piece per thread (2 chunks
+                        // each on 2 threads) unless a piece is stolen, so a
+                        // thread could idle for most of a piece at the end
+                        // of every quantum.
                         sms.par_chunks_mut(chunk)
                             .zip(logs.par_chunks_mut(chunk))
                             .zip(workers.par_iter_mut())
+                            .with_max_len(1)
                             .map(|(c, w)| run_chunk(c, w))
                             .collect()
                     };

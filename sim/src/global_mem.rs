@@ -18,6 +18,7 @@
 //! DRAM banks, rows and refresh, the crossbar, TLBs, and the write-back of
 //! dirty lines still in L2 when the kernel ends.
 
+use crate::aligned::LineAligned;
 use crate::config::GpuConfig;
 use crate::stats::KernelStats;
 
@@ -33,12 +34,12 @@ struct L2 {
     /// filled it, as `line << GEN_BITS | generation`: one compare finds a
     /// line of this launch, and lines of older launches are invalid
     /// (flushed).
-    keys: Vec<u64>,
+    keys: LineAligned<u64>,
     /// Last use, for LRU.
-    lru: Vec<u32>,
+    lru: LineAligned<u32>,
     /// Valid and dirty sectors per way.
-    valid: Vec<u64>,
-    dirty: Vec<u64>,
+    valid: LineAligned<u64>,
+    dirty: LineAligned<u64>,
     sets: u64,
     /// `sets` as a [`FastMod`]: `tag % sets` without a division.
     set_mod: FastMod,
@@ -67,10 +68,10 @@ impl L2 {
         let ways = cfg.l2_ways as usize;
         let sets = (cfg.l2_bytes / line_bytes / ways as u64).max(1);
         L2 {
-            keys: Vec::new(),
-            lru: Vec::new(),
-            valid: Vec::new(),
-            dirty: Vec::new(),
+            keys: LineAligned::default(),
+            lru: LineAligned::default(),
+            valid: LineAligned::default(),
+            dirty: LineAligned::default(),
             sets,
             set_mod: FastMod::new(sets),
             ways,
@@ -85,30 +86,29 @@ impl L2 {
         let n = self.sets as usize * self.ways;
         if self.keys.is_empty() || self.generation > GEN_MASK {
             // Generation 0 is never current: every way starts invalid.
-            self.keys = vec![0; n];
-            self.lru = vec![0; n];
-            self.valid = vec![0; n];
-            self.dirty = vec![0; n];
+            self.keys = LineAligned::zeroed(n);
+            self.lru = LineAligned::zeroed(n);
+            self.valid = LineAligned::zeroed(n);
+            self.dirty = LineAligned::zeroed(n);
             self.generation = 1;
         }
         self.stamp = 0;
     }
 
     /// Asks the host CPU to fetch the cache lines that [`Self::access`] of
-    /// `sector` will read first (the set's keys, valid bits and LRU
-    /// stamps), so a loop over many sectors has several of its host cache
+    /// `sector` will read first (the set's keys, valid and dirty bits
+    /// and LRU stamps), so a loop over many sectors has several of its host cache
     /// misses in flight at once. No effect on the model.
     #[inline]
     fn prefetch(&self, sector: u64) {
         let tag = sector >> self.sectors_per_line.trailing_zeros();
         let first = self.set_mod.rem(tag) as usize * self.ways;
-        let last = first + self.ways - 1;
-        if last < self.keys.len() {
-            for i in [first, last] {
-                prefetch(&self.keys[i]);
-                prefetch(&self.valid[i]);
-                prefetch(&self.lru[i]);
-            }
+        let end = first + self.ways;
+        if end <= self.keys.len() {
+            self.keys.prefetch(first, end);
+            self.valid.prefetch(first, end);
+            self.dirty.prefetch(first, end);
+            self.lru.prefetch(first, end);
         }
     }
 
@@ -257,6 +257,12 @@ impl MemTiming {
         }
     }
 
+    /// The L2 line that holds `sector`.
+    #[inline]
+    pub fn line(&self, sector: u64) -> u64 {
+        sector >> self.l2.sectors_per_line.trailing_zeros()
+    }
+
     /// Starts fetching the host memory that timing `sector` will need
     /// (see `L2::prefetch`); changes nothing.
     #[inline]
@@ -299,22 +305,6 @@ impl MemTiming {
             ceil_cycles(begin) + self.dram_latency
         }
     }
-}
-
-/// A hint to the host CPU to bring `x`'s cache line in; does nothing on
-/// targets without one.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
-    // SAFETY: `_mm_prefetch` only needs SSE, which the cfg guarantees; a
-    // prefetch reads nothing the program sees and never faults, and the
-    // pointer comes from a reference anyway.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(x).cast::<i8>());
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
-    let _ = x;
 }
 
 fn ceil_cycles(fixed: u64) -> u64 {

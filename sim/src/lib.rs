@@ -102,6 +102,7 @@
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::panic)]
 
+mod aligned;
 mod coalescer;
 mod config;
 mod counters;

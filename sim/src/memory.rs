@@ -75,6 +75,14 @@ impl GlobalMem {
         (off.checked_add(len)? <= data.len() as u64).then_some((i, off as usize))
     }
 
+    /// The allocation holding `addr..addr+len`: its start address and
+    /// its bytes.
+    pub fn allocation_at(&mut self, addr: u64, len: u64) -> Option<(u64, &mut [u8])> {
+        let (i, _) = self.find(addr, len)?;
+        let (start, data) = &mut self.allocs[i];
+        Some((*start, data.as_mut_slice()))
+    }
+
     /// Host read of `len` bytes at `addr`, if inside one allocation.
     pub fn read(&self, addr: u64, len: u64) -> Option<&[u8]> {
         let (i, off) = self.find(addr, len)?;
@@ -155,41 +163,51 @@ impl GlobalMem {
             // Every lane aligned, inside one allocation: move the span
             // through scratch.
             let span = s.span as usize;
-            let mut buf = std::mem::take(&mut log.scratch);
-            buf.clear();
-            if op.store {
-                buf.resize(span, 0);
-                strided_access(op, rf, &mut buf, s.stride);
-                if s.contiguous(op.bytes) {
-                    log.push(addrs[0], &buf);
-                } else {
-                    let (stride, bytes) = (s.stride as usize, op.bytes as usize);
-                    for (l, &a) in addrs.iter().enumerate() {
-                        log.push(a, &buf[l * stride..l * stride + bytes]);
-                    }
-                }
+            if op.store && s.contiguous(op.bytes) {
+                // Lanes back to back: the registers go straight into the log.
+                let (off, buf) = log.append(span);
+                strided_access(op, rf, buf, s.stride);
+                log.record(addrs[0], off, span as u32);
+            } else if op.store {
+                pack_lanes(op, rf, addrs, exec, log);
             } else if !log.overlaps(addrs[0], s.span) {
                 // The usual load: nothing of its span stored this quantum.
                 strided_load(op, rf, &self.allocs[i].1[off..off + span], s.stride);
             } else {
+                let mut buf = std::mem::take(&mut log.scratch);
+                buf.clear();
                 buf.extend_from_slice(&self.allocs[i].1[off..off + span]);
                 log.patch(addrs[0], &mut buf);
                 strided_access(op, rf, &mut buf, s.stride);
+                log.scratch = buf;
             }
-            log.scratch = buf;
             return Ok(());
         }
         let found = self.check(addrs, exec, op.bytes)?;
+        if op.store {
+            pack_lanes(op, rf, addrs, exec, log);
+            return Ok(());
+        }
         let bytes = op.bytes as usize;
+        if found & SPLIT == 0 {
+            let (start, data) = &self.allocs[found];
+            let mut m = exec;
+            let mut clean = true;
+            while m != 0 {
+                clean &= !log.overlaps(addrs[m.trailing_zeros() as usize], bytes as u64);
+                m &= m - 1;
+            }
+            if clean {
+                // Scattered lanes in one allocation, none of them stored
+                // this quantum: straight from memory.
+                lanes_load(op, rf, addrs, exec, data, |a| (a - start) as usize);
+                return Ok(());
+            }
+        }
         let mut lane_bytes = [0u8; MAX_ACCESS_BYTES];
         let buf = &mut lane_bytes[..bytes];
         for (l, &a) in addrs.iter().enumerate() {
             if (exec >> l) & 1 == 0 {
-                continue;
-            }
-            if op.store {
-                lane_access(op, rf, l, buf);
-                log.push(a, buf);
                 continue;
             }
             let i = if found & SPLIT == 0 {
@@ -204,6 +222,22 @@ impl GlobalMem {
             lane_access(op, rf, l, buf);
         }
         Ok(())
+    }
+}
+
+/// Logs a store whose lanes are not back to back (checked): every lane's
+/// bytes packed into the log at once, lane `l`'s at `l * bytes`, and one
+/// entry per active lane, in lane order (so for two lanes storing the same
+/// bytes the highest wins, as lane by lane).
+fn pack_lanes(op: &MemOp, rf: &mut RegFile, addrs: &[u64], exec: u64, log: &mut StoreLog) {
+    let bytes = op.bytes;
+    let (off, buf) = log.append(addrs.len() * bytes as usize);
+    strided_access(op, rf, buf, bytes.into());
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros();
+        log.record(addrs[l as usize], off + l * bytes, bytes);
+        m &= m - 1;
     }
 }
 
@@ -422,6 +456,40 @@ pub(crate) fn lanes_access(
     }
 }
 
+/// The load half of [`lanes_access`], from memory it only reads.
+#[inline]
+fn lanes_load(
+    op: &MemOp,
+    rf: &mut RegFile,
+    addrs: &[u64],
+    exec: u64,
+    mem: &[u8],
+    at: impl Fn(u64) -> usize,
+) {
+    let mut off = 0;
+    for &(slot, n) in &op.regs[..op.nregs as usize] {
+        let mut m = exec;
+        if n == 4 {
+            let vals = rf.r32_mut(slot);
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                let p = at(addrs[l]) + off;
+                vals[l] = u32::from_le_bytes(mem[p..p + 4].try_into().expect("4 bytes"));
+                m &= m - 1;
+            }
+        } else {
+            let vals = rf.r64_mut(slot);
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                let p = at(addrs[l]) + off;
+                vals[l] = u64::from_le_bytes(mem[p..p + 8].try_into().expect("8 bytes"));
+                m &= m - 1;
+            }
+        }
+        off += n as usize;
+    }
+}
+
 /// Moves one lane's data between its registers and `mem` (little endian,
 /// the first register at the lowest address).
 #[inline]
@@ -583,6 +651,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn scattered_stores_and_loads_match_lane_by_lane() {
+        let mut m = GlobalMem::default();
+        let a = m.try_alloc(256).unwrap();
+        let b = m.try_alloc(64).unwrap();
+        let mut log = StoreLog::default();
+        // 8 lanes, two allocations, lanes 1 and 5 on the same word: the
+        // higher lane wins; lane 3 is off.
+        let addrs = [a + 64, a + 8, b + 16, a, a + 200, a + 8, b, a + 128];
+        let mut rf = regfile();
+        let store = op(true, 8, &[(2, 4), (1, 4)]);
+        m.access(&store, &mut rf, &addrs, 0b1111_0111, &mut log)
+            .unwrap();
+        // Loads of this quantum see the stores (patched lane by lane)...
+        let load = op(false, 8, &[(0, 8)]);
+        let mut seen = regfile();
+        m.access(&load, &mut seen, &addrs, 0xFF, &mut log).unwrap();
+        log.apply(&mut m);
+        // ...and after the boundary read them from memory (one allocation:
+        // straight from memory).
+        let mut after = regfile();
+        let (lo, _) = addrs.split_at(2);
+        m.access(&load, &mut after, lo, 0b11, &mut log).unwrap();
+        let word = |l: usize| u64::from(rf.r32(2)[l]) | u64::from(rf.r32(1)[l]) << 32;
+        for l in [0, 1, 2, 4, 5, 6, 7] {
+            let want = if l == 1 { word(5) } else { word(l) };
+            assert_eq!(seen.r64(0)[l], want, "lane {l}");
+            assert_eq!(
+                m.read(addrs[l], 8),
+                Some(&want.to_le_bytes()[..]),
+                "lane {l}"
+            );
+        }
+        assert_eq!(seen.r64(0)[3], 0, "lane 3 stored nothing");
+        assert_eq!(after.r64(0)[..2], [word(0), word(5)]);
     }
 
     #[test]

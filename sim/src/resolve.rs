@@ -15,8 +15,43 @@ use crate::global_mem::MemTiming;
 use crate::launch::Worker;
 use crate::stats::KernelStats;
 
-/// How many requests ahead [`Batch::time`] prefetches the L2 set of.
-const PREFETCH_AHEAD: usize = 8;
+/// How many distinct L2 lines ahead [`Batch::time`] prefetches the L2
+/// set of.
+const PREFETCH_AHEAD: usize = 12;
+
+/// [`Batch::time`]'s prefetch cursor: the next sector of the timing order
+/// to prefetch the L2 set of (entry `j` of the order, its sector `k`).
+#[derive(Default)]
+struct Ahead {
+    j: usize,
+    k: u32,
+    /// The line prefetched last (+1; 0: none), so a coalesced request's
+    /// sectors of one line cost one prefetch.
+    line: u64,
+}
+
+impl Ahead {
+    /// Moves to the next sector of a line other than the last one's and
+    /// prefetches its L2 set; at the end of the order, does nothing.
+    #[inline(always)]
+    fn next(&mut self, pending: &[Pending], sectors: &[u64], order: &[u64], timing: &MemTiming) {
+        while let Some(&i) = order.get(self.j) {
+            let p = &pending[i as usize];
+            if self.k < p.n {
+                let sector = sectors[(p.first + self.k) as usize];
+                self.k += 1;
+                let line = timing.line(sector) + 1;
+                if line != self.line {
+                    self.line = line;
+                    timing.prefetch(sector);
+                    return;
+                }
+            } else {
+                (self.j, self.k) = (self.j + 1, 0);
+            }
+        }
+    }
+}
 
 /// One quantum's global requests and, once timed, when each completes.
 #[derive(Default)]
@@ -61,19 +96,20 @@ impl Batch {
     pub fn time(&mut self, timing: &mut MemTiming, per_cycle: u64) {
         sort_pending(&self.pending, &mut self.order);
         self.done.clear();
-        for (j, &i) in self.order.iter().enumerate() {
-            // The L2 is far larger than a host cache: start fetching the
-            // L2 set of a request a few ahead.
-            if let Some(&ahead) = self.order.get(j + PREFETCH_AHEAD) {
-                let a = &self.pending[ahead as usize];
-                if a.n > 0 {
-                    timing.prefetch(self.sectors[a.first as usize]);
-                }
-            }
-            let p = &self.pending[i as usize];
+        let (pending, sectors, order) = (&self.pending, &self.sectors, &self.order);
+        // The L2 is far larger than a host cache: start fetching the L2
+        // sets of the lines a few ahead, sector by sector, so a request
+        // scattered over many lines has them all in flight.
+        let mut ahead = Ahead::default();
+        for _ in 0..PREFETCH_AHEAD {
+            ahead.next(pending, sectors, order, timing);
+        }
+        for &i in order {
+            let p = &pending[i as usize];
             let mut done = p.start + 1;
             let (mut depart, mut sent) = (p.start, 0);
-            for &sector in &self.sectors[p.first as usize..(p.first + p.n) as usize] {
+            for &sector in &sectors[p.first as usize..(p.first + p.n) as usize] {
+                ahead.next(pending, sectors, order, timing);
                 done = done.max(timing.sector(depart, sector, p.store, &mut self.stats));
                 sent += 1;
                 if sent == per_cycle {

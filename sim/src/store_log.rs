@@ -30,16 +30,36 @@ pub(crate) struct StoreLog {
 
 impl StoreLog {
     /// Records that `data` is stored at `addr` (inside an allocation).
+    #[cfg(test)]
     pub fn push(&mut self, addr: u64, data: &[u8]) {
+        let off = self.append(data.len()).0;
+        self.bytes[off as usize..].copy_from_slice(data);
+        self.record(addr, off, data.len() as u32);
+    }
+
+    /// Appends `len` bytes to the log's data for the caller to fill (a
+    /// warp's store is written here once, not built elsewhere and copied);
+    /// returns their offset and the bytes. [`Self::record`] says where
+    /// they go.
+    #[inline]
+    pub fn append(&mut self, len: usize) -> (u32, &mut [u8]) {
+        let off = self.bytes.len();
+        self.bytes.resize(off + len, 0);
+        (off as u32, &mut self.bytes[off..])
+    }
+
+    /// Records that the `len` appended bytes at offset `off` are stored at
+    /// `addr` (inside an allocation).
+    #[inline]
+    pub fn record(&mut self, addr: u64, off: u32, len: u32) {
+        let end = addr + u64::from(len);
         if self.entries.is_empty() {
-            (self.lo, self.hi) = (addr, addr + data.len() as u64);
+            (self.lo, self.hi) = (addr, end);
         } else {
             self.lo = self.lo.min(addr);
-            self.hi = self.hi.max(addr + data.len() as u64);
+            self.hi = self.hi.max(end);
         }
-        let off = self.bytes.len() as u32;
-        self.entries.push((addr, off, data.len() as u32));
-        self.bytes.extend_from_slice(data);
+        self.entries.push((addr, off, len));
     }
 
     /// Whether a store of this quantum may overlap `len` bytes at `addr`
@@ -73,10 +93,29 @@ impl StoreLog {
 
     /// Writes the logged stores to `mem` in order and empties the log.
     pub fn apply(&mut self, mem: &mut GlobalMem) {
+        // Most stores of a quantum go to one allocation: look it up again
+        // only when a store leaves it.
+        let mut at: Option<(u64, &mut [u8])> = None;
         for &(a, off, len) in &self.entries {
             let data = &self.bytes[off as usize..(off + len) as usize];
-            mem.write(a, data)
-                .expect("a logged store was checked against the allocations");
+            let inside = |(start, dst): &(u64, &mut [u8])| {
+                a >= *start && a - start + u64::from(len) <= dst.len() as u64
+            };
+            if !at.as_ref().is_some_and(inside) {
+                at = Some(
+                    mem.allocation_at(a, len.into())
+                        .expect("a logged store was checked against the allocations"),
+                );
+            }
+            let (start, dst) = at.as_mut().expect("found above");
+            let dst = &mut dst[(a - *start) as usize..][..len as usize];
+            // The usual widths as fixed-size copies, not a call each.
+            match len {
+                4 => dst.copy_from_slice(&data[..4]),
+                8 => dst.copy_from_slice(&data[..8]),
+                16 => dst.copy_from_slice(&data[..16]),
+                _ => dst.copy_from_slice(data),
+            }
         }
         self.entries.clear();
         self.bytes.clear();
