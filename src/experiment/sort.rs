@@ -146,6 +146,7 @@ impl Selected for TeraSort {
             record_bytes: opts.record_bytes.unwrap_or(d.record_bytes),
             key_bytes: opts.key_bytes.unwrap_or(d.key_bytes),
             run_records: opts.run_records,
+            steps: opts.terasort_network == super::options::TeraNetwork::Steps,
             per_output: opts.per_output,
             gpu_merge: opts.terasort_merge == super::options::TeraMerge::Gpu,
         }

@@ -1,9 +1,46 @@
 //! GPUTeraSort's options and their check: the record layout (`R`-byte
-//! records with `K`-byte keys), the run size and the step mode, with every
-//! violation listed at once.
+//! records with `K`-byte keys), the run size, the network (fused or the
+//! seed's steps) and the step mode, with every violation listed at once.
 
 use crate::Limits;
+use crate::bitonic::{self, BitonicConfig, BitonicOptions};
 use crate::mergesort::{self, MergesortConfig, MergesortOptions};
+
+/// How phase 1 (and the refinement) sorts the key-pointer words.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Network {
+    /// The bitonic sort's fused kernels for 64-bit words (this
+    /// configuration, `sorts/src/bitonic`): the steps whose partners lie in
+    /// one block's tile run in shared memory and registers inside one
+    /// launch, only the larger distances are global launches. The same
+    /// comparator network as the seed's, mapped onto a GPU with shared
+    /// memory.
+    Fused(BitonicConfig),
+    /// The seed's network literally: one launch per step through global
+    /// memory (the 2005 GPU had no shared memory), in the step mode.
+    Steps,
+}
+
+impl Network {
+    /// The name reports and `--terasort-network` use (`fused` or `steps`).
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Network::Fused(_) => "fused",
+            Network::Steps => "steps",
+        }
+    }
+}
+
+/// The fused network's bitonic options for `warp`-lane warps: the bitonic
+/// sort's defaults (vector length, block halved until the tile fits the
+/// machine, swizzle) for 64-bit key-pointer words.
+pub fn fused_options(warp: u32) -> BitonicOptions {
+    BitonicOptions {
+        warp,
+        key_bits: 64,
+        ..BitonicOptions::default()
+    }
+}
 
 /// How one bitonic step maps onto threads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -64,7 +101,11 @@ pub struct TeraSortOptions {
     /// Records per phase-1 run; `None`: every record in one run (the
     /// simulated machine has no memory size to bound it).
     pub run_records: Option<u64>,
-    /// The seed's thread-per-output steps instead of thread-per-pair.
+    /// The seed's literal network, one launch per step, instead of the
+    /// fused kernels.
+    pub steps: bool,
+    /// The seed's thread-per-output steps instead of thread-per-pair
+    /// (steps only).
     pub per_output: bool,
     /// Phase 2 on the simulated GPU instead of the host.
     pub gpu_merge: bool,
@@ -83,7 +124,9 @@ pub struct TeraSortConfig {
     pub key_bytes: u32,
     /// Records per run (`None`: one run of every record).
     pub run_records: Option<u64>,
-    /// The step mode.
+    /// The network that sorts the key-pointer words.
+    pub network: Network,
+    /// The step mode of [`Network::Steps`].
     pub mode: StepMode,
     /// Threads per block of every kernel: 8 warps, or fewer where the
     /// machine allows fewer threads per block.
@@ -98,14 +141,22 @@ pub const MAX_RUN_RECORDS: u64 = 1 << 31;
 
 impl TeraSortConfig {
     /// A configuration of `warp`-lane warps with the Sort Benchmark's
-    /// layout (100-byte records, 10-byte keys), one run, pair steps.
+    /// layout (100-byte records, 10-byte keys), one run, the fused network
+    /// with the bitonic sort's vector length and 256-thread blocks
+    /// (unchecked against a machine).
     pub fn new(warp: u32, key_bits: u32) -> TeraSortConfig {
+        let o = fused_options(warp);
+        let fused = BitonicConfig {
+            key_bits: 64,
+            ..BitonicConfig::new(warp, o.vector, bitonic::config::DEFAULT_BLOCK_THREADS)
+        };
         TeraSortConfig {
             warp,
             key_bits,
             record_bytes: 100,
             key_bytes: 10,
             run_records: None,
+            network: Network::Fused(fused),
             mode: StepMode::Pair,
             block_threads: warp * 8,
             phase2: Phase2::Host,
@@ -115,6 +166,30 @@ impl TeraSortConfig {
     /// The 32-bit words of one record.
     pub fn record_words(&self) -> u32 {
         self.record_bytes / 4
+    }
+
+    /// The words a refinement segment of `len` tied words takes: the next
+    /// power of two, and for the fused network at least one vector pair
+    /// (the smallest span its kernels sort).
+    pub fn segment(&self, len: usize) -> usize {
+        match &self.network {
+            Network::Steps => len.next_power_of_two(),
+            Network::Fused(b) => len
+                .next_power_of_two()
+                .max(bitonic::schedule::min_span(b) as usize),
+        }
+    }
+
+    /// The words the refinement's segments of a run of `n` words take at
+    /// most: every tie (at least 2 words) pads to [`Self::segment`], less
+    /// than twice its words as a power of two, and at most `L` times them
+    /// as the fused network's smallest span `2L`.
+    pub fn tied_words(&self, n: u64) -> u64 {
+        let times = match &self.network {
+            Network::Steps => 2,
+            Network::Fused(b) => u64::from(b.vector).max(2),
+        };
+        n.next_power_of_two() * times
     }
 
     /// Refinement rounds at most: one per 4 key bytes.
@@ -192,6 +267,7 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
         record_bytes: opts.record_bytes,
         key_bytes: opts.key_bytes,
         run_records: opts.run_records,
+        network: Network::Steps,
         mode: if opts.per_output {
             StepMode::Output
         } else {
@@ -202,6 +278,22 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
     };
     let mut errors = cfg.check().err().unwrap_or_default();
     let mut cfg = cfg;
+    if !opts.steps {
+        if opts.per_output {
+            errors.push(
+                "--per-output: one thread per output element is a form of the seed's steps; \
+                 give --terasort-network steps with it"
+                    .to_string(),
+            );
+        }
+        match bitonic::configure(&fused_options(opts.warp), limits) {
+            Ok(b) => cfg.network = Network::Fused(b),
+            Err(more) => errors.extend(
+                more.into_iter()
+                    .map(|e| format!("--terasort-network fused: the bitonic tile: {e}")),
+            ),
+        }
+    }
     if opts.gpu_merge {
         // Mergesort's default tile on this machine, for 64-bit words.
         let merge = MergesortOptions {

@@ -102,9 +102,7 @@ impl GpuMerge {
         let mut alloc = |bytes: u64| dev.try_alloc(bytes).map_err(SortError::Device);
         let words = [alloc(count * 8)?, alloc(count * 8)?];
         let mp = alloc((tiles + 1) * 4)?;
-        // The refinement's segments pad every tie to a power of two: at
-        // most twice the records.
-        let seg = 2 * n.next_power_of_two() as u64;
+        let seg = ts.config().tied_words(n as u64);
         let tied = [alloc(seg * 8)?, ts.other(dev, seg)];
         Ok(MergeBuffers {
             words,
