@@ -23,7 +23,7 @@
 //! for the merged words); the output is checked whole record against
 //! whole record.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 use super::config::{Network, Phase2, StepMode, TeraSortConfig};
@@ -190,11 +190,12 @@ impl TeraSort {
             Net::Steps(_) => pad,
             Net::Fused(b) => crate::bitonic::schedule::filled(b.config(), pad),
         };
-        let tied = cfg.tied_words(pad);
-        let bufs = Buffers {
-            pairs: [run.dev.alloc(words * 8), self.other(run.dev, pad)],
-            tied: [run.dev.alloc(tied * 8), self.other(run.dev, tied)],
-        };
+        let pairs = [run.dev.alloc(words * 8), self.other(run.dev, pad)];
+        // Ties pad to powers of two: twice the words hold them with the
+        // steps; the fused network's spans of at least `2L` can need more,
+        // and then [`TeraSort::refine`] allocates more.
+        let tied = [run.dev.alloc(2 * pad * 8), self.other(run.dev, 2 * pad)];
+        let bufs = Buffers::new(pairs, tied, 2 * pad);
         // Phase 2 on the GPU collects the runs' words instead of records.
         let gpu = match &self.gpu {
             Some(g) if per_run < n => Some((g, g.buffers(self, run.dev, n, per_run)?)),
@@ -357,13 +358,14 @@ impl TeraSort {
                 slots.resize(slots.len() + run.cfg.segment(len) - len, u64::MAX);
             }
             let total = slots.len() as u64;
+            let tied = bufs.tied(self, run.dev, total);
             run.dev
-                .write_u64s(bufs.tied[0], &slots)
+                .write_u64s(tied[0], &slots)
                 .map_err(SortError::Device)?;
             let t = run.cfg.block_threads;
             let params = [
                 ParamValue::U64(base),
-                ParamValue::U64(bufs.tied[0]),
+                ParamValue::U64(tied[0]),
                 u32p(total),
                 u32p(u64::from(4 * round)),
                 ParamValue::U32(run.cfg.prefix_mask(round)),
@@ -379,13 +381,13 @@ impl TeraSort {
                     _ => classes.push((size.trailing_zeros(), size)),
                 }
             }
-            let which = self.classes(run, bufs.tied, &classes)?;
+            let which = self.classes(run, tied, &classes)?;
             let mut sorted = Vec::with_capacity(slots.len());
             for (&(_, words), &w) in classes.iter().zip(&which) {
                 let off = sorted.len() as u64 * 8;
                 let back = run
                     .dev
-                    .read_u64s(bufs.tied[w] + off, words as usize)
+                    .read_u64s(tied[w] + off, words as usize)
                     .map_err(SortError::Device)?;
                 sorted.extend(back);
             }
@@ -527,7 +529,30 @@ enum Net {
 /// segments, each with its second buffer in the per-output mode.
 pub(super) struct Buffers {
     pub(super) pairs: [u64; 2],
-    pub(super) tied: [u64; 2],
+    /// The segments' buffers and how many words they hold.
+    tied: Cell<([u64; 2], u64)>,
+}
+
+impl Buffers {
+    pub(super) fn new(pairs: [u64; 2], tied: [u64; 2], words: u64) -> Buffers {
+        Buffers {
+            pairs,
+            tied: Cell::new((tied, words)),
+        }
+    }
+
+    /// The segments' buffers, with room for `words` words: new ones when
+    /// the current hold fewer (the fused network pads a tie of 2 words to
+    /// `2L`), kept for the next rounds and runs.
+    fn tied<D: Device>(&self, ts: &TeraSort, dev: &mut D, words: u64) -> [u64; 2] {
+        let (bufs, room) = self.tied.get();
+        if words <= room {
+            return bufs;
+        }
+        let grown = [dev.alloc(words * 8), ts.other(dev, words)];
+        self.tied.set((grown, words));
+        grown
+    }
 }
 
 /// Where phase 1 leaves a run: its records at an address, or its words in

@@ -64,7 +64,8 @@ fn gpu_merge(cfg: TeraSortConfig) -> TeraSortConfig {
     }
 }
 
-/// Keys of a pattern: `uniform`, `few` (3 values), `equal`, `sorted`, `reverse`.
+/// Keys of a pattern: `uniform`, `few` (3 values), `equal`, `skew`,
+/// `twice`, `sorted`, `reverse`.
 fn keys<K: Key>(pattern: &str, n: usize) -> Vec<K> {
     (0..n as u64)
         .map(|i| {
@@ -74,6 +75,9 @@ fn keys<K: Key>(pattern: &str, n: usize) -> Vec<K> {
                 "equal" => 42,
                 // Counts n/2, n/4, ...: ties in many size classes at once.
                 "skew" => u64::from((i + 1).trailing_zeros()),
+                // Ties of 2: the fused network pads each to `2L` words, more
+                // than the segment buffer's first size.
+                "twice" => i / 2,
                 "sorted" => i,
                 _ => u64::MAX - i,
             };
@@ -99,7 +103,10 @@ fn sort<K: Key>(cfg: &TeraSortConfig, keys: &[K]) -> (usize, super::TeraSortSumm
 fn sizes_and_patterns_sort_at_every_warp_width() {
     for warp in [8, 16, 32, 64] {
         for n in [0, 1, 2, 3, 7, 31, 32, 33, 100] {
-            for pattern in ["uniform", "few", "equal", "skew", "sorted", "reverse"] {
+            let patterns = [
+                "uniform", "few", "equal", "skew", "twice", "sorted", "reverse",
+            ];
+            for pattern in patterns {
                 let cfg = TeraSortConfig {
                     record_bytes: 16,
                     ..TeraSortConfig::new(warp, 32)
@@ -127,7 +134,7 @@ fn layouts_key_widths_modes_and_runs() {
                 let both = [cfg.clone(), gpu_merge(cfg)];
                 for (cfg, pattern) in both
                     .iter()
-                    .flat_map(|c| ["uniform", "few", "equal", "skew"].map(|p| (c, p)))
+                    .flat_map(|c| ["uniform", "few", "equal", "skew", "twice"].map(|p| (c, p)))
                 {
                     sort(cfg, &keys::<u32>(pattern, 77));
                     if k >= 8 {
