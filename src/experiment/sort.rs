@@ -436,6 +436,7 @@ pub fn limits(gpu: &GpuConfig) -> Limits {
         max_warps_per_sm: gpu.max_warps_per_sm,
         regs_per_sm: gpu.regs_per_sm,
         reg_alloc_unit: gpu.reg_alloc_unit,
+        max_regs_per_thread: gpu.max_regs_per_thread,
     }
 }
 

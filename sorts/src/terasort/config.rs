@@ -253,6 +253,42 @@ impl TeraSortConfig {
     }
 }
 
+/// The fused network's bitonic configuration on a machine with `limits`:
+/// vectors of [`FUSED_VECTOR`] words, halved while the bitonic kernels do
+/// not fit (a machine with few registers per thread or little shared
+/// memory), or the problems of the shortest vector.
+fn fused_config(warp: u32, limits: &Limits) -> Result<BitonicConfig, Vec<String>> {
+    let mut opts = fused_options(warp);
+    loop {
+        let problems = match bitonic::configure(&opts, limits) {
+            Ok(b) => {
+                let over: Vec<String> = bitonic::generate(&b)
+                    .iter()
+                    .filter(|k| k.regs.words_per_thread() > limits.max_regs_per_thread)
+                    .map(|k| {
+                        format!(
+                            "--vector {}: `{}` needs {} registers per thread, over the machine's {}",
+                            b.vector,
+                            k.name,
+                            k.regs.words_per_thread(),
+                            limits.max_regs_per_thread
+                        )
+                    })
+                    .collect();
+                if over.is_empty() {
+                    return Ok(b);
+                }
+                over
+            }
+            Err(problems) => problems,
+        };
+        if opts.vector == 1 {
+            return Err(problems);
+        }
+        opts.vector /= 2;
+    }
+}
+
 /// The configuration `opts` describe on a machine with `limits`, or every
 /// violation at once.
 pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConfig, Vec<String>> {
@@ -283,7 +319,7 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
                     .to_string(),
             );
         }
-        match bitonic::configure(&fused_options(opts.warp), limits) {
+        match fused_config(opts.warp, limits) {
             Ok(b) => cfg.network = Network::Fused(b),
             Err(more) => errors.extend(
                 more.into_iter()
@@ -331,6 +367,38 @@ mod tests {
         assert_eq!(cfg.prefix_mask(1), u32::MAX);
         assert_eq!(cfg.prefix_mask(2), 0xFFFF_0000);
         assert_eq!(cfg.max_rounds(), 3);
+    }
+
+    #[test]
+    fn the_fused_vector_shortens_to_fit_a_small_machine() {
+        let opts = TeraSortOptions {
+            warp: 8,
+            key_bits: 32,
+            record_bytes: 16,
+            key_bytes: 10,
+            run_records: None,
+            steps: false,
+            per_output: false,
+            gpu_merge: false,
+        };
+        let mut limits = Limits {
+            warp_size: 8,
+            smem_banks: 32,
+            smem_bytes_per_block: 227 * 1024,
+            max_threads_per_block: 1024,
+            max_warps_per_sm: 64,
+            regs_per_sm: 65536,
+            reg_alloc_unit: 256,
+            max_regs_per_thread: 255,
+        };
+        let vector = |l: &Limits| match configure(&opts, l).unwrap().network {
+            Network::Fused(b) => b.vector,
+            Network::Steps => unreachable!("fused by default"),
+        };
+        assert_eq!(vector(&limits), FUSED_VECTOR);
+        // 64-bit vectors of 16 words need more than 64 registers.
+        limits.max_regs_per_thread = 64;
+        assert!(vector(&limits) < FUSED_VECTOR);
     }
 
     #[test]
