@@ -8,14 +8,18 @@ use crate::util::simsort;
 
 #[test]
 fn terasort_runs_every_distribution_in_several_runs_and_says_so() {
-    for dist in [
+    let dists = [
         "uniform",
         "few-unique",
         "all-equal",
         "zipf",
         "sorted",
         "reverse",
-    ] {
+    ];
+    for (dist, network) in dists
+        .iter()
+        .flat_map(|&d| ["fused", "steps"].map(|n| (d, n)))
+    {
         let args = [
             "--algo",
             "terasort",
@@ -29,6 +33,8 @@ fn terasort_runs_every_distribution_in_several_runs_and_says_so() {
             "1000",
             "--record-bytes",
             "16",
+            "--terasort-network",
+            network,
             "--json",
         ];
         let out = simsort(&args);
@@ -44,7 +50,14 @@ fn terasort_runs_every_distribution_in_several_runs_and_says_so() {
             .iter()
             .map(|k| k["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names[..2], ["keygen", "step_pair"], "{dist}");
+        if network == "steps" {
+            assert_eq!(names[..2], ["keygen", "step_pair"], "{dist}");
+        } else {
+            // Runs of 1000 fill to 1024 words, one tile: one `head` each.
+            assert_eq!(names[..3], ["keygen", "fill", "head"], "{dist}");
+            assert!(!names.contains(&"step_pair"), "{dist}: {names:?}");
+            assert_eq!(json["config"]["terasort_network"], Value::Null);
+        }
         let refined = names.contains(&"refine_keys");
         assert_eq!(
             refined,
@@ -118,6 +131,7 @@ fn bad_terasort_options_are_listed_together() {
         "12",
         "--run-records",
         "0",
+        "--per-output",
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -125,6 +139,7 @@ fn bad_terasort_options_are_listed_together() {
         "--record-bytes 10",
         "--key-bytes 12 is more",
         "--run-records 0",
+        "--per-output: one thread per output element is a form of the seed's steps",
     ] {
         assert!(err.contains(flag), "{flag}: {err}");
     }
@@ -133,10 +148,33 @@ fn bad_terasort_options_are_listed_together() {
 
 #[test]
 fn terasort_kernels_are_listed() {
-    let out = simsort(&["kernels", "--algo", "terasort", "--per-output"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0));
-    for k in ["keygen", "refine_keys", "step_output", "reorder"] {
-        assert!(text.contains(k), "{k}: {text}");
+    let args = ["kernels", "--algo", "terasort"];
+    let steps = [&args[..], &["--terasort-network", "steps", "--per-output"]].concat();
+    for (args, kernels) in [
+        (
+            &args[..],
+            &[
+                "keygen",
+                "refine_keys",
+                "fill",
+                "head",
+                "step",
+                "tail",
+                "reorder",
+            ][..],
+        ),
+        (
+            &steps[..],
+            &["keygen", "refine_keys", "step_output", "reorder"][..],
+        ),
+    ] {
+        let out = simsort(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        for k in kernels {
+            assert!(text.contains(k), "{k}: {text}");
+        }
     }
+    let text = String::from_utf8_lossy(&simsort(&args).stdout).into_owned();
+    assert!(!text.contains("step_pair"), "{text}");
 }

@@ -37,6 +37,8 @@ pub struct Limits {
     pub regs_per_sm: u32,
     /// Registers are allocated per warp in multiples of this.
     pub reg_alloc_unit: u32,
+    /// 32-bit registers one thread may use.
+    pub max_regs_per_thread: u32,
 }
 
 impl Limits {

@@ -100,14 +100,17 @@ pub fn run_config(report: &Report) -> String {
                 "-" => d.to_string(),
                 v => v.to_string(),
             };
-            let steps = if text("per_output") == "true" {
-                "output"
-            } else {
-                "pair"
+            let network = match (
+                text("terasort_network").as_str(),
+                text("per_output").as_str(),
+            ) {
+                ("steps", "true") => "output steps",
+                ("steps", _) => "pair steps",
+                _ => "fused network",
             };
             format!(
                 "terasort on {}: W={warp}, {}-byte records, {}-byte keys, run records {}, \
-                 {steps} steps, phase 2 {}",
+                 {network}, phase 2 {}",
                 text("gpu"),
                 or("record_bytes", "100"),
                 or("key_bytes", "10"),

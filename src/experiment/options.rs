@@ -94,7 +94,8 @@ named_value!(
     Layout,
     MergeExchange,
     Schedule,
-    TeraMerge
+    TeraMerge,
+    TeraNetwork
 );
 
 /// One axis of a sweep's grid: its name as in the report's `config` object
@@ -563,6 +564,12 @@ sort_options! {
     terasort_merge: TeraMerge = TeraMerge::Host,
         cli TeraMergeArg [value_enum, default_value = "host"], list TeraMergeArg,
         csv 17, column "merge-at", label "phase 2 merge", for [Terasort], quiet;
+    /// GPUTeraSort: how the key-pointer words are sorted: `fused` (the
+    /// bitonic sort's kernels, small distances in shared memory) or `steps`
+    /// (the seed's network literally, one launch per step).
+    terasort_network: TeraNetwork = TeraNetwork::Fused,
+        cli TeraNetworkArg [value_enum, default_value = "fused"], list TeraNetworkArg,
+        csv 18, column "network", label "network", for [Terasort], quiet;
     /// GPUTeraSort: bytes per record, a positive multiple of 4 [default: 100].
     record_bytes: Option<u32> = None,
         cli Option<u32> [], list u32,
@@ -685,6 +692,43 @@ impl From<TeraMergeArg> for TeraMerge {
         match m {
             TeraMergeArg::Host => TeraMerge::Host,
             TeraMergeArg::Gpu => TeraMerge::Gpu,
+        }
+    }
+}
+
+/// How GPUTeraSort sorts its key-pointer words.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TeraNetwork {
+    /// The bitonic sort's fused kernels.
+    Fused,
+    /// The seed's network, one launch per step.
+    Steps,
+}
+
+impl TeraNetwork {
+    /// The name the command line and the reports use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TeraNetwork::Fused => "fused",
+            TeraNetwork::Steps => "steps",
+        }
+    }
+}
+
+/// `--terasort-network` names for the command line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TeraNetworkArg {
+    /// The bitonic sort's fused kernels (shared-memory tiles).
+    Fused,
+    /// The seed's network literally, one launch per step.
+    Steps,
+}
+
+impl From<TeraNetworkArg> for TeraNetwork {
+    fn from(m: TeraNetworkArg) -> TeraNetwork {
+        match m {
+            TeraNetworkArg::Fused => TeraNetwork::Fused,
+            TeraNetworkArg::Steps => TeraNetwork::Steps,
         }
     }
 }

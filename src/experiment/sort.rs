@@ -146,6 +146,7 @@ impl Selected for TeraSort {
             record_bytes: opts.record_bytes.unwrap_or(d.record_bytes),
             key_bytes: opts.key_bytes.unwrap_or(d.key_bytes),
             run_records: opts.run_records,
+            steps: opts.terasort_network == super::options::TeraNetwork::Steps,
             per_output: opts.per_output,
             gpu_merge: opts.terasort_merge == super::options::TeraMerge::Gpu,
         }
@@ -435,6 +436,7 @@ pub fn limits(gpu: &GpuConfig) -> Limits {
         max_warps_per_sm: gpu.max_warps_per_sm,
         regs_per_sm: gpu.regs_per_sm,
         reg_alloc_unit: gpu.reg_alloc_unit,
+        max_regs_per_thread: gpu.max_regs_per_thread,
     }
 }
 

@@ -34,6 +34,7 @@ fn changed_by(name: &str) -> SortOptions {
         "shared",
         "full-block",
         "gpu",
+        "steps",
     ] {
         if let Ok(m) = Main::try_parse_from(["simsort", flag.as_str(), value]) {
             let opts = m.opts.options(Vec::new());
@@ -114,6 +115,7 @@ fn the_algorithms_take_the_options_their_docs_name() {
         taken(Algo::Terasort),
         [
             "terasort_merge",
+            "terasort_network",
             "record_bytes",
             "key_bytes",
             "run_records",

@@ -105,23 +105,66 @@ pub fn plan(cfg: &BitonicConfig, n: u64) -> Vec<Planned> {
         }
         return out;
     }
-    let t = cfg.tile();
-    if padded(cfg, n) <= t {
-        let threads = (padded(cfg, n) / (2 * l)) as u32;
-        out.push(Planned::Head { tiles: 1, threads });
-        return out;
+    out.extend(fused(cfg, padded(cfg, n), fill));
+    out
+}
+
+/// The fused launches that sort every aligned span of `span` words (a
+/// power of two, at least `2L`) of the first `words` (a multiple of the
+/// span, or of the tile when the span is larger): one `head` whose blocks
+/// each sort one span when a span fits a tile, else `head` over the tiles
+/// and, per stage past the tile, the global steps and a `tail`. Every
+/// comparator of a bitonic network of `span` words stays inside one
+/// aligned span, so the spans sort independently.
+fn fused(cfg: &BitonicConfig, span: u64, words: u64) -> Vec<Planned> {
+    let (l, t) = (u64::from(cfg.vector), cfg.tile());
+    let lg_l = cfg.vector.trailing_zeros();
+    if span <= t {
+        let threads = (span / (2 * l)) as u32;
+        let tiles = words / span;
+        return vec![Planned::Head { tiles, threads }];
     }
-    let tiles = fill / t;
-    out.push(Planned::Head {
+    let tiles = words / t;
+    let nv = words / l;
+    let g = u64::from(cfg.block_threads);
+    let mut out = vec![Planned::Head {
         tiles,
         threads: cfg.block_threads,
-    });
+    }];
     let lg_t = t.trailing_zeros();
-    for k in lg_t + 1..=lg_p {
+    for k in lg_t + 1..=span.trailing_zeros() {
         for s in (lg_t - lg_l..k - lg_l).rev() {
-            out.push(step(k, s, s == k - 1 - lg_l, false, false));
+            out.push(Planned::Step {
+                stage: k,
+                s,
+                flip: s == k - 1 - lg_l,
+                pre: false,
+                post: false,
+                blocks: pairs(nv, s).div_ceil(g),
+            });
         }
         out.push(Planned::Tail { stage: k, tiles });
     }
     out
+}
+
+/// The launches that sort `count` aligned segments of `span` words each
+/// (every word present, padding included), independently, with the fused
+/// kernels: the segmented sort GPUTeraSort's refinement needs. `span` is a
+/// power of two of at least `2L` (see [`min_span`]).
+pub fn plan_segments(cfg: &BitonicConfig, span: u64, count: u64) -> Vec<Planned> {
+    assert!(cfg.fused, "segments sort with the fused kernels");
+    assert!(
+        span.is_power_of_two() && span >= min_span(cfg),
+        "span {span}"
+    );
+    if count == 0 {
+        return Vec::new();
+    }
+    fused(cfg, span, span * count)
+}
+
+/// The smallest span [`plan_segments`] sorts: one vector pair (`2L`).
+pub fn min_span(cfg: &BitonicConfig) -> u64 {
+    2 * u64::from(cfg.vector)
 }

@@ -158,3 +158,42 @@ fn powers_of_two_up_to_2_14() {
 fn powers_of_two_up_to_2_20() {
     powers_of_two(&[16, 18, 20]);
 }
+
+#[test]
+fn segments_sort_independently_and_words_sort_in_place() {
+    // What GPUTeraSort's fused network launches: spans from one vector
+    // pair to several tiles, each aligned span sorted on its own; and a
+    // sort of words another kernel left in device memory.
+    use kernels_ir::Device;
+    for (warp, vector, g) in [(8, 2, 8), (32, 4, 32)] {
+        let c = cfg(warp, vector, g, true, 64);
+        let b = Bitonic::new::<std::convert::Infallible>(&c).unwrap();
+        let mut span = schedule::min_span(&c);
+        while span <= 4 * c.tile() {
+            for count in [1, 3] {
+                let words = uniform((span * count) as usize, span + count);
+                let mut dev = Interp::new(warp).unwrap();
+                let buf = dev.alloc(span * count * 8);
+                dev.write_u64s(buf, &words).unwrap();
+                b.sort_segments(&mut dev, buf, span, count).unwrap();
+                let got = dev.read_u64s(buf, words.len()).unwrap();
+                for (g, w) in got.chunks(span as usize).zip(words.chunks(span as usize)) {
+                    let mut want = w.to_vec();
+                    want.sort_unstable();
+                    assert_eq!(g, want, "span {span} count {count}");
+                }
+            }
+            span *= 2;
+        }
+        for n in [2, 2 * c.tile() + 3] {
+            let words = uniform(n as usize, n);
+            let mut dev = Interp::new(warp).unwrap();
+            let buf = dev.alloc(schedule::filled(&c, n) * 8);
+            dev.write_u64s(buf, &words).unwrap();
+            b.sort_words(&mut dev, buf, n).unwrap();
+            let mut want = words.clone();
+            want.sort_unstable();
+            assert_eq!(dev.read_u64s(buf, n as usize).unwrap(), want);
+        }
+    }
+}

@@ -18,6 +18,7 @@ fn limits(warp: u32) -> Limits {
         max_warps_per_sm: 64,
         regs_per_sm: 65536,
         reg_alloc_unit: 256,
+        max_regs_per_thread: 255,
     }
 }
 

@@ -21,12 +21,16 @@ impl Algorithm for TeraSort {
 
     fn describe(cfg: &TeraSortConfig) -> String {
         format!(
-            "GPUTeraSort kernels for W={} records of {} bytes with {}-byte keys, {} steps, {} \
+            "GPUTeraSort kernels for W={} records of {} bytes with {}-byte keys, {} network, {} \
              threads per block, phase 2 {}",
             cfg.warp,
             cfg.record_bytes,
             cfg.key_bytes,
-            cfg.mode.name(),
+            match &cfg.network {
+                super::Network::Fused(b) =>
+                    format!("fused (bitonic L={} G={})", b.vector, b.block_threads),
+                super::Network::Steps => format!("{} steps", cfg.mode.name()),
+            },
             cfg.block_threads,
             cfg.phase2.name()
         )

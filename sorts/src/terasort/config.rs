@@ -1,9 +1,55 @@
 //! GPUTeraSort's options and their check: the record layout (`R`-byte
-//! records with `K`-byte keys), the run size and the step mode, with every
-//! violation listed at once.
+//! records with `K`-byte keys), the run size, the network (fused or the
+//! seed's steps) and the step mode, with every violation listed at once.
 
 use crate::Limits;
+use crate::bitonic::{self, BitonicConfig, BitonicOptions};
 use crate::mergesort::{self, MergesortConfig, MergesortOptions};
+
+/// How phase 1 (and the refinement) sorts the key-pointer words.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Network {
+    /// The bitonic sort's fused kernels for 64-bit words (this
+    /// configuration, `sorts/src/bitonic`): the steps whose partners lie in
+    /// one block's tile run in shared memory and registers inside one
+    /// launch, only the larger distances are global launches. The same
+    /// comparator network as the seed's, mapped onto a GPU with shared
+    /// memory.
+    Fused(BitonicConfig),
+    /// The seed's network literally: one launch per step through global
+    /// memory (the 2005 GPU had no shared memory), in the step mode.
+    Steps,
+}
+
+impl Network {
+    /// The name reports and `--terasort-network` use (`fused` or `steps`).
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Network::Fused(_) => "fused",
+            Network::Steps => "steps",
+        }
+    }
+}
+
+/// The fused network's vector length: 16 words per vector, the longest
+/// the bitonic sort has. At 1M words on `h200` (`--algo bitonic --key-bits
+/// 64`) it makes the tile 8,192 words (G = 256, 64 KB of shared memory),
+/// so 36 launches instead of the 55 of `L = 4`, 17.7 M warp instructions
+/// instead of 29.8 M and 713 K cycles instead of 941 K.
+pub const FUSED_VECTOR: u32 = 16;
+
+/// The fused network's bitonic options for `warp`-lane warps: vectors of
+/// [`FUSED_VECTOR`] 64-bit key-pointer words, and the bitonic sort's
+/// defaults otherwise (block halved until the tile fits the machine,
+/// swizzle).
+pub fn fused_options(warp: u32) -> BitonicOptions {
+    BitonicOptions {
+        warp,
+        vector: FUSED_VECTOR,
+        key_bits: 64,
+        ..BitonicOptions::default()
+    }
+}
 
 /// How one bitonic step maps onto threads.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -64,7 +110,11 @@ pub struct TeraSortOptions {
     /// Records per phase-1 run; `None`: every record in one run (the
     /// simulated machine has no memory size to bound it).
     pub run_records: Option<u64>,
-    /// The seed's thread-per-output steps instead of thread-per-pair.
+    /// The seed's literal network, one launch per step, instead of the
+    /// fused kernels.
+    pub steps: bool,
+    /// The seed's thread-per-output steps instead of thread-per-pair
+    /// (steps only).
     pub per_output: bool,
     /// Phase 2 on the simulated GPU instead of the host.
     pub gpu_merge: bool,
@@ -83,7 +133,9 @@ pub struct TeraSortConfig {
     pub key_bytes: u32,
     /// Records per run (`None`: one run of every record).
     pub run_records: Option<u64>,
-    /// The step mode.
+    /// The network that sorts the key-pointer words.
+    pub network: Network,
+    /// The step mode of [`Network::Steps`].
     pub mode: StepMode,
     /// Threads per block of every kernel: 8 warps, or fewer where the
     /// machine allows fewer threads per block.
@@ -98,14 +150,22 @@ pub const MAX_RUN_RECORDS: u64 = 1 << 31;
 
 impl TeraSortConfig {
     /// A configuration of `warp`-lane warps with the Sort Benchmark's
-    /// layout (100-byte records, 10-byte keys), one run, pair steps.
+    /// layout (100-byte records, 10-byte keys), one run, the fused network
+    /// with the bitonic sort's vector length and 256-thread blocks
+    /// (unchecked against a machine).
     pub fn new(warp: u32, key_bits: u32) -> TeraSortConfig {
+        let o = fused_options(warp);
+        let fused = BitonicConfig {
+            key_bits: 64,
+            ..BitonicConfig::new(warp, o.vector, bitonic::config::DEFAULT_BLOCK_THREADS)
+        };
         TeraSortConfig {
             warp,
             key_bits,
             record_bytes: 100,
             key_bytes: 10,
             run_records: None,
+            network: Network::Fused(fused),
             mode: StepMode::Pair,
             block_threads: warp * 8,
             phase2: Phase2::Host,
@@ -115,6 +175,18 @@ impl TeraSortConfig {
     /// The 32-bit words of one record.
     pub fn record_words(&self) -> u32 {
         self.record_bytes / 4
+    }
+
+    /// The words a refinement segment of `len` tied words takes: the next
+    /// power of two, and for the fused network at least one vector pair
+    /// (the smallest span its kernels sort).
+    pub fn segment(&self, len: usize) -> usize {
+        match &self.network {
+            Network::Steps => len.next_power_of_two(),
+            Network::Fused(b) => len
+                .next_power_of_two()
+                .max(bitonic::schedule::min_span(b) as usize),
+        }
     }
 
     /// Refinement rounds at most: one per 4 key bytes.
@@ -181,6 +253,42 @@ impl TeraSortConfig {
     }
 }
 
+/// The fused network's bitonic configuration on a machine with `limits`:
+/// vectors of [`FUSED_VECTOR`] words, halved while the bitonic kernels do
+/// not fit (a machine with few registers per thread or little shared
+/// memory), or the problems of the shortest vector.
+fn fused_config(warp: u32, limits: &Limits) -> Result<BitonicConfig, Vec<String>> {
+    let mut opts = fused_options(warp);
+    loop {
+        let problems = match bitonic::configure(&opts, limits) {
+            Ok(b) => {
+                let over: Vec<String> = bitonic::generate(&b)
+                    .iter()
+                    .filter(|k| k.regs.words_per_thread() > limits.max_regs_per_thread)
+                    .map(|k| {
+                        format!(
+                            "--vector {}: `{}` needs {} registers per thread, over the machine's {}",
+                            b.vector,
+                            k.name,
+                            k.regs.words_per_thread(),
+                            limits.max_regs_per_thread
+                        )
+                    })
+                    .collect();
+                if over.is_empty() {
+                    return Ok(b);
+                }
+                over
+            }
+            Err(problems) => problems,
+        };
+        if opts.vector == 1 {
+            return Err(problems);
+        }
+        opts.vector /= 2;
+    }
+}
+
 /// The configuration `opts` describe on a machine with `limits`, or every
 /// violation at once.
 pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConfig, Vec<String>> {
@@ -192,6 +300,7 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
         record_bytes: opts.record_bytes,
         key_bytes: opts.key_bytes,
         run_records: opts.run_records,
+        network: Network::Steps,
         mode: if opts.per_output {
             StepMode::Output
         } else {
@@ -202,6 +311,22 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
     };
     let mut errors = cfg.check().err().unwrap_or_default();
     let mut cfg = cfg;
+    if !opts.steps {
+        if opts.per_output {
+            errors.push(
+                "--per-output: one thread per output element is a form of the seed's steps; \
+                 give --terasort-network steps with it"
+                    .to_string(),
+            );
+        }
+        match fused_config(opts.warp, limits) {
+            Ok(b) => cfg.network = Network::Fused(b),
+            Err(more) => errors.extend(
+                more.into_iter()
+                    .map(|e| format!("--terasort-network fused: the bitonic tile: {e}")),
+            ),
+        }
+    }
     if opts.gpu_merge {
         // Mergesort's default tile on this machine, for 64-bit words.
         let merge = MergesortOptions {
@@ -242,6 +367,38 @@ mod tests {
         assert_eq!(cfg.prefix_mask(1), u32::MAX);
         assert_eq!(cfg.prefix_mask(2), 0xFFFF_0000);
         assert_eq!(cfg.max_rounds(), 3);
+    }
+
+    #[test]
+    fn the_fused_vector_shortens_to_fit_a_small_machine() {
+        let opts = TeraSortOptions {
+            warp: 8,
+            key_bits: 32,
+            record_bytes: 16,
+            key_bytes: 10,
+            run_records: None,
+            steps: false,
+            per_output: false,
+            gpu_merge: false,
+        };
+        let mut limits = Limits {
+            warp_size: 8,
+            smem_banks: 32,
+            smem_bytes_per_block: 227 * 1024,
+            max_threads_per_block: 1024,
+            max_warps_per_sm: 64,
+            regs_per_sm: 65536,
+            reg_alloc_unit: 256,
+            max_regs_per_thread: 255,
+        };
+        let vector = |l: &Limits| match configure(&opts, l).unwrap().network {
+            Network::Fused(b) => b.vector,
+            Network::Steps => unreachable!("fused by default"),
+        };
+        assert_eq!(vector(&limits), FUSED_VECTOR);
+        // 64-bit vectors of 16 words need more than 64 registers.
+        limits.max_regs_per_thread = 64;
+        assert!(vector(&limits) < FUSED_VECTOR);
     }
 
     #[test]

@@ -103,16 +103,14 @@ impl GpuMerge {
         let words = [alloc(count * 8)?, alloc(count * 8)?];
         let mp = alloc((tiles + 1) * 4)?;
         // The refinement's segments pad every tie to a power of two: at
-        // most twice the records.
+        // most twice the records (the fused network's smallest span can
+        // take more: [`TeraSort::refine`] then allocates more).
         let seg = 2 * n.next_power_of_two() as u64;
         let tied = [alloc(seg * 8)?, ts.other(dev, seg)];
         Ok(MergeBuffers {
             words,
             mp,
-            tied: Buffers {
-                pairs: [0, 0],
-                tied,
-            },
+            tied: Buffers::new([0, 0], tied, seg),
             stride,
             per_run,
             runs,

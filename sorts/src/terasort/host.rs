@@ -4,14 +4,18 @@
 //! to the run):
 //! 1. `keygen` writes one key-pointer word per record, padded with
 //!    all-ones words to a power of two;
-//! 2. the seed's bitonic network sorts the words: stage `s = 1..=lg n`,
+//! 2. the seed's bitonic network sorts the words: with
+//!    [`Network::Fused`] the bitonic sort's kernels run it (`fill` pads,
+//!    `head` sorts each tile in shared memory, global `step`s and `tail`s
+//!    merge past the tile); with [`Network::Steps`] stage `s = 1..=lg n`,
 //!    steps `d = 2^(s-1) .. 1`, one launch per step;
 //! 3. the hybrid refinement: the host reads the words back, finds maximal
 //!    runs of equal prefixes, gathers them into aligned power-of-two
 //!    segments (largest first, so every segment is aligned), `refine_keys`
 //!    loads the next 4 key bytes, and the network sorts every segment of a
-//!    size class at once; repeated until no ties remain or the key is
-//!    exhausted;
+//!    size class at once (fused: one segmented bitonic sort per size
+//!    class, segments at least one vector pair); repeated until no ties
+//!    remain or the key is exhausted;
 //! 4. `reorder` gathers the records by pointer into the sorted run.
 //!
 //! Phase 2: the host merges the runs ([`super::merge`]), or with
@@ -19,12 +23,13 @@
 //! for the merged words); the output is checked whole record against
 //! whole record.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
-use super::config::{Phase2, StepMode, TeraSortConfig};
+use super::config::{Network, Phase2, StepMode, TeraSortConfig};
 use super::gpu_merge::{GpuMerge, MergeBuffers};
 use super::{kernels, merge, records};
+use crate::bitonic::Bitonic;
 use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
 
@@ -47,7 +52,7 @@ pub struct TeraSort {
     cfg: TeraSortConfig,
     keygen: VerifiedKernel,
     refine: VerifiedKernel,
-    step: VerifiedKernel,
+    network: Net,
     reorder: VerifiedKernel,
     /// Phase 2's kernels when it runs on the GPU.
     gpu: Option<GpuMerge>,
@@ -75,7 +80,17 @@ impl TeraSort {
         // In [`super::generate_marked`] order: phase 1's four, then phase 2's.
         let mut kernels = kernels.into_iter();
         let mut next = || kernels.next().expect("a kernel generate_marked lists");
-        let (keygen, refine, step, reorder) = (next(), next(), next(), next());
+        let (keygen, refine) = (next(), next());
+        let network = match &cfg.network {
+            Network::Steps => Net::Steps(next()),
+            Network::Fused(b) => {
+                let fused = (0..crate::bitonic::KERNEL_NAMES.len())
+                    .map(|i| (next(), marks[2 + i].clone()))
+                    .collect();
+                Net::Fused(Bitonic::from_verified(b, fused))
+            }
+        };
+        let reorder = next();
         let gpu = match &cfg.phase2 {
             Phase2::Host => None,
             Phase2::Gpu(m) => {
@@ -87,7 +102,7 @@ impl TeraSort {
             cfg: cfg.clone(),
             keygen,
             refine,
-            step,
+            network,
             reorder,
             gpu,
             marks,
@@ -107,7 +122,12 @@ impl TeraSort {
 
     /// Every verified kernel with its marks, in [`super::kernel_names`] order.
     pub fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)> {
-        let mut kernels = vec![&self.keygen, &self.refine, &self.step, &self.reorder];
+        let mut kernels = vec![&self.keygen, &self.refine];
+        match &self.network {
+            Net::Steps(step) => kernels.push(step),
+            Net::Fused(b) => kernels.extend(b.marked_kernels().into_iter().map(|(k, _)| k)),
+        }
+        kernels.push(&self.reorder);
         if let Some(g) = &self.gpu {
             kernels.extend(g.kernels());
         }
@@ -165,10 +185,17 @@ impl TeraSort {
         let out_buf = run.dev.alloc(n as u64 * r);
         let per_run = cfg.run_records.unwrap_or(n as u64).min(n as u64) as usize;
         let pad = per_run.next_power_of_two() as u64;
-        let bufs = Buffers {
-            pairs: [run.dev.alloc(pad * 8), self.other(run.dev, pad)],
-            tied: [run.dev.alloc(2 * pad * 8), self.other(run.dev, 2 * pad)],
+        // The fused sort fills a small run up to one vector pair.
+        let words = match &self.network {
+            Net::Steps(_) => pad,
+            Net::Fused(b) => crate::bitonic::schedule::filled(b.config(), pad),
         };
+        let pairs = [run.dev.alloc(words * 8), self.other(run.dev, pad)];
+        // Ties pad to powers of two: twice the words hold them with the
+        // steps; the fused network's spans of at least `2L` can need more,
+        // and then [`TeraSort::refine`] allocates more.
+        let tied = [run.dev.alloc(2 * pad * 8), self.other(run.dev, 2 * pad)];
+        let bufs = Buffers::new(pairs, tied, 2 * pad);
         // Phase 2 on the GPU collects the runs' words instead of records.
         let gpu = match &self.gpu {
             Some(g) if per_run < n => Some((g, g.buffers(self, run.dev, n, per_run)?)),
@@ -232,7 +259,12 @@ impl TeraSort {
         out: Phase1Out<'_>,
         m: usize,
     ) -> Result<(), SortError<D::Error>> {
-        let pad = m.next_power_of_two() as u64;
+        // The steps pad to a power of two here; the fused sort's own `fill`
+        // pads (to whole tiles only).
+        let pad = match &self.network {
+            Net::Steps(_) => m.next_power_of_two() as u64,
+            Net::Fused(_) => m as u64,
+        };
         let t = run.cfg.block_threads;
         let params = [
             ParamValue::U64(base),
@@ -243,7 +275,17 @@ impl TeraSort {
         ];
         let grid = Dim3::x(pad.div_ceil(u64::from(t)) as u32);
         run.launch(&self.keygen, grid, Dim3::x(t), &params)?;
-        let at = self.network(run, bufs.pairs, &[(pad.trailing_zeros(), pad)])?[0];
+        let at = match &self.network {
+            Net::Steps(step) => {
+                let classes = [(pad.trailing_zeros(), pad)];
+                self.steps(run, step, bufs.pairs, &classes)?[0]
+            }
+            Net::Fused(b) => {
+                let launches = b.sort_words(run.dev, bufs.pairs[0], m as u64)?;
+                run.launches.extend(launches);
+                0
+            }
+        };
         let mut order = run
             .dev
             .read_u64s(bufs.pairs[at], m)
@@ -313,38 +355,39 @@ impl TeraSort {
             for &(start, len) in &groups {
                 at.push(slots.len());
                 slots.extend(order[start..start + len].iter().map(|&v| v & 0xFFFF_FFFF));
-                slots.resize(slots.len() + len.next_power_of_two() - len, u64::MAX);
+                slots.resize(slots.len() + run.cfg.segment(len) - len, u64::MAX);
             }
             let total = slots.len() as u64;
+            let tied = bufs.tied(self, run.dev, total);
             run.dev
-                .write_u64s(bufs.tied[0], &slots)
+                .write_u64s(tied[0], &slots)
                 .map_err(SortError::Device)?;
             let t = run.cfg.block_threads;
             let params = [
                 ParamValue::U64(base),
-                ParamValue::U64(bufs.tied[0]),
+                ParamValue::U64(tied[0]),
                 u32p(total),
                 u32p(u64::from(4 * round)),
                 ParamValue::U32(run.cfg.prefix_mask(round)),
             ];
             let grid = Dim3::x(total.div_ceil(u64::from(t)) as u32);
             run.launch(&self.refine, grid, Dim3::x(t), &params)?;
-            // One network over every size class (see [`TeraSort::network`]).
+            // One network over every size class (see [`TeraSort::steps`]).
             let mut classes: Vec<(u32, u64)> = Vec::new();
             for &(_, len) in &groups {
-                let size = len.next_power_of_two() as u64;
+                let size = run.cfg.segment(len) as u64;
                 match classes.last_mut() {
                     Some(c) if c.0 == size.trailing_zeros() => c.1 += size,
                     _ => classes.push((size.trailing_zeros(), size)),
                 }
             }
-            let which = self.network(run, bufs.tied, &classes)?;
+            let which = self.classes(run, tied, &classes)?;
             let mut sorted = Vec::with_capacity(slots.len());
             for (&(_, words), &w) in classes.iter().zip(&which) {
                 let off = sorted.len() as u64 * 8;
                 let back = run
                     .dev
-                    .read_u64s(bufs.tied[w] + off, words as usize)
+                    .read_u64s(tied[w] + off, words as usize)
                     .map_err(SortError::Device)?;
                 sorted.extend(back);
             }
@@ -366,15 +409,43 @@ impl TeraSort {
         Ok(round > 1)
     }
 
-    /// The bitonic network over size classes laid out from word 0 of
+    /// Sorts every segment of the size classes laid out from word 0 of
     /// `bufs`, largest first: class `(lg, words)` holds `words / 2^lg`
-    /// aligned segments of `2^lg` words, each sorted ascending. Stage `s`
-    /// covers the classes with `lg >= s` in one launch per step (a prefix
-    /// of the area); those with `lg == s` end it sorting up. Returns, per
-    /// class, which buffer holds it (the per-output mode swaps per step).
-    fn network<D: Device>(
+    /// aligned segments of `2^lg` words. The fused network sorts each
+    /// class as one segmented sort in place; the steps run
+    /// [`TeraSort::steps`]. Returns, per class, which buffer holds it.
+    fn classes<D: Device>(
         &self,
         run: &mut Runner<'_, '_, D>,
+        bufs: [u64; 2],
+        classes: &[(u32, u64)],
+    ) -> Result<Vec<usize>, SortError<D::Error>> {
+        match &self.network {
+            Net::Steps(step) => self.steps(run, step, bufs, classes),
+            Net::Fused(b) => {
+                let mut at = bufs[0];
+                for &(lg, words) in classes {
+                    let span = 1u64 << lg;
+                    let launches = b.sort_segments(run.dev, at, span, words / span)?;
+                    run.launches.extend(launches);
+                    at += words * 8;
+                }
+                Ok(vec![0; classes.len()])
+            }
+        }
+    }
+
+    /// The seed's bitonic network over size classes laid out from word 0
+    /// of `bufs`, largest first: class `(lg, words)` holds `words / 2^lg`
+    /// aligned segments of `2^lg` words, each sorted ascending. Stage `s`
+    /// covers the classes with `lg >= s` in one launch of `step` per step
+    /// (a prefix of the area); those with `lg == s` end it sorting up.
+    /// Returns, per class, which buffer holds it (the per-output mode swaps
+    /// per step).
+    fn steps<D: Device>(
+        &self,
+        run: &mut Runner<'_, '_, D>,
+        step: &VerifiedKernel,
         bufs: [u64; 2],
         classes: &[(u32, u64)],
     ) -> Result<Vec<usize>, SortError<D::Error>> {
@@ -401,7 +472,7 @@ impl TeraSort {
                             flat,
                         ];
                         let grid = Dim3::x(half.div_ceil(t) as u32);
-                        run.launch(&self.step, grid, Dim3::x(t as u32), &params)?;
+                        run.launch(step, grid, Dim3::x(t as u32), &params)?;
                     }
                     StepMode::Output => {
                         let params = [
@@ -413,7 +484,7 @@ impl TeraSort {
                             flat,
                         ];
                         let grid = Dim3::x(words.div_ceil(t) as u32);
-                        run.launch(&self.step, grid, Dim3::x(t as u32), &params)?;
+                        run.launch(step, grid, Dim3::x(t as u32), &params)?;
                         cur = 1 - cur;
                     }
                 }
@@ -446,11 +517,42 @@ fn ties(order: &[u64], start: usize, len: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// The verified kernels of the network.
+enum Net {
+    /// The seed's step (pair or per-output), one launch per step.
+    Steps(VerifiedKernel),
+    /// The bitonic sort's fused kernels.
+    Fused(Bitonic),
+}
+
 /// The device buffers of phase 1: the run's words and the refinement's
 /// segments, each with its second buffer in the per-output mode.
 pub(super) struct Buffers {
     pub(super) pairs: [u64; 2],
-    pub(super) tied: [u64; 2],
+    /// The segments' buffers and how many words they hold.
+    tied: Cell<([u64; 2], u64)>,
+}
+
+impl Buffers {
+    pub(super) fn new(pairs: [u64; 2], tied: [u64; 2], words: u64) -> Buffers {
+        Buffers {
+            pairs,
+            tied: Cell::new((tied, words)),
+        }
+    }
+
+    /// The segments' buffers, with room for `words` words: new ones when
+    /// the current hold fewer (the fused network pads a tie of 2 words to
+    /// `2L`), kept for the next rounds and runs.
+    fn tied<D: Device>(&self, ts: &TeraSort, dev: &mut D, words: u64) -> [u64; 2] {
+        let (bufs, room) = self.tied.get();
+        if words <= room {
+            return bufs;
+        }
+        let grown = [dev.alloc(words * 8), ts.other(dev, words)];
+        self.tied.set((grown, words));
+        grown
+    }
 }
 
 /// Where phase 1 leaves a run: its records at an address, or its words in

@@ -1,10 +1,11 @@
 //! GPUTeraSort (Govindaraju, Gray, Kumar, Manocha, MSR-TR-2005-183; seed
 //! 004), generated in our IR for any machine: records of `R` bytes with
 //! `K`-byte keys; phase 1 sorts 8-byte key-pointer words (the first 4 key
-//! bytes over the record's index) with the seed's bitonic network, one
-//! launch per step, refines runs of equal prefixes on the next key bytes
-//! (the seed's hybrid radix-bitonic sort) and gathers the records by
-//! pointer; phase 2 merges the runs on the host, or on the GPU with
+//! bytes over the record's index) with the seed's bitonic network, either
+//! fused as the bitonic sort runs it (shared-memory tiles, the default) or
+//! literally, one launch per step; it refines runs of equal prefixes on
+//! the next key bytes (the seed's hybrid radix-bitonic sort) and gathers
+//! the records by pointer; phase 2 merges the runs on the host, or on the GPU with
 //! mergesort's merge-path kernels ([`gpu_merge`]). See `docs/terasort.md`.
 //!
 //! ```
@@ -31,25 +32,26 @@ pub mod records;
 mod tests;
 
 pub use algorithm::configure;
-pub use config::{Phase2, StepMode, TeraSortConfig, TeraSortOptions};
+pub use config::{Network, Phase2, StepMode, TeraSortConfig, TeraSortOptions};
 pub use host::{TeraSort, TeraSortSummary};
 
 use crate::KernelMarks;
 use kernels_ir::Kernel;
 
 /// The kernels of `cfg` in launch order, with their marks: `keygen`,
-/// `refine_keys`, the step, `reorder`, and with phase 2 on the GPU
-/// `rebase`, `partition` and `merge`.
+/// `refine_keys`, the network's (the bitonic sort's `fill`, `head`,
+/// `step`, `tail`, or the seed's step), `reorder`, and with phase 2 on
+/// the GPU `rebase`, `partition` and `merge`.
 pub fn generate_marked(cfg: &TeraSortConfig) -> Vec<(Kernel, KernelMarks)> {
-    let mut out = vec![
-        kernels::keygen(cfg),
-        kernels::refine_keys(cfg),
-        match cfg.mode {
+    let mut out = vec![kernels::keygen(cfg), kernels::refine_keys(cfg)];
+    match &cfg.network {
+        Network::Fused(b) => out.extend(crate::bitonic::generate_marked(b)),
+        Network::Steps => out.push(match cfg.mode {
             StepMode::Pair => kernels::step_pair(cfg),
             StepMode::Output => kernels::step_output(cfg),
-        },
-        kernels::reorder(cfg),
-    ];
+        }),
+    }
+    out.push(kernels::reorder(cfg));
     if let Phase2::Gpu(m) = &cfg.phase2 {
         out.push(kernels::rebase(cfg));
         out.push(crate::mergesort::partition::generate_marked(m));
@@ -64,9 +66,13 @@ pub fn generate(cfg: &TeraSortConfig) -> Vec<Kernel> {
 }
 
 /// The names of every kernel any configuration has.
-pub const KERNEL_NAMES: [&str; 8] = [
+pub const KERNEL_NAMES: [&str; 12] = [
     "keygen",
     "refine_keys",
+    "fill",
+    "head",
+    "step",
+    "tail",
     "step_pair",
     "step_output",
     "reorder",

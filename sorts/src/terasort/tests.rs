@@ -1,5 +1,7 @@
 //! GPUTeraSort on the reference interpreter: sizes, key patterns, warp
-//! widths, key widths, record layouts, both step modes and several runs.
+//! widths, key widths, record layouts, the fused network (the bitonic
+//! sort's default tile, and a tile of a few warps so that small inputs and
+//! their ties span several tiles), both step modes and several runs.
 //! Every sort checks its whole output records itself ([`super::records`]);
 //! the tests also compare the keys with a reference sort and count the
 //! launches the seed predicts.
@@ -8,9 +10,43 @@ use std::convert::Infallible;
 
 use kernels_ir::interp::Interp;
 
-use super::{Phase2, StepMode, TeraSort, TeraSortConfig};
+use super::{Network, Phase2, StepMode, TeraSort, TeraSortConfig};
 use crate::Key;
+use crate::bitonic::BitonicConfig;
 use crate::mergesort::MergesortConfig;
+
+/// The fused network with a small tile: `G = W` threads of `L = 2`
+/// words, a tile of `4W` words.
+fn small_tile(cfg: TeraSortConfig) -> TeraSortConfig {
+    let b = BitonicConfig {
+        key_bits: 64,
+        ..BitonicConfig::new(cfg.warp, 2, cfg.warp)
+    };
+    TeraSortConfig {
+        network: Network::Fused(b),
+        ..cfg
+    }
+}
+
+/// The seed's steps in `mode`.
+fn steps(mode: StepMode, cfg: TeraSortConfig) -> TeraSortConfig {
+    TeraSortConfig {
+        network: Network::Steps,
+        mode,
+        ..cfg
+    }
+}
+
+/// `cfg` with every network: fused with the default and a small tile,
+/// pair and per-output steps.
+fn networks(cfg: TeraSortConfig) -> [TeraSortConfig; 4] {
+    [
+        small_tile(cfg.clone()),
+        steps(StepMode::Pair, cfg.clone()),
+        steps(StepMode::Output, cfg.clone()),
+        cfg,
+    ]
+}
 
 /// Phase 2 on the GPU with a small merge tile (`NT = W`, `VT = 3`), so
 /// small inputs have several tiles per run slot and padded slots.
@@ -28,7 +64,8 @@ fn gpu_merge(cfg: TeraSortConfig) -> TeraSortConfig {
     }
 }
 
-/// Keys of a pattern: `uniform`, `few` (3 values), `equal`, `sorted`, `reverse`.
+/// Keys of a pattern: `uniform`, `few` (3 values), `equal`, `skew`,
+/// `twice`, `sorted`, `reverse`.
 fn keys<K: Key>(pattern: &str, n: usize) -> Vec<K> {
     (0..n as u64)
         .map(|i| {
@@ -38,6 +75,9 @@ fn keys<K: Key>(pattern: &str, n: usize) -> Vec<K> {
                 "equal" => 42,
                 // Counts n/2, n/4, ...: ties in many size classes at once.
                 "skew" => u64::from((i + 1).trailing_zeros()),
+                // Ties of 2: the fused network pads each to `2L` words, more
+                // than the segment buffer's first size.
+                "twice" => i / 2,
                 "sorted" => i,
                 _ => u64::MAX - i,
             };
@@ -63,12 +103,17 @@ fn sort<K: Key>(cfg: &TeraSortConfig, keys: &[K]) -> (usize, super::TeraSortSumm
 fn sizes_and_patterns_sort_at_every_warp_width() {
     for warp in [8, 16, 32, 64] {
         for n in [0, 1, 2, 3, 7, 31, 32, 33, 100] {
-            for pattern in ["uniform", "few", "equal", "skew", "sorted", "reverse"] {
+            let patterns = [
+                "uniform", "few", "equal", "skew", "twice", "sorted", "reverse",
+            ];
+            for pattern in patterns {
                 let cfg = TeraSortConfig {
                     record_bytes: 16,
                     ..TeraSortConfig::new(warp, 32)
                 };
-                sort(&cfg, &keys::<u32>(pattern, n));
+                for cfg in networks(cfg) {
+                    sort(&cfg, &keys::<u32>(pattern, n));
+                }
             }
         }
     }
@@ -77,19 +122,19 @@ fn sizes_and_patterns_sort_at_every_warp_width() {
 #[test]
 fn layouts_key_widths_modes_and_runs() {
     for (r, k) in [(16, 10), (100, 10), (8, 8), (12, 9), (4, 4), (64, 17)] {
-        for mode in [StepMode::Pair, StepMode::Output] {
+        for network in 0..4 {
             for run_records in [None, Some(5), Some(64)] {
                 let cfg = TeraSortConfig {
                     record_bytes: r,
                     key_bytes: k,
-                    mode,
                     run_records,
                     ..TeraSortConfig::new(16, 32)
                 };
+                let cfg = networks(cfg)[network].clone();
                 let both = [cfg.clone(), gpu_merge(cfg)];
                 for (cfg, pattern) in both
                     .iter()
-                    .flat_map(|c| ["uniform", "few", "equal", "skew"].map(|p| (c, p)))
+                    .flat_map(|c| ["uniform", "few", "equal", "skew", "twice"].map(|p| (c, p)))
                 {
                     sort(cfg, &keys::<u32>(pattern, 77));
                     if k >= 8 {
@@ -116,9 +161,9 @@ fn all_equal_keys_refine_every_round_with_the_seeds_launch_count() {
             let cfg = TeraSortConfig {
                 key_bits: 64,
                 key_bytes,
-                mode,
                 ..TeraSortConfig::new(8, 32)
             };
+            let cfg = steps(mode, cfg);
             let (launches, summary) = sort(&cfg, &keys::<u64>("equal", n));
             assert_eq!(summary.rounds, rounds);
             // keygen, a full network per round, refine_keys per refinement
@@ -129,11 +174,33 @@ fn all_equal_keys_refine_every_round_with_the_seeds_launch_count() {
 }
 
 #[test]
-fn all_equal_keys_launch_at_least_what_other_inputs_need() {
+fn all_equal_keys_refine_every_round_with_one_fused_sort_each() {
+    // A tile of 4W = 32 words at W = 8: 256 words sort in a `head`, then
+    // per stage 6..=8 past the tile 1, 2 and 3 global steps and a `tail`
+    // (the steps at distances of a tile and more): 10 launches per round.
+    let n = 1 << 8;
+    for (key_bytes, rounds) in [(8, 2), (10, 3)] {
+        let cfg = TeraSortConfig {
+            key_bits: 64,
+            key_bytes,
+            ..TeraSortConfig::new(8, 32)
+        };
+        let (launches, summary) = sort(&small_tile(cfg), &keys::<u64>("equal", n));
+        assert_eq!(summary.rounds, rounds);
+        assert_eq!(launches as u32, 1 + 10 * rounds + (rounds - 1) + 1);
+    }
+}
+
+#[test]
+fn all_equal_keys_launch_at_least_what_other_inputs_need_with_steps() {
+    // The seed's steps only: the fused network sorts each size class of
+    // ties with its own launches, so ties in many classes can launch more
+    // than one network over the whole run (see `docs/terasort.md`).
     let cfg = TeraSortConfig {
         record_bytes: 16,
         ..TeraSortConfig::new(8, 32)
     };
+    let cfg = steps(StepMode::Pair, cfg);
     let ts = TeraSort::new::<Infallible>(&cfg).unwrap();
     let n = 300;
     let mut dry = Interp::new(8).unwrap();
