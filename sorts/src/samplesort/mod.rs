@@ -27,6 +27,7 @@
 //! ```
 
 pub mod algorithm;
+pub mod batch;
 pub mod bst;
 pub mod config;
 pub mod distribute;
@@ -40,7 +41,7 @@ pub mod small;
 mod tests;
 
 pub use algorithm::configure;
-pub use config::{SamplesortConfig, SamplesortOptions};
+pub use config::{LevelLaunches, SamplesortConfig, SamplesortOptions};
 pub use host::{Samplesort, SamplesortSummary, note};
 
 use crate::KernelMarks;

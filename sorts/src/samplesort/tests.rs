@@ -208,3 +208,34 @@ fn sorts_a_million_keys() {
         }
     }
 }
+
+#[test]
+fn both_level_launch_forms_sort_every_distribution() {
+    // A level of several large buckets: 40,000 keys, M = 256, k = 16.
+    let batched = config(16, 32, 16, 4, 256, 4, 64);
+    let per_bucket = SamplesortConfig {
+        level_launches: LevelLaunches::PerBucket,
+        ..batched.clone()
+    };
+    for n in [257, 4097, 40_000] {
+        for (name, keys) in distributions(n, n as u64) {
+            let (b, sb) = run(&batched, &keys);
+            let (p, sp) = run(&per_bucket, &keys);
+            // Batched: at most one find of each kind per level.
+            for (kind, done) in [("find_buckets", sb.splits), ("find_3way", sb.three_way)] {
+                let finds = b.launches.iter().filter(|l| l.name == kind).count() as u64;
+                assert!(
+                    finds <= u64::from(sb.levels).min(done),
+                    "{name} n={n}: {kind}"
+                );
+            }
+            // Per bucket: one of each per split.
+            let finds = p
+                .launches
+                .iter()
+                .filter(|l| l.name == "find_buckets")
+                .count();
+            assert_eq!(finds as u64, sp.splits, "{name} n={n}");
+        }
+    }
+}
