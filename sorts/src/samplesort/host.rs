@@ -407,15 +407,18 @@ impl<D: Device> Runner<'_, '_, D> {
             None
         };
         let mut next = Vec::new();
-        let mut at = 0usize;
+        // Where the next bucket's starts lie: the k-way splits' first,
+        // then the three-way splits'.
+        let mut at = [0usize, tree.len() * k as usize];
         for (&b, split) in large.iter().zip(how) {
             let Some(split) = split else { continue };
             let nb = split.buckets(cfg) as usize;
+            let at = &mut at[usize::from(split == Split::ThreeWay)];
             let starts: Vec<u64> = match &read {
-                Some(r) => r[at..at + nb].iter().map(|&s| u64::from(s)).collect(),
+                Some(r) => r[*at..*at + nb].iter().map(|&s| u64::from(s)).collect(),
                 None => estimate(b, nb as u64),
             };
-            at += nb;
+            *at += nb;
             let children = children(b, &starts, split)?;
             split.file(cfg, children, ends, &mut next);
         }

@@ -239,3 +239,36 @@ fn both_level_launch_forms_sort_every_distribution() {
         }
     }
 }
+
+#[test]
+fn a_level_mixing_three_way_and_k_way_splits() {
+    // Each 1/8 of the key range holds one heavy value among uniform keys:
+    // level 1 leaves buckets that are mostly one value (three-way at level
+    // 2) between uniform ones (k-way at level 2), in both orders.
+    let cfg = config(8, 32, 8, 4, 64, 4, 32);
+    let keys: Vec<u32> = uniform(6_000, 3)
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            if i % 3 == 0 {
+                (k >> 29) << 29 | 12_345
+            } else {
+                k
+            }
+        })
+        .collect();
+    let (run, s) = run(&cfg, &keys);
+    assert!(s.three_way >= 2 && s.splits > s.levels.into(), "{s:?}");
+    // Some level runs both chains (its bounds read back in one piece).
+    let mut kway = false;
+    let mut mixed = false;
+    for l in &run.launches {
+        match l.name {
+            "create_bst" => kway = false,
+            "find_buckets" => kway = true,
+            "find_3way" => mixed |= kway,
+            _ => {}
+        }
+    }
+    assert!(mixed, "{s:?}");
+}
