@@ -3,12 +3,15 @@
 //! the authors' code does), so each block must learn which bucket and
 //! which of its tiles it works on.
 //!
-//! The host writes two tables from what it already knows (the bucket list
-//! and its degenerate flags): per bucket a descriptor of [`DESC_WORDS`]
-//! u32 words (its start, length, keys per thread `l`, blocks `p`, first
-//! block of the launch, first count of the level's histogram, the
-//! position adjustment, its tree's index), and per block of the launch its
-//! bucket's index. The histogram is every bucket's bucket-major `nb * p *
+//! The host writes one table from what it already knows (the bucket list
+//! and its degenerate flags): per block of the launch [`DESC_WORDS`] u32
+//! words, its bucket's start, length and blocks `p`, the block's index
+//! among them, the bucket's first count in the level's histogram, the
+//! position adjustment, its tree's index and its index in the batch. One
+//! round of independent loads (a table per bucket indexed by a block table
+//! would be two dependent rounds: the first launch with it took 40% more
+//! cycles in `find_buckets` of a single-bucket level). Keys per thread
+//! `l` are the launch's, a parameter. The histogram is every bucket's bucket-major `nb * p *
 //! C` counts one after another, so one exclusive scan from 0 gives each
 //! (bucket, sub-bucket, block, copy) its rank among the level's keys; the
 //! bucket's keys start at `start`, not at the keys of the buckets before
@@ -19,17 +22,17 @@ use super::config::SamplesortConfig;
 use super::emit::Gen;
 use kernels_ir::{Param, Reg};
 
-/// u32 words per bucket descriptor.
+/// u32 words per block of the table.
 pub const DESC_WORDS: u32 = 8;
-/// Byte offsets of the descriptor's fields.
+/// Byte offsets of the fields.
 const START: i32 = 0;
 const LEN: i32 = 4;
-const ITEMS: i32 = 8;
-const BLOCKS: i32 = 12;
-const FIRST_BLOCK: i32 = 16;
-const HIST_BASE: i32 = 20;
-const DELTA: i32 = 24;
-const TREE: i32 = 28;
+const BLOCKS: i32 = 8;
+const BLOCK: i32 = 12;
+const HIST_BASE: i32 = 16;
+const DELTA: i32 = 20;
+const TREE: i32 = 24;
+const INDEX: i32 = 28;
 
 /// One bucket of a batch, as the host plans it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -42,13 +45,13 @@ pub struct Entry {
     pub tree: u32,
 }
 
-/// A batch's tables and sizes.
+/// A batch's table and sizes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
-    /// [`DESC_WORDS`] words per bucket.
-    pub desc: Vec<u32>,
-    /// Per block of the launch, its bucket's index in the batch.
-    pub blocks: Vec<u32>,
+    /// [`DESC_WORDS`] words per block of the launch.
+    pub table: Vec<u32>,
+    /// Blocks of the launch.
+    pub blocks: u64,
     /// Counts of the level's histogram (`nb * p * C` summed).
     pub counts: u64,
     /// Keys per thread of the launch.
@@ -70,18 +73,19 @@ pub fn plan(cfg: &SamplesortConfig, entries: &[Entry], nb: u32) -> Plan {
     let mut before = 0u64;
     for (i, e) in entries.iter().enumerate() {
         let p = e.len.div_ceil(tile);
-        let first = out.blocks.len() as u32;
-        out.desc.extend([
-            e.start as u32,
-            e.len as u32,
-            items,
-            p as u32,
-            first,
-            out.counts as u32,
-            e.start.wrapping_sub(before) as u32,
-            e.tree,
-        ]);
-        out.blocks.extend(std::iter::repeat_n(i as u32, p as usize));
+        for b in 0..p {
+            out.table.extend([
+                e.start as u32,
+                e.len as u32,
+                p as u32,
+                b as u32,
+                out.counts as u32,
+                e.start.wrapping_sub(before) as u32,
+                e.tree,
+                i as u32,
+            ]);
+        }
+        out.blocks += p;
         out.counts += per_block * p;
         before += e.len;
     }
@@ -89,15 +93,13 @@ pub fn plan(cfg: &SamplesortConfig, entries: &[Entry], nb: u32) -> Plan {
 }
 
 /// What a block of a batched kernel looked up: its bucket's keys, count,
-/// keys per thread, tree, histogram (or offsets) and bounds addresses, its
+/// tree, histogram (or offsets) and bounds addresses, its
 /// block within the bucket and the bucket's blocks.
 pub struct Lookup {
     /// Address of the bucket's first key.
     pub src: Reg,
     /// Its keys.
     pub count: Reg,
-    /// Keys per thread.
-    pub items: Reg,
     /// Address of its splitter tree.
     pub tree: Reg,
     /// Address of its first count (or offset).
@@ -111,19 +113,19 @@ pub struct Lookup {
 }
 
 /// The shared part of the kernels' parameters: the keys buffer, the
-/// descriptors, the block table, the level's trees and the histogram (or
+/// table, keys per thread, the level's trees and the histogram (or
 /// offsets).
 pub struct Params {
     /// The buffer the level's keys are in.
     pub src: Param,
-    /// The descriptors.
-    pub desc: Param,
-    /// The block table.
-    pub blocks: Param,
+    /// The table.
+    pub table: Param,
+    /// Keys per thread.
+    pub items: Param,
     /// The level's trees (`k` words each).
     pub trees: Param,
     /// The histogram (`find`) or offsets (`scatter`).
-    pub table: Param,
+    pub counts: Param,
 }
 
 /// Looks the block's bucket up: `blk` (`%ctaid.x` on entry) becomes the
@@ -132,34 +134,31 @@ pub struct Params {
 pub fn lookup(g: &mut Gen, blk: Reg, p: &Params) -> Lookup {
     let k = g.cfg.buckets;
     let a = g.b.reg64();
-    let (index, w) = (g.b.reg32(), g.b.reg32());
-    g.word_addr(a, p.blocks, blk);
-    g.b.ld_global_b32(index, a, 0);
-    g.b.shl(w, index, DESC_WORDS.trailing_zeros());
-    g.word_addr(a, p.desc, w);
+    let w = g.b.reg32();
+    g.b.shl(w, blk, DESC_WORDS.trailing_zeros());
+    g.word_addr(a, p.table, w);
     let out = Lookup {
         src: g.b.reg64(),
         count: g.b.reg32(),
-        items: g.b.reg32(),
         tree: g.b.reg64(),
         table: g.b.reg64(),
         nblk: g.b.reg32(),
         delta: g.b.reg32(),
-        index,
+        index: g.b.reg32(),
     };
+    let (tree, start, base) = (g.b.reg32(), g.b.reg32(), g.b.reg32());
+    g.b.ld_global_b32(tree, a, TREE);
+    g.b.ld_global_b32(start, a, START);
     g.b.ld_global_b32(out.count, a, LEN);
-    g.b.ld_global_b32(out.items, a, ITEMS);
     g.b.ld_global_b32(out.nblk, a, BLOCKS);
+    g.b.ld_global_b32(blk, a, BLOCK);
+    g.b.ld_global_b32(base, a, HIST_BASE);
     g.b.ld_global_b32(out.delta, a, DELTA);
-    g.b.ld_global_b32(w, a, FIRST_BLOCK);
-    g.b.sub(blk, blk, w);
-    g.b.ld_global_b32(w, a, HIST_BASE);
-    g.word_addr(out.table, p.table, w);
-    g.b.ld_global_b32(w, a, TREE);
-    g.b.mul(w, w, k);
-    g.key_addr(out.tree, p.trees, w);
-    g.b.ld_global_b32(w, a, START);
-    g.key_addr(out.src, p.src, w);
+    g.b.ld_global_b32(out.index, a, INDEX);
+    g.b.mul(tree, tree, k);
+    g.key_addr(out.tree, p.trees, tree);
+    g.word_addr(out.table, p.counts, base);
+    g.key_addr(out.src, p.src, start);
     out
 }
 
@@ -190,10 +189,11 @@ mod tests {
         ];
         let p = plan(&cfg, &entries, 4);
         // 65 keys: 3 blocks of 32; 32 keys: 1 block.
-        assert_eq!(p.blocks, [0, 0, 0, 1]);
+        assert_eq!((p.blocks, p.items), (4, 1));
         assert_eq!(p.counts, 4 * 2 * 4);
-        assert_eq!(&p.desc[..8], &[100, 65, 1, 3, 0, 0, 100, 0]);
+        assert_eq!(&p.table[..8], &[100, 65, 3, 0, 0, 100, 0, 0]);
+        assert_eq!(&p.table[16..24], &[100, 65, 3, 2, 0, 100, 0, 0]);
         // The second bucket's keys rank after the first's 65: delta = 300 - 65.
-        assert_eq!(&p.desc[8..], &[300, 32, 1, 1, 3, 24, 235, 2]);
+        assert_eq!(&p.table[24..], &[300, 32, 1, 0, 24, 235, 2, 1]);
     }
 }

@@ -23,8 +23,8 @@
 //! `(t)`; `find_buckets`: `src`, `count`, `items` (l), `tree`, `hist`;
 //! `scatter`: `src`, `count`, `items`, `tree`, `offsets`, `dst`, `bounds`.
 //! Batched (the default): grid `(sum of p)`, block `(t)`; `find_buckets`:
-//! `src` (the buffer), `desc`, `blocks`, `trees`, `hist`; `scatter`:
-//! `src`, `desc`, `blocks`, `trees`, `offsets`, `dst`, `bounds`; each
+//! `src` (the buffer), `table`, `items`, `trees`, `hist`; `scatter`:
+//! `src`, `table`, `items`, `trees`, `offsets`, `dst`, `bounds`; each
 //! block first looks up its bucket ([`super::batch`]).
 
 use super::batch;
@@ -118,10 +118,10 @@ fn params(g: &mut Gen, table: &str) -> Given {
         },
         LevelLaunches::Batched => Given::Batch(batch::Params {
             src: g.b.param("src", ParamType::U64),
-            desc: g.b.param("desc", ParamType::U64),
-            blocks: g.b.param("blocks", ParamType::U64),
+            table: g.b.param("table", ParamType::U64),
+            items: g.b.param("items", ParamType::U32),
             trees: g.b.param("trees", ParamType::U64),
-            table: g.b.param(table, ParamType::U64),
+            counts: g.b.param(table, ParamType::U64),
         }),
     }
 }
@@ -164,7 +164,7 @@ fn prologue(g: &mut Gen, split: Split, given: &Given) -> (Common, Source) {
                 Source {
                     src: l.src.into(),
                     count: l.count.into(),
-                    items: l.items.into(),
+                    items: params.items.into(),
                     table: l.table.into(),
                     batch: Some((l.delta, l.index)),
                 },

@@ -442,20 +442,19 @@ impl<D: Device> Runner<'_, '_, D> {
         let cfg = &self.s.cfg;
         let plan = batch::plan(cfg, entries, split.buckets(cfg));
         self.reserve(plan.counts)?;
-        let desc = self.words(&plan.desc)?;
-        let blocks = self.words(&plan.blocks)?;
+        let table = self.words(&plan.table)?;
         let (from, to) = if in_b {
             (self.b, self.a)
         } else {
             (self.a, self.b)
         };
         let (find, scatter, names) = split.kernels();
-        let grid = plan.blocks.len() as u64;
+        let grid = plan.blocks;
         let t = cfg.block_threads;
         let head = [
             ParamValue::U64(from),
-            ParamValue::U64(desc),
-            ParamValue::U64(blocks),
+            ParamValue::U64(table),
+            ParamValue::U32(plan.items),
             ParamValue::U64(trees),
         ];
         let hist = ParamValue::U64(self.hist.0);
