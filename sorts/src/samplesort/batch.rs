@@ -162,6 +162,19 @@ pub fn lookup(g: &mut Gen, blk: Reg, p: &Params) -> Lookup {
     out
 }
 
+/// The block's slice of a batched `minmax` round: `blk` (`%ctaid.x` on
+/// entry) becomes the block's index within its bucket, `start` and `count`
+/// the bucket's first element and elements (the table of [`plan`]).
+pub fn slice(g: &mut Gen, blk: Reg, table: Param, start: Reg, count: Reg) {
+    let a = g.b.reg64();
+    let w = g.b.reg32();
+    g.b.shl(w, blk, DESC_WORDS.trailing_zeros());
+    g.word_addr(a, table, w);
+    g.b.ld_global_b32(start, a, START);
+    g.b.ld_global_b32(count, a, LEN);
+    g.b.ld_global_b32(blk, a, BLOCK);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -373,20 +373,38 @@ impl<D: Device> Runner<'_, '_, D> {
                 "a level's large buckets lie in both buffers".to_string(),
             ));
         }
+        // The degenerate buckets' minima and maxima, all at once.
+        let entry = |(i, b): (usize, &Bucket)| batch::Entry {
+            start: b.start,
+            len: b.len,
+            tree: i as u32,
+        };
+        let odd: Vec<batch::Entry> = (large.iter().enumerate())
+            .filter(|&(i, _)| flags[i] != 0)
+            .map(entry)
+            .collect();
+        let mut extremes = self.minmax_batch(&odd, in_b)?.into_iter();
         // Per bucket its split (None: done) and its entry's batch.
         let mut how = Vec::with_capacity(large.len());
         let (mut tree, mut three) = (Vec::new(), Vec::new());
         for (i, (&b, &flag)) in large.iter().zip(flags).enumerate() {
-            let entry = batch::Entry {
-                start: b.start,
-                len: b.len,
-                tree: i as u32,
-            };
+            let entry = entry((i, &b));
             let split = if flag == 0 {
                 self.summary.splits += 1;
                 Some(Split::Tree)
             } else {
-                self.degenerate(b, ends)?
+                self.summary.degenerate += 1;
+                match extremes.next() {
+                    Some((lo, hi)) if lo == hi => {
+                        self.summary.constant += 1;
+                        ends.done(b);
+                        None
+                    }
+                    _ => {
+                        self.summary.three_way += 1;
+                        Some(Split::ThreeWay)
+                    }
+                }
             };
             match split {
                 Some(Split::Tree) => tree.push(entry),
@@ -602,6 +620,66 @@ impl<D: Device> Runner<'_, '_, D> {
             (u64::from(lo[0]), u64::from(hi[0]))
         };
         Ok((lo, hi))
+    }
+
+    /// The minimum and maximum of every bucket of `entries` (in the buffer
+    /// `in_b` names): rounds of one batched `minmax` launch, each reducing
+    /// every bucket's elements to one per block, until every bucket has
+    /// one; then one readback.
+    fn minmax_batch(
+        &mut self,
+        entries: &[batch::Entry],
+        in_b: bool,
+    ) -> Result<Vec<(u64, u64)>, SortError<D::Error>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let cfg = &self.s.cfg;
+        let kb = u64::from(cfg.key_bytes());
+        let t = cfg.block_threads;
+        let from = if in_b { self.b } else { self.a };
+        let mut src = (from, from);
+        let mut entries = entries.to_vec();
+        loop {
+            let plan = batch::plan(cfg, &entries, 1);
+            let table = self.words(&plan.table)?;
+            let lo = self.alloc(plan.blocks * kb)?;
+            let hi = self.alloc(plan.blocks * kb)?;
+            let params = [
+                ParamValue::U64(src.0),
+                ParamValue::U64(src.1),
+                ParamValue::U64(table),
+                ParamValue::U32(plan.items),
+                ParamValue::U64(lo),
+                ParamValue::U64(hi),
+            ];
+            self.launch(MINMAX, "minmax", plan.blocks, t, &params)?;
+            src = (lo, hi);
+            // Each bucket's results lie together: its blocks' row order.
+            let tile = u64::from(t) * u64::from(plan.items);
+            let mut first = 0;
+            for e in &mut entries {
+                let p = e.len.div_ceil(tile);
+                (e.start, e.len) = (first, p);
+                first += p;
+            }
+            if plan.blocks == entries.len() as u64 {
+                break;
+            }
+        }
+        self.summary.readbacks += 1;
+        let n = entries.len();
+        let (lo, hi) = if kb == 8 {
+            let lo = self.dev.read_u64s(src.0, n).map_err(SortError::Device)?;
+            let hi = self.dev.read_u64s(src.1, n).map_err(SortError::Device)?;
+            (lo, hi)
+        } else {
+            let lo = self.dev.read_u32s(src.0, n).map_err(SortError::Device)?;
+            let hi = self.dev.read_u32s(src.1, n).map_err(SortError::Device)?;
+            let wide = |v: Vec<u32>| v.into_iter().map(u64::from).collect::<Vec<_>>();
+            (wide(lo), wide(hi))
+        };
+        Ok(lo.into_iter().zip(hi).collect())
     }
 
     /// The small sorts, classes largest first, then the copies.
