@@ -4,15 +4,18 @@
 //! always at its final positions in one of them.
 //!
 //! Per distribution level: one `create_bst` launch for every bucket larger
-//! than `M`, the degenerate flags read back; then per bucket either
-//! `find_buckets`, `scan`, `scatter` into the other buffer and the `k`
-//! bucket starts read back (`scan` is two launches, `scan_sums` then
-//! `scan`), or (degenerate) `minmax` reductions read back:
-//! a constant bucket is done, any other is split three ways (`find_3way`,
-//! `scan`, `scatter_3way`; the `=` bucket is done). Sub-buckets larger
-//! than `M` make the next level; buckets of 2..=M keys go to the small
-//! sorter, single keys and done buckets in the scratch buffer to the copy
-//! list. Then `small_sort` classes, largest first, and one `copy_buckets`.
+//! than `M`, the degenerate flags read back. Batched (the default): the
+//! degenerate buckets' `minmax` rounds (one launch each for all of them)
+//! and one readback, so constant buckets are done; one `find_buckets`,
+//! `scan_sums`, `scan`, `scatter` chain over every k-way bucket and one
+//! `find_3way`, ..., `scatter_3way` chain over every three-way bucket
+//! ([`super::batch`] tables tell each block its bucket); one readback of
+//! every split's bucket starts. Per bucket (`--level-launches
+//! per-bucket`): those chains, `minmax` and readbacks for each bucket
+//! alone, as before the batching. Sub-buckets larger than `M` make the
+//! next level; buckets of 2..=M keys go to the small sorter, single keys
+//! and done buckets in the scratch buffer to the copy list. Then
+//! `small_sort` classes, largest first, and one `copy_buckets`.
 
 use std::cell::RefCell;
 
