@@ -34,6 +34,7 @@ fn changed_by(name: &str) -> SortOptions {
         "shared",
         "full-block",
         "gpu",
+        "per-bucket",
     ] {
         if let Ok(m) = Main::try_parse_from(["simsort", flag.as_str(), value]) {
             let opts = m.opts.options(Vec::new());
@@ -98,7 +99,8 @@ fn the_algorithms_take_the_options_their_docs_name() {
             "buckets",
             "oversample",
             "small_size",
-            "counter_copies"
+            "counter_copies",
+            "level_launches"
         ]
     );
     assert_eq!(
