@@ -13,6 +13,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use sorts::hotsort::{Layout, MergeExchange, Schedule};
+use sorts::samplesort::LevelLaunches;
 
 use super::input::Distribution;
 use super::sort::Algo;
@@ -95,7 +96,8 @@ named_value!(
     MergeExchange,
     Schedule,
     TeraMerge,
-    TeraNetwork
+    TeraNetwork,
+    LevelLaunches
 );
 
 /// One axis of a sweep's grid: its name as in the report's `config` object
@@ -609,6 +611,13 @@ sort_options! {
     counter_copies: Option<u32> = None,
         cli Option<u32> [], list u32,
         csv 27, column "copies", label "counter copies", for [Samplesort], quiet;
+    /// Sample sort: how a distribution level launches `find_buckets`,
+    /// the scan and `scatter`: `batched` (one chain for all the level's
+    /// large buckets, as the authors' code does) or `per-bucket` (one chain
+    /// per bucket: the launches the committed H200 data were recorded with).
+    level_launches: LevelLaunches = LevelLaunches::Batched,
+        cli LevelLaunchesArg [value_enum, default_value = "batched"], list LevelLaunchesArg,
+        csv 28, column "level-launches", label "level launches", for [Samplesort], quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.
@@ -729,6 +738,24 @@ impl From<TeraNetworkArg> for TeraNetwork {
         match m {
             TeraNetworkArg::Fused => TeraNetwork::Fused,
             TeraNetworkArg::Steps => TeraNetwork::Steps,
+        }
+    }
+}
+
+/// Sample sort's level launch forms for the command line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LevelLaunchesArg {
+    /// One chain of launches for all of a level's large buckets.
+    Batched,
+    /// One chain per large bucket (the recorded H200 launches).
+    PerBucket,
+}
+
+impl From<LevelLaunchesArg> for LevelLaunches {
+    fn from(l: LevelLaunchesArg) -> LevelLaunches {
+        match l {
+            LevelLaunchesArg::Batched => LevelLaunches::Batched,
+            LevelLaunchesArg::PerBucket => LevelLaunches::PerBucket,
         }
     }
 }

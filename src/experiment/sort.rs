@@ -170,6 +170,7 @@ impl Selected for Samplesort {
             counter_copies: opts.counter_copies,
             block_threads: opts.block_threads,
             items_per_thread: opts.items_per_thread,
+            level_launches: opts.level_launches,
         }
     }
 

@@ -35,6 +35,7 @@ fn changed_by(name: &str) -> SortOptions {
         "full-block",
         "gpu",
         "steps",
+        "per-bucket",
     ] {
         if let Ok(m) = Main::try_parse_from(["simsort", flag.as_str(), value]) {
             let opts = m.opts.options(Vec::new());
@@ -99,7 +100,8 @@ fn the_algorithms_take_the_options_their_docs_name() {
             "buckets",
             "oversample",
             "small_size",
-            "counter_copies"
+            "counter_copies",
+            "level_launches"
         ]
     );
     assert_eq!(

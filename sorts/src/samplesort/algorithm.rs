@@ -6,7 +6,7 @@ use std::convert::Infallible;
 
 use kernels_ir::{Device, Kernel, VerifiedKernel};
 
-use super::config::{SamplesortConfig, SamplesortOptions};
+use super::config::{LevelLaunches, SamplesortConfig, SamplesortOptions};
 use super::host::Samplesort;
 use crate::{Algorithm, KernelMarks, Key, Limits, SortError, SortRun};
 
@@ -56,10 +56,18 @@ impl Algorithm for Samplesort {
             cfg.small_size,
             cfg.counter_copies,
             cfg.block_threads,
-            cfg.items_per_thread
-                .map_or_else(|| "per bucket".to_string(), |l| l.to_string()),
+            cfg.items_per_thread.map_or_else(
+                || match cfg.level_launches {
+                    LevelLaunches::Batched => "per launch".to_string(),
+                    LevelLaunches::PerBucket => "per bucket".to_string(),
+                },
+                |l| l.to_string()
+            ),
             cfg.key_bits
-        )
+        ) + match cfg.level_launches {
+            LevelLaunches::Batched => "",
+            LevelLaunches::PerBucket => ", one launch chain per bucket",
+        }
     }
 
     fn generate(cfg: &SamplesortConfig) -> Vec<Kernel> {

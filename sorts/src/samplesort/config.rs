@@ -32,6 +32,40 @@ pub const TARGET_BLOCKS: u64 = 450;
 /// reads of their consecutive counts (stride 5 words) hit distinct banks.
 pub const SCAN_ITEMS: u32 = 5;
 
+/// How a distribution level launches its `find`, `scan` and `scatter`
+/// kernels over the level's large buckets.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LevelLaunches {
+    /// One chain for the whole level, as the authors' code runs it: every
+    /// block of `find_buckets` and `scatter` looks its bucket up in a
+    /// host-written table, and one scan covers every bucket's counts.
+    #[default]
+    Batched,
+    /// One chain of `find_buckets`, `scan_sums`, `scan`, `scatter` (and a
+    /// readback) per large bucket: the launch sequence the committed H200
+    /// data (`hw/calib/suite_samplesort.txt`) were recorded with.
+    PerBucket,
+}
+
+impl LevelLaunches {
+    /// Both forms.
+    pub const ALL: [LevelLaunches; 2] = [LevelLaunches::Batched, LevelLaunches::PerBucket];
+
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LevelLaunches::Batched => "batched",
+            LevelLaunches::PerBucket => "per-bucket",
+        }
+    }
+}
+
+impl std::fmt::Display for LevelLaunches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What the user chooses for sample sort (`None`: the default, fitted to
 /// the machine).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -51,8 +85,10 @@ pub struct SamplesortOptions {
     /// Threads per block `t`.
     pub block_threads: Option<u32>,
     /// Keys per thread `l` in `find_buckets` and `scatter`; `None`: the
-    /// authors' rule per bucket ([`TARGET_BLOCKS`]).
+    /// authors' rule per launch ([`TARGET_BLOCKS`]).
     pub items_per_thread: Option<u32>,
+    /// One launch chain per level or per large bucket.
+    pub level_launches: LevelLaunches,
 }
 
 impl SamplesortOptions {
@@ -67,6 +103,7 @@ impl SamplesortOptions {
             counter_copies: None,
             block_threads: None,
             items_per_thread: None,
+            level_launches: LevelLaunches::Batched,
         }
     }
 }
@@ -89,8 +126,10 @@ pub struct SamplesortConfig {
     /// Threads per block `t` of every kernel (small sorts of small buckets
     /// use fewer: one thread per compare-exchange pair).
     pub block_threads: u32,
-    /// Keys per thread `l`; `None`: chosen per bucket.
+    /// Keys per thread `l`; `None`: chosen per launch.
     pub items_per_thread: Option<u32>,
+    /// One launch chain per level or per large bucket.
+    pub level_launches: LevelLaunches,
 }
 
 impl SamplesortConfig {
@@ -106,6 +145,7 @@ impl SamplesortConfig {
             counter_copies: DEFAULT_COUNTER_COPIES,
             block_threads: DEFAULT_BLOCK_THREADS.max(warp),
             items_per_thread: None,
+            level_launches: LevelLaunches::Batched,
         }
     }
 
@@ -170,8 +210,9 @@ impl SamplesortConfig {
         self.buckets.trailing_zeros()
     }
 
-    /// Keys per thread for a bucket of `n` keys: the option, or the
-    /// authors' rule (at least [`TARGET_BLOCKS`] blocks).
+    /// Keys per thread for a launch over `n` keys (one bucket, or every
+    /// bucket of a batched level): the option, or the authors' rule (at
+    /// least [`TARGET_BLOCKS`] blocks per launch).
     pub fn items_for(&self, n: u64) -> u32 {
         self.items_per_thread.unwrap_or_else(|| {
             let per_block = TARGET_BLOCKS * u64::from(self.block_threads);
@@ -327,6 +368,7 @@ pub fn configure(
         counter_copies,
         block_threads,
         items_per_thread: opts.items_per_thread,
+        level_launches: opts.level_launches,
     };
     let problems = cfg.check(limits);
     if problems.is_empty() {

@@ -19,14 +19,19 @@
 //! every range is filled exactly. Block 0 also writes the `k` bucket
 //! starts (the host reads them back).
 //!
-//! Launch: grid `(p)`, block `(t)`; `find_buckets`: `src`, `count`,
-//! `items` (l), `tree`, `hist`; `scatter`: `src`, `count`, `items`,
-//! `tree`, `offsets`, `dst`, `bounds`.
+//! Launch, one bucket (`--level-launches per-bucket`): grid `(p)`, block
+//! `(t)`; `find_buckets`: `src`, `count`, `items` (l), `tree`, `hist`;
+//! `scatter`: `src`, `count`, `items`, `tree`, `offsets`, `dst`, `bounds`.
+//! Batched (the default): grid `(sum of p)`, block `(t)`; `find_buckets`:
+//! `src` (the buffer), `table`, `items`, `trees`, `hist`; `scatter`:
+//! `src`, `table`, `items`, `trees`, `offsets`, `dst`, `bounds`; each
+//! block first looks up its bucket ([`super::batch`]).
 
-use super::config::SamplesortConfig;
+use super::batch;
+use super::config::{LevelLaunches, SamplesortConfig};
 use super::emit::Gen;
 use crate::KernelMarks;
-use kernels_ir::{Kernel, Param, ParamType, Reg, Special};
+use kernels_ir::{Kernel, Operand, Param, ParamType, Reg, Special};
 
 /// How a kernel assigns keys to buckets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -75,8 +80,55 @@ struct Common {
     p: Reg,
     q: Reg,
 }
-/// Copies the tree into shared memory; returns the common registers.
-fn prologue(g: &mut Gen, split: Split, tree: Param) -> Common {
+/// Where a kernel finds its bucket: the launch's parameters (one bucket
+/// per launch) or, batched, the host's tables ([`batch`]).
+enum Given {
+    /// Keys, count, keys per thread, tree, histogram (or offsets).
+    One {
+        src: Param,
+        count: Param,
+        items: Param,
+        tree: Param,
+        table: Param,
+    },
+    /// The batch's parameters.
+    Batch(batch::Params),
+}
+
+/// The block's bucket as operands (parameters or looked-up registers).
+struct Source {
+    src: Operand,
+    count: Operand,
+    items: Operand,
+    table: Operand,
+    /// Batched: the position adjustment and the bucket's batch index.
+    batch: Option<(Reg, Reg)>,
+}
+
+/// The parameters of `find_buckets` / `scatter` up to the histogram (or
+/// offsets) table, named `table`, in either launch form.
+fn params(g: &mut Gen, table: &str) -> Given {
+    match g.cfg.level_launches {
+        LevelLaunches::PerBucket => Given::One {
+            src: g.b.param("src", ParamType::U64),
+            count: g.b.param("count", ParamType::U32),
+            items: g.b.param("items", ParamType::U32),
+            tree: g.b.param("tree", ParamType::U64),
+            table: g.b.param(table, ParamType::U64),
+        },
+        LevelLaunches::Batched => Given::Batch(batch::Params {
+            src: g.b.param("src", ParamType::U64),
+            table: g.b.param("table", ParamType::U64),
+            items: g.b.param("items", ParamType::U32),
+            trees: g.b.param("trees", ParamType::U64),
+            counts: g.b.param(table, ParamType::U64),
+        }),
+    }
+}
+
+/// Finds the block's bucket (batched) and copies its tree into shared
+/// memory; returns the common registers and the bucket's operands.
+fn prologue(g: &mut Gen, split: Split, given: &Given) -> (Common, Source) {
     let cfg = g.cfg;
     let t = cfg.block_threads;
     let words = split.tree_words(cfg);
@@ -87,6 +139,39 @@ fn prologue(g: &mut Gen, split: Split, tree: Param) -> Common {
     let tid = g.tid();
     let blk = g.b.reg32();
     g.b.mov(blk, Special::CtaidX);
+    let (tree, source, nblk): (Operand, Source, Option<Reg>) = match given {
+        Given::One {
+            src,
+            count,
+            items,
+            tree,
+            table,
+        } => (
+            (*tree).into(),
+            Source {
+                src: (*src).into(),
+                count: (*count).into(),
+                items: (*items).into(),
+                table: (*table).into(),
+                batch: None,
+            },
+            None,
+        ),
+        Given::Batch(params) => {
+            let l = batch::lookup(g, blk, params);
+            (
+                l.tree.into(),
+                Source {
+                    src: l.src.into(),
+                    count: l.count.into(),
+                    items: params.items.into(),
+                    table: l.table.into(),
+                    batch: Some((l.delta, l.index)),
+                },
+                Some(l.nblk),
+            )
+        }
+    };
     let (j, sh) = (g.b.reg32(), g.b.reg32());
     let addr = g.b.reg64();
     let node = g.key_reg();
@@ -105,9 +190,12 @@ fn prologue(g: &mut Gen, split: Split, tree: Param) -> Common {
     g.b.and(lane_counter, tid, cfg.counter_copies - 1);
     g.b.shl(lane_counter, lane_counter, 2u32);
     g.b.add(lane_counter, lane_counter, counters);
-    let nblk = g.b.reg32();
-    g.b.mov(nblk, Special::NctaidX);
-    Common {
+    let nblk = nblk.unwrap_or_else(|| {
+        let nblk = g.b.reg32();
+        g.b.mov(nblk, Special::NctaidX);
+        nblk
+    });
+    let common = Common {
         tid,
         blk,
         lane_counter,
@@ -120,7 +208,8 @@ fn prologue(g: &mut Gen, split: Split, tree: Param) -> Common {
         nblk,
         p,
         q: g.b.pred(),
-    }
+    };
+    (common, source)
 }
 
 /// Visits every `(bucket, copy)` counter of the block: `body(g, i, gi, p)`
@@ -155,9 +244,7 @@ fn each_counter(
 fn each_key(
     g: &mut Gen,
     c: &Common,
-    src: Param,
-    count: Param,
-    items: Param,
+    s: &Source,
     stage: &str,
     mut body: impl FnMut(&mut Gen, Reg, Reg),
 ) {
@@ -165,6 +252,7 @@ fn each_key(
     let (cur, r) = (g.b.reg32(), g.b.reg32());
     let addr = c.a64;
     let (p, more) = (c.p, c.q);
+    let (src, count, items) = (s.src, s.count, s.items);
     // cur = blk * t * l + tid; then + t per key.
     g.b.mul(cur, c.blk, items);
     g.b.mul(cur, cur, t);
@@ -209,12 +297,8 @@ pub fn find(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
         Split::ThreeWay => "find_3way",
     };
     let mut g = Gen::new(name, cfg);
-    let src = g.b.param("src", ParamType::U64);
-    let count = g.b.param("count", ParamType::U32);
-    let items = g.b.param("items", ParamType::U32);
-    let tree = g.b.param("tree", ParamType::U64);
-    let hist = g.b.param("hist", ParamType::U64);
-    let c = prologue(&mut g, split, tree);
+    let given = params(&mut g, "hist");
+    let (c, s) = prologue(&mut g, split, &given);
     let counters = c.counters;
     let (sh, v, a) = (c.s2, g.b.reg32(), c.a64);
     g.b.mov(v, 0u32);
@@ -224,7 +308,7 @@ pub fn find(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
     });
     g.b.bar_sync();
     let (addr, old) = (g.b.reg32(), g.b.reg32());
-    each_key(&mut g, &c, src, count, items, "find", |g, x, p| {
+    each_key(&mut g, &c, &s, "find", |g, x, p| {
         bucket_counter(g, split, &c, x, addr);
         g.atom_inc(p, old, addr);
     });
@@ -233,7 +317,7 @@ pub fn find(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
     each_counter(&mut g, split, &c, |g, i, gi, p| {
         g.b.shl(sh, i, 2u32);
         g.b.when(p).ld_shared_b32(v, Some(sh), counters as i32);
-        g.word_addr(a, hist, gi);
+        g.word_addr(a, s.table, gi);
         g.b.when(p).st_global_b32(a, 0, v);
     });
     g.finish()
@@ -246,23 +330,32 @@ pub fn scatter(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
         Split::ThreeWay => "scatter_3way",
     };
     let mut g = Gen::new(name, cfg);
-    let src = g.b.param("src", ParamType::U64);
-    let count = g.b.param("count", ParamType::U32);
-    let items = g.b.param("items", ParamType::U32);
-    let tree = g.b.param("tree", ParamType::U64);
-    let offsets = g.b.param("offsets", ParamType::U64);
+    let given = params(&mut g, "offsets");
     let dst = g.b.param("dst", ParamType::U64);
     let bounds = g.b.param("bounds", ParamType::U64);
-    let c = prologue(&mut g, split, tree);
+    let (c, s) = prologue(&mut g, split, &given);
     let counters = c.counters;
     g.stage("load offsets");
     let lg_c = cfg.counter_copies.trailing_zeros();
     let first = g.b.pred();
     g.b.setp_eq(first, c.blk, 0u32);
     let (sh, v, bucket, a, q) = (c.s2, g.b.reg32(), g.b.reg32(), c.a64, c.q);
+    // Batched: this bucket's bounds follow the earlier buckets' `nb` each.
+    let bounds: Operand = match s.batch {
+        None => bounds.into(),
+        Some((_, index)) => {
+            let at = g.b.reg64();
+            g.b.mul(bucket, index, split.buckets(cfg));
+            g.word_addr(at, bounds, bucket);
+            at.into()
+        }
+    };
     each_counter(&mut g, split, &c, |g, i, gi, p| {
-        g.word_addr(a, offsets, gi);
+        g.word_addr(a, s.table, gi);
         g.b.when(p).ld_global_b32(v, a, 0);
+        if let Some((delta, _)) = s.batch {
+            g.b.add(v, v, delta);
+        }
         g.b.shl(sh, i, 2u32);
         g.b.when(p).st_shared_b32(Some(sh), counters as i32, v);
         // Block 0's copy 0 of each bucket starts the bucket.
@@ -277,7 +370,7 @@ pub fn scatter(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
     g.b.bar_sync();
     let (addr, pos) = (g.b.reg32(), g.b.reg32());
     let out = g.b.reg64();
-    each_key(&mut g, &c, src, count, items, "scatter", |g, x, p| {
+    each_key(&mut g, &c, &s, "scatter", |g, x, p| {
         bucket_counter(g, split, &c, x, addr);
         g.atom_inc(p, pos, addr);
         g.key_addr(out, dst, pos);

@@ -4,21 +4,24 @@
 //! always at its final positions in one of them.
 //!
 //! Per distribution level: one `create_bst` launch for every bucket larger
-//! than `M`, the degenerate flags read back; then per bucket either
-//! `find_buckets`, `scan`, `scatter` into the other buffer and the `k`
-//! bucket starts read back (`scan` is two launches, `scan_sums` then
-//! `scan`), or (degenerate) `minmax` reductions read back:
-//! a constant bucket is done, any other is split three ways (`find_3way`,
-//! `scan`, `scatter_3way`; the `=` bucket is done). Sub-buckets larger
-//! than `M` make the next level; buckets of 2..=M keys go to the small
-//! sorter, single keys and done buckets in the scratch buffer to the copy
-//! list. Then `small_sort` classes, largest first, and one `copy_buckets`.
+//! than `M`, the degenerate flags read back. Batched (the default): the
+//! degenerate buckets' `minmax` rounds (one launch each for all of them)
+//! and one readback, so constant buckets are done; one `find_buckets`,
+//! `scan_sums`, `scan`, `scatter` chain over every k-way bucket and one
+//! `find_3way`, ..., `scatter_3way` chain over every three-way bucket
+//! ([`super::batch`] tables tell each block its bucket); one readback of
+//! every split's bucket starts. Per bucket (`--level-launches
+//! per-bucket`): those chains, `minmax` and readbacks for each bucket
+//! alone, as before the batching. Sub-buckets larger than `M` make the
+//! next level; buckets of 2..=M keys go to the small sorter, single keys
+//! and done buckets in the scratch buffer to the copy list. Then
+//! `small_sort` classes, largest first, and one `copy_buckets`.
 
 use std::cell::RefCell;
 
-use super::config::SamplesortConfig;
+use super::config::{LevelLaunches, SamplesortConfig};
 use super::distribute::Split;
-use super::{bst, scan, small};
+use super::{batch, bst, scan, small};
 use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
 
@@ -315,6 +318,9 @@ impl<D: Device> Runner<'_, '_, D> {
         let t = bst::threads(cfg);
         self.launch(CREATE_BST, "create_bst", large.len() as u64, t, &params)?;
         let flags = self.read_u32s(flags, large.len())?;
+        if cfg.level_launches == LevelLaunches::Batched {
+            return self.batched(large, &flags, trees, ends);
+        }
         let mut next = Vec::new();
         for (i, (&bucket, &flag)) in large.iter().zip(&flags).enumerate() {
             let tree = trees + i as u64 * k * kb;
@@ -326,25 +332,205 @@ impl<D: Device> Runner<'_, '_, D> {
                 }
                 continue;
             }
-            self.summary.degenerate += 1;
-            let (lo, hi) = self.minmax(bucket)?;
-            if lo == hi {
-                self.summary.constant += 1;
-                ends.done(bucket);
+            let Some(three) = self.degenerate(bucket, ends)? else {
                 continue;
-            }
-            self.summary.three_way += 1;
+            };
             let children = self.split(bucket, tree, Split::ThreeWay)?;
-            for (j, c) in children.into_iter().enumerate() {
-                if j == 1 {
-                    // The `=` bucket: every key equals the splitter.
-                    ends.done(c);
-                } else {
-                    ends.classify(cfg, c, &mut next);
-                }
-            }
+            three.file(cfg, children, ends, &mut next);
         }
         Ok(next)
+    }
+
+    /// A bucket with a degenerate sample: `minmax`, then either done
+    /// (constant: `None`) or split three ways.
+    fn degenerate(
+        &mut self,
+        bucket: Bucket,
+        ends: &mut Ends,
+    ) -> Result<Option<Split>, SortError<D::Error>> {
+        self.summary.degenerate += 1;
+        let (lo, hi) = self.minmax(bucket)?;
+        if lo == hi {
+            self.summary.constant += 1;
+            ends.done(bucket);
+            return Ok(None);
+        }
+        self.summary.three_way += 1;
+        Ok(Some(Split::ThreeWay))
+    }
+
+    /// The batched level: the degenerate buckets' `minmax` first, then one
+    /// `find`, scan and `scatter` chain for every k-way split and one for
+    /// every three-way split, and one readback of all their bucket starts.
+    fn batched(
+        &mut self,
+        large: &[Bucket],
+        flags: &[u32],
+        trees: u64,
+        ends: &mut Ends,
+    ) -> Result<Vec<Bucket>, SortError<D::Error>> {
+        let cfg = &self.s.cfg;
+        let in_b = large[0].in_b;
+        if large.iter().any(|b| b.in_b != in_b) {
+            return Err(SortError::Wrong(
+                "a level's large buckets lie in both buffers".to_string(),
+            ));
+        }
+        // The degenerate buckets' minima and maxima, all at once.
+        let entry = |(i, b): (usize, &Bucket)| batch::Entry {
+            start: b.start,
+            len: b.len,
+            tree: i as u32,
+        };
+        let odd: Vec<batch::Entry> = (large.iter().enumerate())
+            .filter(|&(i, _)| flags[i] != 0)
+            .map(entry)
+            .collect();
+        let mut extremes = self.minmax_batch(&odd, in_b)?.into_iter();
+        // Per bucket its split (None: done) and its entry's batch.
+        let mut how = Vec::with_capacity(large.len());
+        let (mut tree, mut three) = (Vec::new(), Vec::new());
+        for (i, (&b, &flag)) in large.iter().zip(flags).enumerate() {
+            let entry = entry((i, &b));
+            let split = if flag == 0 {
+                self.summary.splits += 1;
+                Some(Split::Tree)
+            } else {
+                self.summary.degenerate += 1;
+                match extremes.next() {
+                    Some((lo, hi)) if lo == hi => {
+                        self.summary.constant += 1;
+                        ends.done(b);
+                        None
+                    }
+                    _ => {
+                        self.summary.three_way += 1;
+                        Some(Split::ThreeWay)
+                    }
+                }
+            };
+            match split {
+                Some(Split::Tree) => tree.push(entry),
+                Some(Split::ThreeWay) => three.push(entry),
+                None => {}
+            }
+            how.push(split);
+        }
+        let k = u64::from(cfg.buckets);
+        let words = tree.len() as u64 * k + three.len() as u64 * 3;
+        let bounds = self.alloc(words * 4)?;
+        self.batch(&tree, Split::Tree, in_b, trees, bounds)?;
+        let three_at = bounds + tree.len() as u64 * k * 4;
+        self.batch(&three, Split::ThreeWay, in_b, trees, three_at)?;
+        let read = if self.real && words > 0 {
+            Some(self.read_u32s(bounds, words as usize)?)
+        } else {
+            None
+        };
+        let mut next = Vec::new();
+        // Where the next bucket's starts lie: the k-way splits' first,
+        // then the three-way splits'.
+        let mut at = [0usize, tree.len() * k as usize];
+        for (&b, split) in large.iter().zip(how) {
+            let Some(split) = split else { continue };
+            let nb = split.buckets(cfg) as usize;
+            let at = &mut at[usize::from(split == Split::ThreeWay)];
+            let starts: Vec<u64> = match &read {
+                Some(r) => r[*at..*at + nb].iter().map(|&s| u64::from(s)).collect(),
+                None => estimate(b, nb as u64),
+            };
+            *at += nb;
+            let children = children(b, &starts, split)?;
+            split.file(cfg, children, ends, &mut next);
+        }
+        Ok(next)
+    }
+
+    /// One `find`, scan and `scatter` chain over every bucket of
+    /// `entries` (in the buffer `in_b` names) by `split`; block 0 of each
+    /// bucket writes its starts at `bounds`, the buckets one after another.
+    fn batch(
+        &mut self,
+        entries: &[batch::Entry],
+        split: Split,
+        in_b: bool,
+        trees: u64,
+        bounds: u64,
+    ) -> Result<(), SortError<D::Error>> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let cfg = &self.s.cfg;
+        let plan = batch::plan(cfg, entries, split.buckets(cfg));
+        self.reserve(plan.counts)?;
+        let table = self.words(&plan.table)?;
+        let (from, to) = if in_b {
+            (self.b, self.a)
+        } else {
+            (self.a, self.b)
+        };
+        let (find, scatter, names) = split.kernels();
+        let grid = plan.blocks;
+        let t = cfg.block_threads;
+        let head = [
+            ParamValue::U64(from),
+            ParamValue::U64(table),
+            ParamValue::U32(plan.items),
+            ParamValue::U64(trees),
+        ];
+        let hist = ParamValue::U64(self.hist.0);
+        let mut params = head.to_vec();
+        params.push(hist);
+        self.launch(find, names.0, grid, t, &params)?;
+        self.scan(plan.counts, 0)?;
+        let mut params = head.to_vec();
+        params.extend([
+            ParamValue::U64(self.offsets),
+            ParamValue::U64(to),
+            ParamValue::U64(bounds),
+        ]);
+        self.launch(scatter, names.1, grid, t, &params)
+    }
+
+    /// Grows the counts and offsets buffers to `total` words.
+    fn reserve(&mut self, total: u64) -> Result<(), SortError<D::Error>> {
+        if total > self.hist.1 {
+            self.hist = (self.alloc(total * 4)?, total);
+            self.offsets = self.alloc(total * 4)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `words` to a fresh buffer.
+    fn words(&mut self, words: &[u32]) -> Result<u64, SortError<D::Error>> {
+        let addr = self.alloc(words.len() as u64 * 4)?;
+        self.dev
+            .write_u32s(addr, words)
+            .map_err(SortError::Device)?;
+        Ok(addr)
+    }
+
+    /// `scan_sums` then `scan` over the first `total` counts: every count's
+    /// exclusive prefix plus `base`, into the offsets buffer.
+    fn scan(&mut self, total: u64, base: u64) -> Result<(), SortError<D::Error>> {
+        let cfg = &self.s.cfg;
+        let t = cfg.block_threads;
+        let hist = ParamValue::U64(self.hist.0);
+        let offsets = ParamValue::U64(self.offsets);
+        let chunk = u64::from(scan::chunk(cfg));
+        let chunks = total.div_ceil(chunk);
+        let sums = ParamValue::U64(self.alloc(chunks * 4)?);
+        let (total, chunk) = (ParamValue::U32(total as u32), ParamValue::U32(chunk as u32));
+        self.launch(
+            SCAN_SUMS,
+            "scan_sums",
+            chunks,
+            t,
+            &[hist, total, chunk, sums],
+        )?;
+        let start = ParamValue::U32(base as u32);
+        let scan = [hist, offsets, total, start, sums, chunk];
+        self.launch(SCAN, "scan", chunks, t, &scan)
     }
 
     /// `find`, `scan`, `scatter` over `bucket` by `split`; the sub-buckets
@@ -362,10 +548,7 @@ impl<D: Device> Runner<'_, '_, D> {
         let items = cfg.items_for(bucket.len);
         let p = bucket.len.div_ceil(u64::from(t) * u64::from(items));
         let total = nb * p * u64::from(cfg.counter_copies);
-        if total > self.hist.1 {
-            self.hist = (self.alloc(total * 4)?, total);
-            self.offsets = self.alloc(total * 4)?;
-        }
+        self.reserve(total)?;
         let (from, to) = if bucket.in_b {
             (self.b, self.a)
         } else {
@@ -375,27 +558,11 @@ impl<D: Device> Runner<'_, '_, D> {
         let count = ParamValue::U32(bucket.len as u32);
         let items = ParamValue::U32(items);
         let tree = ParamValue::U64(tree);
-        let (find, scatter, names) = match split {
-            Split::Tree => (FIND, SCATTER, ("find_buckets", "scatter")),
-            Split::ThreeWay => (FIND3, SCATTER3, ("find_3way", "scatter_3way")),
-        };
+        let (find, scatter, names) = split.kernels();
         let hist = ParamValue::U64(self.hist.0);
         self.launch(find, names.0, p, t, &[src, count, items, tree, hist])?;
         let offsets = ParamValue::U64(self.offsets);
-        let chunk = u64::from(scan::chunk(cfg));
-        let chunks = total.div_ceil(chunk);
-        let sums = ParamValue::U64(self.alloc(chunks * 4)?);
-        let (total, chunk) = (ParamValue::U32(total as u32), ParamValue::U32(chunk as u32));
-        self.launch(
-            SCAN_SUMS,
-            "scan_sums",
-            chunks,
-            t,
-            &[hist, total, chunk, sums],
-        )?;
-        let start = ParamValue::U32(bucket.start as u32);
-        let scan = [hist, offsets, total, start, sums, chunk];
-        self.launch(SCAN, "scan", chunks, t, &scan)?;
+        self.scan(total, bucket.start)?;
         let bounds = self.alloc(nb * 4)?;
         let params = [
             src,
@@ -411,9 +578,7 @@ impl<D: Device> Runner<'_, '_, D> {
             let read = self.read_u32s(bounds, nb as usize)?;
             read.into_iter().map(u64::from).collect()
         } else {
-            (0..nb)
-                .map(|i| bucket.start + i * bucket.len / nb)
-                .collect()
+            estimate(bucket, nb)
         };
         children(bucket, &starts, split)
     }
@@ -458,6 +623,66 @@ impl<D: Device> Runner<'_, '_, D> {
             (u64::from(lo[0]), u64::from(hi[0]))
         };
         Ok((lo, hi))
+    }
+
+    /// The minimum and maximum of every bucket of `entries` (in the buffer
+    /// `in_b` names): rounds of one batched `minmax` launch, each reducing
+    /// every bucket's elements to one per block, until every bucket has
+    /// one; then one readback.
+    fn minmax_batch(
+        &mut self,
+        entries: &[batch::Entry],
+        in_b: bool,
+    ) -> Result<Vec<(u64, u64)>, SortError<D::Error>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let cfg = &self.s.cfg;
+        let kb = u64::from(cfg.key_bytes());
+        let t = cfg.block_threads;
+        let from = if in_b { self.b } else { self.a };
+        let mut src = (from, from);
+        let mut entries = entries.to_vec();
+        loop {
+            let plan = batch::plan(cfg, &entries, 1);
+            let table = self.words(&plan.table)?;
+            let lo = self.alloc(plan.blocks * kb)?;
+            let hi = self.alloc(plan.blocks * kb)?;
+            let params = [
+                ParamValue::U64(src.0),
+                ParamValue::U64(src.1),
+                ParamValue::U64(table),
+                ParamValue::U32(plan.items),
+                ParamValue::U64(lo),
+                ParamValue::U64(hi),
+            ];
+            self.launch(MINMAX, "minmax", plan.blocks, t, &params)?;
+            src = (lo, hi);
+            // Each bucket's results lie together: its blocks' row order.
+            let tile = u64::from(t) * u64::from(plan.items);
+            let mut first = 0;
+            for e in &mut entries {
+                let p = e.len.div_ceil(tile);
+                (e.start, e.len) = (first, p);
+                first += p;
+            }
+            if plan.blocks == entries.len() as u64 {
+                break;
+            }
+        }
+        self.summary.readbacks += 1;
+        let n = entries.len();
+        let (lo, hi) = if kb == 8 {
+            let lo = self.dev.read_u64s(src.0, n).map_err(SortError::Device)?;
+            let hi = self.dev.read_u64s(src.1, n).map_err(SortError::Device)?;
+            (lo, hi)
+        } else {
+            let lo = self.dev.read_u32s(src.0, n).map_err(SortError::Device)?;
+            let hi = self.dev.read_u32s(src.1, n).map_err(SortError::Device)?;
+            let wide = |v: Vec<u32>| v.into_iter().map(u64::from).collect::<Vec<_>>();
+            (wide(lo), wide(hi))
+        };
+        Ok(lo.into_iter().zip(hi).collect())
     }
 
     /// The small sorts, classes largest first, then the copies.
@@ -547,6 +772,42 @@ fn seed(level: u32, start: u64) -> u32 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     (x ^ (x >> 31)) as u32
+}
+
+/// Even bucket starts, for a dry run (nothing read back).
+fn estimate(bucket: Bucket, nb: u64) -> Vec<u64> {
+    (0..nb)
+        .map(|i| bucket.start + i * bucket.len / nb)
+        .collect()
+}
+
+impl Split {
+    /// The `find` and `scatter` kernels (indices and launch names).
+    fn kernels(self) -> (usize, usize, (&'static str, &'static str)) {
+        match self {
+            Split::Tree => (FIND, SCATTER, ("find_buckets", "scatter")),
+            Split::ThreeWay => (FIND3, SCATTER3, ("find_3way", "scatter_3way")),
+        }
+    }
+
+    /// Files the sub-buckets of one split: the three-way split's `=`
+    /// bucket (every key equal to the splitter) is done, every other is
+    /// classified by size.
+    fn file(
+        self,
+        cfg: &SamplesortConfig,
+        children: Vec<Bucket>,
+        ends: &mut Ends,
+        next: &mut Vec<Bucket>,
+    ) {
+        for (j, c) in children.into_iter().enumerate() {
+            if self == Split::ThreeWay && j == 1 {
+                ends.done(c);
+            } else {
+                ends.classify(cfg, c, next);
+            }
+        }
+    }
 }
 
 /// The sub-buckets of `bucket` from their starts (read back or

@@ -6,19 +6,33 @@
 //! block remains (the first launch reads the keys as both inputs).
 //!
 //! Launch: grid `(g)`, block `(t)`; parameters `lo_src`, `hi_src`,
-//! `count`, `items`, `lo_dst`, `hi_dst`.
+//! `count`, `items`, `lo_dst`, `hi_dst`. Batched (the default level
+//! form), one launch per round reduces every degenerate bucket of the
+//! level: `count` is replaced by `table` ([`super::batch::plan`]'s rows:
+//! each block finds its bucket's slice), and block `b` of the launch
+//! writes result `b`, so a bucket's results lie together for the next
+//! round.
 
-use super::config::SamplesortConfig;
+use super::batch;
+use super::config::{LevelLaunches, SamplesortConfig};
 use super::emit::Gen;
 use crate::KernelMarks;
-use kernels_ir::{Kernel, ParamType, Special};
+use kernels_ir::{Kernel, Operand, ParamType, Reg, Special};
 
 /// Generates `minmax` for `cfg`.
 pub fn generate(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("minmax", cfg);
     let lo_src = g.b.param("lo_src", ParamType::U64);
     let hi_src = g.b.param("hi_src", ParamType::U64);
-    let count = g.b.param("count", ParamType::U32);
+    let batched = cfg.level_launches == LevelLaunches::Batched;
+    let count = g.b.param(
+        if batched { "table" } else { "count" },
+        if batched {
+            ParamType::U64
+        } else {
+            ParamType::U32
+        },
+    );
     let items = g.b.param("items", ParamType::U32);
     let lo_dst = g.b.param("lo_dst", ParamType::U64);
     let hi_dst = g.b.param("hi_dst", ParamType::U64);
@@ -34,6 +48,18 @@ pub fn generate(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
     g.marks.key_regs = vec![lo, hi];
     let (p, more) = (g.b.pred(), g.b.pred());
     g.b.mov(blk, Special::CtaidX);
+    // Batched: the bucket's slice; results go to the launch's block index.
+    let (count, out, lo_src, hi_src): (Operand, Reg, Operand, Operand) = if batched {
+        let (start, n, out) = (g.b.reg32(), g.b.reg32(), g.b.reg32());
+        let (l, h) = (g.b.reg64(), g.b.reg64());
+        g.b.mov(out, blk);
+        batch::slice(&mut g, blk, count, start, n);
+        g.key_addr(l, lo_src, start);
+        g.key_addr(h, hi_src, start);
+        (n.into(), out, l.into(), h.into())
+    } else {
+        (count.into(), blk, lo_src.into(), hi_src.into())
+    };
     g.b.mul(cur, blk, items);
     g.b.mul(cur, cur, t);
     g.b.add(cur, cur, tid);
@@ -77,10 +103,10 @@ pub fn generate(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
         d /= 2;
     }
     g.b.setp_eq(p, tid, 0u32);
-    g.key_addr(a, lo_dst, blk);
+    g.key_addr(a, lo_dst, out);
     g.b.when(p);
     g.st_global(a, 0, lo);
-    g.key_addr(a, hi_dst, blk);
+    g.key_addr(a, hi_dst, out);
     g.b.when(p);
     g.st_global(a, 0, hi);
     g.finish()

@@ -1,11 +1,11 @@
 //! GPU sample sort (Leischner, Osipov, Sanders; seed 003 and `peers.md`
 //! section 3, after the authors' 2010 CUDA code), generated in our IR for
-//! any machine: per distribution level, for every bucket larger than `M`,
-//! `create_bst` (sample `a * k` keys, sort them, lay the `k - 1` splitters
-//! out as an implicit search tree), `find_buckets` (a branch-free tree
-//! walk per key and shared-memory counters), `scan` (the bucket-major
-//! prefix sum) and `scatter` (the walk again and an atomic position per
-//! key); buckets of at most `M` keys are sorted in one block's shared
+//! any machine: per distribution level, over all buckets larger than `M`
+//! at once, `create_bst` (sample `a * k` keys, sort them, lay the `k - 1`
+//! splitters out as an implicit search tree), `find_buckets` (a
+//! branch-free tree walk per key and shared-memory counters), `scan` (the
+//! bucket-major prefix sum) and `scatter` (the walk again and an atomic
+//! position per key); buckets of at most `M` keys are sorted in one block's shared
 //! memory (`small_sort_P`) and finished buckets copied back
 //! (`copy_buckets`). A bucket whose sample has equal first and last
 //! splitters takes the authors' degenerate path (`minmax`; constant, or
@@ -27,6 +27,7 @@
 //! ```
 
 pub mod algorithm;
+pub mod batch;
 pub mod bst;
 pub mod config;
 pub mod distribute;
@@ -40,7 +41,7 @@ pub mod small;
 mod tests;
 
 pub use algorithm::configure;
-pub use config::{SamplesortConfig, SamplesortOptions};
+pub use config::{LevelLaunches, SamplesortConfig, SamplesortOptions};
 pub use host::{Samplesort, SamplesortSummary, note};
 
 use crate::KernelMarks;

@@ -209,3 +209,67 @@ fn sorts_a_million_keys() {
         }
     }
 }
+
+#[test]
+fn both_level_launch_forms_sort_every_distribution() {
+    // A level of several large buckets: 40,000 keys, M = 256, k = 16.
+    let batched = config(16, 32, 16, 4, 256, 4, 64);
+    let per_bucket = SamplesortConfig {
+        level_launches: LevelLaunches::PerBucket,
+        ..batched.clone()
+    };
+    for n in [257, 4097, 40_000] {
+        for (name, keys) in distributions(n, n as u64) {
+            let (b, sb) = run(&batched, &keys);
+            let (p, sp) = run(&per_bucket, &keys);
+            // Batched: at most one find of each kind per level.
+            for (kind, done) in [("find_buckets", sb.splits), ("find_3way", sb.three_way)] {
+                let finds = b.launches.iter().filter(|l| l.name == kind).count() as u64;
+                assert!(
+                    finds <= u64::from(sb.levels).min(done),
+                    "{name} n={n}: {kind}"
+                );
+            }
+            // Per bucket: one of each per split.
+            let finds = p
+                .launches
+                .iter()
+                .filter(|l| l.name == "find_buckets")
+                .count();
+            assert_eq!(finds as u64, sp.splits, "{name} n={n}");
+        }
+    }
+}
+
+#[test]
+fn a_level_mixing_three_way_and_k_way_splits() {
+    // Each 1/8 of the key range holds one heavy value among uniform keys:
+    // level 1 leaves buckets that are mostly one value (three-way at level
+    // 2) between uniform ones (k-way at level 2), in both orders.
+    let cfg = config(8, 32, 8, 4, 64, 4, 32);
+    let keys: Vec<u32> = uniform(6_000, 3)
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            if i % 3 == 0 {
+                (k >> 29) << 29 | 12_345
+            } else {
+                k
+            }
+        })
+        .collect();
+    let (run, s) = run(&cfg, &keys);
+    assert!(s.three_way >= 2 && s.splits > s.levels.into(), "{s:?}");
+    // Some level runs both chains (its bounds read back in one piece).
+    let mut kway = false;
+    let mut mixed = false;
+    for l in &run.launches {
+        match l.name {
+            "create_bst" => kway = false,
+            "find_buckets" => kway = true,
+            "find_3way" => mixed |= kway,
+            _ => {}
+        }
+    }
+    assert!(mixed, "{s:?}");
+}
