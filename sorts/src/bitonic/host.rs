@@ -91,6 +91,7 @@ impl Bitonic {
         let nv = words / u64::from(cfg.vector);
         let g = cfg.block_threads;
         for launch in plan(cfg, n) {
+            let label = launch.label();
             let (name, grid, block, params) = match launch {
                 Planned::Fill { start, end } => {
                     let grid = (end - start).div_ceil(u64::from(g));
@@ -113,11 +114,13 @@ impl Bitonic {
                 Planned::Tail { tiles, .. } => ("tail", tiles, g, vec![kp]),
             };
             let (grid, block) = (Dim3::x(grid as u32), Dim3::x(block));
+            dev.label_next_launch(&label);
             let stats = dev
                 .launch(self.kernel(name), grid, block, &params)
                 .map_err(SortError::Device)?;
             launches.push(Launch {
                 name,
+                label,
                 grid,
                 block,
                 stats,
