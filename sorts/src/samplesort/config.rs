@@ -34,7 +34,7 @@ pub const SCAN_ITEMS: u32 = 5;
 
 /// What the user chooses for sample sort (`None`: the default, fitted to
 /// the machine).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SamplesortOptions {
     /// Lanes per warp (the machine's).
     pub warp: u32,
