@@ -236,6 +236,14 @@ macro_rules! with_algo {
     };
 }
 
+impl Algo {
+    /// Whether the algorithm carries a 32-bit value beside a 64-bit key
+    /// ([`Selected::CARRIES_VALUES`]).
+    pub fn carries_values(self) -> bool {
+        with_algo!(self, A => A::CARRIES_VALUES)
+    }
+}
+
 /// Whether the sort option `name` (a `config` key) means something to
 /// `algo`: the options of the experiment (keys, machine, ...) apply to
 /// every algorithm, an algorithm's own options (see
