@@ -88,3 +88,40 @@ fn the_plot_is_drawn_for_a_list_of_key_counts_and_refused_for_one() {
     assert!(err.starts_with("error:") && err.contains("warp"), "{err}");
     assert!(!err.contains("panicked"));
 }
+
+#[test]
+fn algorithms_that_cannot_carry_values_with_64_bit_keys_are_skipped_by_name() {
+    let out = simsort(&[
+        "compare",
+        "-q",
+        "--keys",
+        "1000",
+        "--key-bits",
+        "64",
+        "--values",
+    ]);
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // HotSort carries values beside 64-bit keys and runs; the others are
+    // listed as skipped, with the reason rather than a machine misfit.
+    let row = |algo: &str| {
+        table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(algo))
+            .unwrap_or_else(|| panic!("no {algo} row in:\n{table}"))
+            .to_string()
+    };
+    assert!(!row("hotsort").contains("skipped"), "{table}");
+    for algo in ["mergesort", "bitonic", "samplesort", "terasort"] {
+        assert!(
+            row(algo).ends_with("skipped: cannot carry values with 64-bit keys"),
+            "{table}"
+        );
+    }
+    assert!(!table.contains("does not fit the machine"), "{table}");
+}

@@ -86,6 +86,13 @@ pub trait Device {
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), Self::Error>;
     /// Copies `len` bytes of device memory at `addr` out.
     fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, Self::Error>;
+    /// Names the next launch for whoever records launches (a trace: `pass
+    /// 5: merge 2048 -> 4096`), so launches of one kernel can be told
+    /// apart. Devices that record nothing ignore it (the default); the
+    /// label never changes what a launch computes.
+    fn label_next_launch(&mut self, label: &str) {
+        let _ = label;
+    }
     /// Runs `kernel` to completion.
     fn launch(
         &mut self,
@@ -140,6 +147,12 @@ pub trait LaunchHook<D: Device> {
         block: Dim3,
         params: &[ParamValue],
     ) -> Result<D::Stats, D::Error>;
+
+    /// Names `dev`'s next launch ([`Device::label_next_launch`]); a hook
+    /// that records launches itself takes the label here.
+    fn label_next_launch(&mut self, dev: &mut D, label: &str) {
+        dev.label_next_launch(label);
+    }
 }
 
 /// A device that forwards memory operations to `dev` and launches through
@@ -173,6 +186,10 @@ impl<D: Device, H: LaunchHook<D>> Device for Hooked<'_, D, H> {
 
     fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, D::Error> {
         self.dev.read_bytes(addr, len)
+    }
+
+    fn label_next_launch(&mut self, label: &str) {
+        self.hook.label_next_launch(self.dev, label);
     }
 
     fn launch(

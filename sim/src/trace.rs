@@ -27,6 +27,17 @@ pub trait TraceSink {
     fn wants_registers(&self, block: u32, warp: u32) -> bool;
     /// Records one event.
     fn record(&mut self, event: &Event) -> Result<(), TraceError>;
+    /// Names the next launch (what the host calls it: `level 2:
+    /// find_buckets (61 buckets)`); a sink that keeps labels holds it until
+    /// [`TraceSink::take_launch_label`].
+    fn label_next_launch(&mut self, label: &str) {
+        let _ = label;
+    }
+    /// The label given for the launch beginning now, if any (empty
+    /// otherwise); taken, so a launch the host did not name gets none.
+    fn take_launch_label(&mut self) -> String {
+        String::new()
+    }
     /// Cycles between per-SM counter samples ([`Event::Counters`]); `None`
     /// for no samples.
     fn counter_interval(&self) -> Option<u64> {
@@ -47,6 +58,8 @@ pub struct VecSink {
     pub focus: Option<(u32, u32)>,
     /// Cycles between counter samples, if any are wanted.
     pub counter_interval: Option<u64>,
+    /// The label given for the next launch.
+    pub next_label: String,
 }
 
 impl TraceSink for VecSink {
@@ -75,6 +88,14 @@ impl TraceSink for VecSink {
         Ok(())
     }
 
+    fn label_next_launch(&mut self, label: &str) {
+        self.next_label = label.to_string();
+    }
+
+    fn take_launch_label(&mut self) -> String {
+        std::mem::take(&mut self.next_label)
+    }
+
     fn counter_interval(&self) -> Option<u64> {
         self.counter_interval
     }
@@ -86,6 +107,7 @@ pub struct Recorder<W: Write> {
     writer: TraceWriter<W>,
     kernels: Vec<String>,
     launches: u32,
+    next_label: String,
 }
 
 impl<W: Write> Recorder<W> {
@@ -96,6 +118,7 @@ impl<W: Write> Recorder<W> {
             writer,
             kernels: header_kernels,
             launches: 0,
+            next_label: String::new(),
         }
     }
 
@@ -130,6 +153,14 @@ impl<W: Write> TraceSink for Recorder<W> {
 
     fn record(&mut self, event: &Event) -> Result<(), TraceError> {
         self.writer.record(event)
+    }
+
+    fn label_next_launch(&mut self, label: &str) {
+        self.next_label = label.to_string();
+    }
+
+    fn take_launch_label(&mut self) -> String {
+        std::mem::take(&mut self.next_label)
     }
 
     fn counter_interval(&self) -> Option<u64> {
@@ -247,12 +278,14 @@ impl<'a> Tracer<'a> {
             return 0;
         };
         let (launch, kernel) = sink.begin_launch(kernel);
+        let label = sink.take_launch_label();
         self.emit(Event::KernelLaunch {
             cycle: 0,
             launch,
             kernel,
             grid,
             block,
+            label,
         });
         launch
     }

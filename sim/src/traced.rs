@@ -27,6 +27,12 @@ impl LaunchHook<Gpu> for TraceHook<'_, '_> {
             None => gpu.launch(kernel, grid, block, params),
         }
     }
+
+    fn label_next_launch(&mut self, _gpu: &mut Gpu, label: &str) {
+        if let Some(sink) = self.0.as_deref_mut() {
+            sink.label_next_launch(label);
+        }
+    }
 }
 
 /// A borrowed [`Gpu`] whose launches go to a trace sink (plain launches

@@ -168,6 +168,13 @@ pub struct Launch<S> {
     /// The kernel's name (HotSort: `fill_in`, `fill_out`, `bs`, `fm`, `hm`,
     /// `bc` or `transpose`).
     pub name: &'static str,
+    /// What the schedule calls this launch, so launches of one kernel can
+    /// be told apart (`round 2: hm span 32 slabs`, `level 1: scatter (128
+    /// buckets)`): the label the trace records (handed to the device with
+    /// [`Device::label_next_launch`] just before the launch). It starts
+    /// with the launch's step in the schedule, and is the same on every
+    /// device for the same input.
+    pub label: String,
     /// The grid.
     pub grid: Dim3,
     /// The block.

@@ -163,6 +163,10 @@ impl<D: Device> Device for Recorder<D> {
         Ok(data)
     }
 
+    fn label_next_launch(&mut self, label: &str) {
+        self.inner.label_next_launch(label);
+    }
+
     fn launch(
         &mut self,
         kernel: &VerifiedKernel,

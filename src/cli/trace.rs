@@ -200,8 +200,13 @@ fn info(args: &InfoArgs, out: &mut dyn Write) -> Result<(), Failure> {
         let end = l
             .end_cycle
             .map_or("unfinished".to_string(), |c| c.to_string());
+        let label = if l.label.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", l.label)
+        };
         text.push_str(&format!(
-            "launch {i}: {name} grid {:?} block {:?} cycles {}..{end}, {} chunks\n",
+            "launch {i}: {name} grid {:?} block {:?} cycles {}..{end}, {} chunks{label}\n",
             l.grid,
             l.block,
             l.start_cycle,

@@ -254,7 +254,7 @@ pub fn table(axes: &[Axis], runs: &[SweepRun]) -> String {
                     );
                 }
                 RunResult::Skipped(_) => {
-                    let _ = writeln!(out, "{name:<10} skipped: does not fit the machine");
+                    let _ = writeln!(out, "{name:<10} skipped: {}", skip_reason(&r.opts));
                 }
                 RunResult::Failed(_) => {
                     let _ = writeln!(out, "{name:<10} FAILED");
@@ -270,6 +270,17 @@ pub fn table(axes: &[Axis], runs: &[SweepRun]) -> String {
          as shares of warp cycles (named as in the sort's stall table, docs/report.md)"
     );
     out
+}
+
+/// Why a configuration was skipped, in a few words for the table (the
+/// warning on stderr lists every problem): an algorithm that cannot carry
+/// values beside 64-bit keys says so, anything else did not fit the machine.
+fn skip_reason(opts: &SortOptions) -> String {
+    if opts.values && opts.key_bits != 32 && !opts.algo.carries_values() {
+        format!("cannot carry values with {}-bit keys", opts.key_bits)
+    } else {
+        "does not fit the machine".to_string()
+    }
 }
 
 /// The comparison as one JSON object: `axes`, and `groups`, each with the

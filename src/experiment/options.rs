@@ -5,10 +5,10 @@
 //! list), the sweep's [`SweepSpec`], its grid order and axes, the CSV column
 //! order, the labels of plots and the sweep summary, which algorithms take
 //! an option (the rest refuse it), and the flags of `simsort kernels` and
-//! `emit ptx --kernel` ([`KernelOptionArgs`]). Adding an option is one entry
-//! of the table (and, for an algorithm's option, the line in that
-//! algorithm's [`super::sort::Selected::options`] that hands it to the
-//! algorithm's own options struct).
+//! `emit ptx --kernel` ([`KernelOptionArgs`]), and, for an algorithm's
+//! option, the field of the algorithm's own options struct it fills
+//! ([`fill_algorithm_options`]). Adding an option is one entry of the
+//! table.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -187,8 +187,78 @@ macro_rules! scope_takers {
     (build) => {
         None
     };
-    ([$($algo:ident),* $(,)?]) => {
+    ([$($algo:ident . $field:ident $(with $conv:path)?),* $(,)?]) => {
         Some(&[$(Algo::$algo),*] as &[Algo])
+    };
+}
+
+/// The options struct of the algorithm that [`Algo`] variant `$algo`
+/// selects: where a table entry's `for [Algo.field]` writes.
+macro_rules! options_of {
+    (Hotsort) => {
+        sorts::hotsort::HotSortOptions
+    };
+    (Mergesort) => {
+        sorts::mergesort::MergesortOptions
+    };
+    (Bitonic) => {
+        sorts::bitonic::BitonicOptions
+    };
+    (Samplesort) => {
+        sorts::samplesort::SamplesortOptions
+    };
+    (Terasort) => {
+        sorts::terasort::TeraSortOptions
+    };
+}
+
+/// How an entry's value becomes its field's: `with f` calls `f(value,
+/// the field's value so far)`; without, the value converts with `Into`.
+macro_rules! convert {
+    ($value:expr, $old:expr) => {
+        same($value, $old)
+    };
+    ($value:expr, $old:expr, $conv:path) => {
+        $conv($value, $old)
+    };
+}
+
+/// The value itself, converted into the field's type (the default of
+/// [`convert!`]; the field's old value only names that type).
+fn same<T: Into<U>, U>(value: T, _old: U) -> U {
+    value.into()
+}
+
+/// `with or_base`: the option's value if given, else the field's value
+/// from the algorithm's own defaults.
+fn or_base<T>(value: Option<T>, base: T) -> T {
+    value.unwrap_or(base)
+}
+
+/// `with on_gpu`: whether GPUTeraSort's phase 2 runs on the GPU.
+fn on_gpu(value: TeraMerge, _old: bool) -> bool {
+    value == TeraMerge::Gpu
+}
+
+/// `with is_steps`: whether GPUTeraSort sorts with the seed's network,
+/// one launch per step.
+fn is_steps(value: TeraNetwork, _old: bool) -> bool {
+    value == TeraNetwork::Steps
+}
+
+/// One entry's part of [`fill_algorithm_options`]: for each algorithm its
+/// scope lists, if `o` is that algorithm's options struct, sets the
+/// listed field from option `$name`.
+macro_rules! fill_entry {
+    ($opts:ident, $o:ident, $name:ident, run) => {};
+    ($opts:ident, $o:ident, $name:ident, build) => {};
+    ($opts:ident, $o:ident, $name:ident,
+        [$($algo:ident . $field:ident $(with $conv:path)?),* $(,)?]) => {
+        $(
+            if let Some(o) = ($o as &mut dyn std::any::Any).downcast_mut::<options_of!($algo)>() {
+                o.$field = convert!($opts.$name.clone(), o.$field.clone() $(, $conv)?);
+            }
+        )*
     };
 }
 
@@ -234,9 +304,11 @@ macro_rules! kernel_option_args {
 /// the type of one element of the sweep's list,
 /// the CSV rank (column order among the sort options), the summary column
 /// header and the plot label, the scope (`run`: an option of every
-/// experiment; `build`: one that also shapes kernels; `[Algo, ...]`: an
-/// option of those algorithms alone, which the others refuse), and
-/// optionally `quiet` (see [`quiet!`]).
+/// experiment; `build`: one that also shapes kernels; `[Algo.field, ...]`:
+/// an option of those algorithms alone, which the others refuse, written
+/// into `field` of each one's options struct, converted with `Into` or
+/// `with f` (`f(value, the field's default)`), and optionally `quiet` (see
+/// [`quiet!`]).
 macro_rules! sort_options {
     ($(
         $(#[doc = $help:literal])+
@@ -247,6 +319,18 @@ macro_rules! sort_options {
             $(, $quiet:ident)?;
     )+) => {
         kernel_option_args!(@acc [] [] $( $scope $name [$($help)+] $cli [$($attr)*]; )+);
+
+        /// Sets every field of `o`, the options struct of algorithm `A`,
+        /// that a table entry's scope names for `A` (`for [Hotsort.layout]`)
+        /// from that option's value in `opts`: the one mapping from the
+        /// table to the algorithms' own options
+        /// ([`super::sort::Selected::options`]).
+        pub fn fill_algorithm_options<A: super::sort::Selected>(
+            opts: &SortOptions,
+            o: &mut A::Options,
+        ) {
+            $( fill_entry!(opts, o, $name, $scope); )+
+        }
 
         /// The algorithms that take option `name`: `None` for a name that
         /// is not an algorithm's option (an option of every experiment, a
@@ -504,11 +588,11 @@ sort_options! {
     /// How lanes exchange keys in warp merges.
     merge: MergeExchange = MergeExchange::Shuffle,
         cli MergeArg [value_enum, default_value = "shuffle"], list MergeArg,
-        csv 6, column "merge", label "merge", for [Hotsort];
+        csv 6, column "merge", label "merge", for [Hotsort.merge];
     /// Shared-memory layout (bank-conflict avoidance).
     smem_layout: Layout = Layout::Pad,
         cli LayoutArg [value_enum, default_value = "pad"], list LayoutArg,
-        csv 5, column "layout", label "layout", for [Hotsort];
+        csv 5, column "layout", label "layout", for [Hotsort.layout];
     /// Lanes per warp: a power of two, 4..=64.
     warp: u32 = 32,
         cli u32 [default_value = "32"], list u32,
@@ -518,18 +602,18 @@ sort_options! {
     /// or the tallest power of two below it that fits the machine].
     slab_height: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 3, column "slab", label "slab height", for [Hotsort];
+        csv 3, column "slab", label "slab height", for [Hotsort.slab_height];
     /// Slabs (warps) per block in the block sort [default: the largest that fits].
     block_slabs: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 4, column "block-slabs", label "block slabs", for [Hotsort];
+        csv 4, column "block-slabs", label "block slabs", for [Hotsort.block_slabs];
     /// HotSort's merge schedule: `sized` cleans with blocks sized to the
     /// span left, as the shipped HotSort does; `full-block` always cleans
     /// with full blocks (the schedule the calibration data were measured
     /// with).
     schedule: Schedule = Schedule::Sized,
         cli ScheduleArg [value_enum, default_value = "sized"], list ScheduleArg,
-        csv 12, column "schedule", label "schedule", for [Hotsort], quiet;
+        csv 12, column "schedule", label "schedule", for [Hotsort.schedule], quiet;
     /// Carry a 32-bit value with every key (`--values` or `--values true`).
     values: bool = false,
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
@@ -538,86 +622,95 @@ sort_options! {
     /// Threads per block (mergesort, bitonic, samplesort) [default: the algorithm's].
     block_threads: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 12, column "block-threads", label "block threads", for [Mergesort, Bitonic, Samplesort], quiet;
+        csv 12, column "block-threads", label "block threads",
+        for [Mergesort.block_threads, Bitonic.block_threads, Samplesort.block_threads], quiet;
     /// Keys per thread (mergesort [default: 11]; samplesort's find and
     /// scatter [default: per bucket, at least 450 blocks]).
     items_per_thread: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 13, column "items-per-thread", label "items per thread", for [Mergesort, Samplesort], quiet;
+        csv 13, column "items-per-thread", label "items per thread",
+        for [Mergesort.items_per_thread, Samplesort.items_per_thread], quiet;
     /// Bitonic: keys per vector L, one thread acting as L comparators: 1, 2, 4, 8 or 16.
     vector: u32 = 4,
         cli u32 [default_value = "4"], list u32,
-        csv 14, column "vector", label "vector", for [Bitonic], quiet;
+        csv 14, column "vector", label "vector", for [Bitonic.vector], quiet;
     /// Bitonic: the seed's method (shared-memory stages inside a launch);
     /// false: the plain sort, one launch per step through global memory.
     bitonic_fused: bool = true,
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
-        csv 15, column "fused", label "fused", for [Bitonic], quiet;
+        csv 15, column "fused", label "fused", for [Bitonic.fused], quiet;
     /// Bitonic: the store-order swizzle of shared write-backs (the seed's
     /// claims 6 and 7); false measures the bank conflicts it avoids.
     bitonic_swizzle: bool = true,
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
-        csv 16, column "swizzle", label "swizzle", for [Bitonic], quiet;
+        csv 16, column "swizzle", label "swizzle", for [Bitonic.swizzle], quiet;
     /// GPUTeraSort: where phase 2 merges the runs: `host` (k-way, as the
     /// seed's CPU does) or `gpu` (merge path on the simulated GPU, then one
     /// reorder of the records).
     terasort_merge: TeraMerge = TeraMerge::Host,
         cli TeraMergeArg [value_enum, default_value = "host"], list TeraMergeArg,
-        csv 17, column "merge-at", label "phase 2 merge", for [Terasort], quiet;
+        csv 17, column "merge-at", label "phase 2 merge",
+        for [Terasort.gpu_merge with on_gpu], quiet;
     /// GPUTeraSort: how the key-pointer words are sorted: `fused` (the
     /// bitonic sort's kernels, small distances in shared memory) or `steps`
     /// (the seed's network literally, one launch per step).
     terasort_network: TeraNetwork = TeraNetwork::Fused,
         cli TeraNetworkArg [value_enum, default_value = "fused"], list TeraNetworkArg,
-        csv 18, column "network", label "network", for [Terasort], quiet;
+        csv 18, column "network", label "network", for [Terasort.steps with is_steps], quiet;
     /// GPUTeraSort: bytes per record, a positive multiple of 4 [default: 100].
     record_bytes: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 20, column "record-bytes", label "record bytes", for [Terasort], quiet;
+        csv 20, column "record-bytes", label "record bytes",
+        for [Terasort.record_bytes with or_base], quiet;
     /// GPUTeraSort: key bytes at the start of each record, from the key
     /// width (4 or 8) to --record-bytes [default: 10].
     key_bytes: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 21, column "key-bytes", label "key bytes", for [Terasort], quiet;
+        csv 21, column "key-bytes", label "key bytes",
+        for [Terasort.key_bytes with or_base], quiet;
     /// GPUTeraSort: records per phase-1 run, 1..=2^31 [default: every record
     /// in one run].
     run_records: Option<u64> = None,
         cli Option<u64> [], list u64,
-        csv 22, column "run-records", label "run records", for [Terasort], quiet;
+        csv 22, column "run-records", label "run records",
+        for [Terasort.run_records], quiet;
     /// GPUTeraSort: one thread per output element in each bitonic step (the
     /// seed's fragment program) instead of one per pair.
     per_output: bool = false,
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
         list bool,
-        csv 23, column "per-output", label "per output", for [Terasort], quiet;
+        csv 23, column "per-output", label "per output",
+        for [Terasort.per_output], quiet;
     /// Sample sort: buckets per distribution level k, a power of two
     /// [default: 128, halved until the tree and counters fit shared memory].
     buckets: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 24, column "buckets", label "buckets", for [Samplesort], quiet;
+        csv 24, column "buckets", label "buckets", for [Samplesort.buckets], quiet;
     /// Sample sort: oversampling a, the sample holds a*k keys [default: 16].
     oversample: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 25, column "oversample", label "oversample", for [Samplesort], quiet;
+        csv 25, column "oversample", label "oversample", for [Samplesort.oversample], quiet;
     /// Sample sort: buckets of at most M keys go to the small sorter in one
     /// block's shared memory [default: 8192, or what one block holds].
     small_size: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 26, column "small-size", label "small size", for [Samplesort], quiet;
+        csv 26, column "small-size", label "small size",
+        for [Samplesort.small_size], quiet;
     /// Sample sort: counter copies per bucket C, a power of two (thread t
     /// counts into copy t mod C) [default: 4].
     counter_copies: Option<u32> = None,
         cli Option<u32> [], list u32,
-        csv 27, column "copies", label "counter copies", for [Samplesort], quiet;
+        csv 27, column "copies", label "counter copies",
+        for [Samplesort.counter_copies], quiet;
     /// Sample sort: how a distribution level launches `find_buckets`,
     /// the scan and `scatter`: `batched` (one chain for all the level's
     /// large buckets, as the authors' code does) or `per-bucket` (one chain
     /// per bucket: the launches the committed H200 data were recorded with).
     level_launches: LevelLaunches = LevelLaunches::Batched,
         cli LevelLaunchesArg [value_enum, default_value = "batched"], list LevelLaunchesArg,
-        csv 28, column "level-launches", label "level launches", for [Samplesort], quiet;
+        csv 28, column "level-launches", label "level launches", for [Samplesort.level_launches], quiet;
 }
 
 /// Parses `--key-bits`: 32 or 64.

@@ -54,7 +54,7 @@ impl Algo {
 
 /// An algorithm as the experiment layer runs it: the [`Algorithm`] and the
 /// options it takes from a [`SortOptions`].
-pub trait Selected: Algorithm {
+pub trait Selected: Algorithm<Options: 'static> {
     /// The `--algo` value: which of the options table's algorithm options
     /// it takes (an entry's `for [...]` list; given with a non-default
     /// value to an algorithm not listed, an option is refused, see
@@ -63,8 +63,18 @@ pub trait Selected: Algorithm {
     /// Whether the algorithm carries a 32-bit value beside a 64-bit key
     /// (`--key-bits 64 --values`, see [`sorts::Algorithm::sort_pairs`]).
     const CARRIES_VALUES: bool = false;
-    /// The algorithm's options in `opts`.
-    fn options(opts: &SortOptions) -> Self::Options;
+    /// The algorithm's options before its own options are filled in: the
+    /// machine's warp width and the key type from `opts` (options of every
+    /// experiment), every other field at the algorithm's default.
+    fn base(opts: &SortOptions) -> Self::Options;
+    /// The algorithm's options in `opts`: [`Selected::base`], then every
+    /// field the options table maps an option of this algorithm to
+    /// (`for [Hotsort.layout]`, see [`super::options::fill_algorithm_options`]).
+    fn options(opts: &SortOptions) -> Self::Options {
+        let mut o = Self::base(opts);
+        super::options::fill_algorithm_options::<Self>(opts, &mut o);
+        o
+    }
     /// The verified algorithm as a [`Sorter`].
     fn into_sorter(self) -> Sorter;
     /// Writes into `opts` the values of options left to adapt to the
@@ -76,16 +86,12 @@ impl Selected for HotSort {
     const ALGO: Algo = Algo::Hotsort;
     const CARRIES_VALUES: bool = true;
 
-    fn options(opts: &SortOptions) -> HotSortOptions {
+    fn base(opts: &SortOptions) -> HotSortOptions {
         HotSortOptions {
             warp: opts.warp,
-            slab_height: opts.slab_height,
-            block_slabs: opts.block_slabs,
-            layout: opts.smem_layout,
-            merge: opts.merge,
             key_bits: opts.word_bits(),
             values: opts.carries_values(),
-            schedule: opts.schedule,
+            ..HotSortOptions::default()
         }
     }
 
@@ -101,12 +107,11 @@ impl Selected for HotSort {
 impl Selected for Mergesort {
     const ALGO: Algo = Algo::Mergesort;
 
-    fn options(opts: &SortOptions) -> MergesortOptions {
+    fn base(opts: &SortOptions) -> MergesortOptions {
         MergesortOptions {
             warp: opts.warp,
-            block_threads: opts.block_threads,
-            items_per_thread: opts.items_per_thread,
             key_bits: opts.word_bits(),
+            ..MergesortOptions::default()
         }
     }
 
@@ -118,14 +123,11 @@ impl Selected for Mergesort {
 impl Selected for Bitonic {
     const ALGO: Algo = Algo::Bitonic;
 
-    fn options(opts: &SortOptions) -> BitonicOptions {
+    fn base(opts: &SortOptions) -> BitonicOptions {
         BitonicOptions {
             warp: opts.warp,
-            vector: opts.vector,
-            block_threads: opts.block_threads,
-            fused: opts.bitonic_fused,
-            swizzle: opts.bitonic_swizzle,
             key_bits: opts.word_bits(),
+            ..BitonicOptions::default()
         }
     }
 
@@ -137,18 +139,12 @@ impl Selected for Bitonic {
 impl Selected for TeraSort {
     const ALGO: Algo = Algo::Terasort;
 
-    fn options(opts: &SortOptions) -> TeraSortOptions {
-        let d = sorts::terasort::TeraSortConfig::new(opts.warp, 32);
+    fn base(opts: &SortOptions) -> TeraSortOptions {
         TeraSortOptions {
             warp: opts.warp,
             // With `--values` the 64-bit word (key over value) is the key.
             key_bits: opts.word_bits(),
-            record_bytes: opts.record_bytes.unwrap_or(d.record_bytes),
-            key_bytes: opts.key_bytes.unwrap_or(d.key_bytes),
-            run_records: opts.run_records,
-            steps: opts.terasort_network == super::options::TeraNetwork::Steps,
-            per_output: opts.per_output,
-            gpu_merge: opts.terasort_merge == super::options::TeraMerge::Gpu,
+            ..TeraSortOptions::default()
         }
     }
 
@@ -160,17 +156,11 @@ impl Selected for TeraSort {
 impl Selected for Samplesort {
     const ALGO: Algo = Algo::Samplesort;
 
-    fn options(opts: &SortOptions) -> SamplesortOptions {
+    fn base(opts: &SortOptions) -> SamplesortOptions {
         SamplesortOptions {
             warp: opts.warp,
             key_bits: opts.word_bits(),
-            buckets: opts.buckets,
-            oversample: opts.oversample,
-            small_size: opts.small_size,
-            counter_copies: opts.counter_copies,
-            block_threads: opts.block_threads,
-            items_per_thread: opts.items_per_thread,
-            level_launches: opts.level_launches,
+            ..SamplesortOptions::default()
         }
     }
 
@@ -244,6 +234,14 @@ macro_rules! with_algo {
             }
         }
     };
+}
+
+impl Algo {
+    /// Whether the algorithm carries a 32-bit value beside a 64-bit key
+    /// ([`Selected::CARRIES_VALUES`]).
+    pub fn carries_values(self) -> bool {
+        with_algo!(self, A => A::CARRIES_VALUES)
+    }
 }
 
 /// Whether the sort option `name` (a `config` key) means something to

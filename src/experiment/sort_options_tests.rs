@@ -1,6 +1,7 @@
-//! The options table is the one declaration of who takes which option:
-//! these tests fail when an entry names no algorithm, when an algorithm
-//! takes an option its [`Selected::options`] never reads, or when the
+//! The options table is the one declaration of who takes which option and
+//! which field of the algorithm's options struct it fills: these tests fail
+//! when an entry names no algorithm, when an algorithm takes an option its
+//! [`Selected::options`] (the table's mapping) never reads, or when the
 //! kernel flags and the main job's flags disagree.
 
 use clap::{Parser, ValueEnum};
@@ -153,4 +154,43 @@ fn kernel_flags_are_the_main_job_s_flags() {
     assert_eq!(kernels.opts.options(), main.opts.options(Vec::new()));
     // The input's options are not kernel flags.
     assert!(Kernels::try_parse_from(["simsort", "--keys", "5"]).is_err());
+}
+
+#[test]
+fn the_table_fills_the_fields_its_entries_name() {
+    let parse = |args: &[&str]| {
+        let m = Main::try_parse_from(std::iter::once("simsort").chain(args.iter().copied()));
+        m.unwrap().opts.options(Vec::new())
+    };
+    let opts = parse(&[
+        "--warp",
+        "16",
+        "--smem-layout",
+        "xor",
+        "--slab-height",
+        "8",
+        "--key-bits",
+        "64",
+    ]);
+    let h = HotSort::options(&opts);
+    assert_eq!((h.warp, h.key_bits, h.slab_height), (16, 64, Some(8)));
+    assert_eq!(h.layout, sorts::hotsort::Layout::Xor);
+    // Without the option, a `with or_base` field keeps the algorithm's
+    // default; with it, the value; `with on_gpu` converts the choice.
+    let t = TeraSort::options(&SortOptions::default());
+    let d = sorts::terasort::TeraSortConfig::new(32, 32);
+    assert_eq!(
+        (t.record_bytes, t.key_bytes, t.gpu_merge),
+        (d.record_bytes, d.key_bytes, false)
+    );
+    let t = TeraSort::options(&parse(&["--record-bytes", "16", "--terasort-merge", "gpu"]));
+    assert_eq!(
+        (t.record_bytes, t.key_bytes, t.gpu_merge),
+        (16, d.key_bytes, true)
+    );
+    // One option fills the same-named field of every algorithm it lists.
+    let opts = parse(&["--block-threads", "64"]);
+    assert_eq!(Mergesort::options(&opts).block_threads, Some(64));
+    assert_eq!(Bitonic::options(&opts).block_threads, Some(64));
+    assert_eq!(Samplesort::options(&opts).block_threads, Some(64));
 }

@@ -7,6 +7,7 @@
 //! so corrupt bytes give [`TraceError::Corrupt`], never a panic or a huge
 //! allocation.
 
+use crate::format::MAX_LABEL_BYTES;
 use crate::{AccessKind, CounterSample, Event, RegClass, RegRef, StallReason, TraceError};
 
 /// The widest warp the format holds (lane masks are `u64`).
@@ -32,6 +33,10 @@ const COUNTERS: u8 = 11;
 pub fn validate(e: &Event) -> Result<(), TraceError> {
     let bad = |m: String| Err(TraceError::InvalidEvent(m));
     match e {
+        Event::KernelLaunch { label, .. } if label.len() > MAX_LABEL_BYTES => bad(format!(
+            "a launch label of {} bytes (at most {MAX_LABEL_BYTES})",
+            label.len()
+        )),
         Event::SharedAccess { words_per_bank, .. } if words_per_bank.len() > MAX_BANKS => {
             bad(format!(
                 "{} banks in a shared access (at most {MAX_BANKS})",
@@ -103,11 +108,14 @@ impl Encoder {
                 kernel,
                 grid,
                 block,
+                label,
                 ..
             } => {
                 put_all(out, &[*launch, *kernel]);
                 put_all(out, grid);
                 put_all(out, block);
+                put(out, label.len() as u64);
+                out.extend_from_slice(label.as_bytes());
             }
             Event::KernelEnd { launch, .. } => put(out, u64::from(*launch)),
             Event::BlockStart { sm, block, .. } | Event::BlockEnd { sm, block, .. } => {
@@ -229,25 +237,25 @@ pub struct Decoder<'a> {
     buf: &'a [u8],
     pos: usize,
     prev_cycle: u64,
+    /// The file's format version: version 1 launches have no label.
+    version: u32,
 }
 
 impl<'a> Decoder<'a> {
-    /// A decoder over one chunk's bytes.
+    /// A decoder over one chunk's bytes of the newest format.
     #[cfg(test)]
     pub fn new(buf: &'a [u8]) -> Self {
-        Decoder {
-            buf,
-            pos: 0,
-            prev_cycle: 0,
-        }
+        Decoder::resume(buf, (0, 0), crate::FORMAT_VERSION)
     }
 
-    /// A decoder continuing at `state` (from [`Decoder::state`]).
-    pub fn resume(buf: &'a [u8], (pos, prev_cycle): (usize, u64)) -> Self {
+    /// A decoder of format `version` continuing at `state` (from
+    /// [`Decoder::state`]).
+    pub fn resume(buf: &'a [u8], (pos, prev_cycle): (usize, u64), version: u32) -> Self {
         Decoder {
             buf,
             pos,
             prev_cycle,
+            version,
         }
     }
 
@@ -333,6 +341,21 @@ impl<'a> Decoder<'a> {
         Ok(n as usize)
     }
 
+    /// A launch label: none before format version 2, else a length and
+    /// UTF-8 bytes.
+    fn label(&mut self) -> Result<String, TraceError> {
+        if self.version < 2 {
+            return Ok(String::new());
+        }
+        let n = self.len(MAX_LABEL_BYTES, "label byte")?;
+        let bytes = &self.buf[self.pos..self.pos + n];
+        let label = std::str::from_utf8(bytes)
+            .map_err(|_| self.corrupt("a launch label that is not UTF-8"))?
+            .to_string();
+        self.pos += n;
+        Ok(label)
+    }
+
     /// Decodes the next event; call only while `!is_done()`.
     pub fn next_event(&mut self) -> Result<Event, TraceError> {
         let tag = self.byte()?;
@@ -349,6 +372,7 @@ impl<'a> Decoder<'a> {
                     kernel,
                     grid: self.u32s()?,
                     block: self.u32s()?,
+                    label: self.label()?,
                 }
             }
             KERNEL_END => Event::KernelEnd {

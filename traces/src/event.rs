@@ -68,6 +68,11 @@ pub enum Event {
         grid: [u32; 3],
         /// Block size in threads (x, y, z).
         block: [u32; 3],
+        /// What the host calls this launch (`level 2: find_buckets (61
+        /// buckets)`, `pass 5: merge 2048 -> 4096`), so launches of one
+        /// kernel can be told apart; empty when the host gave none (and in
+        /// traces of format version 1, which had no labels).
+        label: String,
     },
     /// The launch's last block finished.
     KernelEnd {

@@ -23,8 +23,12 @@ use crate::{CounterSample, KernelSource};
 pub const MAGIC: &[u8; 8] = b"SSTRACE\0";
 /// The last eight bytes of every finished trace.
 pub const END_MAGIC: &[u8; 8] = b"SSTEND\0\0";
-/// The newest format version this crate writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this crate writes and reads. Version 2 added
+/// launch labels (in [`crate::Event::KernelLaunch`] and [`LaunchInfo`]);
+/// version 1 files read with every label empty.
+pub const FORMAT_VERSION: u32 = 2;
+/// The longest launch label, in bytes (a sanity bound for readers).
+pub const MAX_LABEL_BYTES: usize = 1024;
 /// Bytes before the header JSON.
 pub const PREFIX_LEN: u64 = 20;
 /// Bytes of a chunk record's header.
@@ -81,6 +85,11 @@ pub struct LaunchInfo {
     pub grid: [u32; 3],
     /// Block size in threads.
     pub block: [u32; 3],
+    /// What the host calls the launch (see [`crate::Event::KernelLaunch`]);
+    /// empty when none was given. Written when the launch begins, so a run
+    /// that stops inside a launch keeps it.
+    #[serde(default)]
+    pub label: String,
     /// Cycle of the launch.
     pub start_cycle: u64,
     /// Cycle it ended (`None` if the run stopped inside it, e.g. on a fault).
@@ -98,6 +107,18 @@ pub struct LaunchInfo {
 }
 
 impl LaunchInfo {
+    /// What to call the launch: its label, or its kernel's name when it
+    /// has none (`kernels` as [`crate::TraceReader::kernels`] lists them).
+    pub fn title<'a>(&'a self, kernels: &'a [crate::KernelSource]) -> &'a str {
+        if self.label.is_empty() {
+            kernels
+                .get(self.kernel as usize)
+                .map_or("?", |k| k.name.as_str())
+        } else {
+            &self.label
+        }
+    }
+
     /// Whether `block` has detail events in this launch.
     pub fn has_detail(&self, block: u32) -> bool {
         self.detail_blocks

@@ -19,7 +19,8 @@
 //! 2. `TraceWriter::new(BufWriter::new(File::create(path)?), &header)?`.
 //! 3. For every launch, in this order: [`Event::KernelLaunch`] (launch
 //!    numbers 0, 1, 2, ... over the whole run; `kernel` = index in the
-//!    kernel list), then the launch's events, then [`Event::KernelEnd`].
+//!    kernel list; `label` = what the host calls the launch, or empty), then
+//!    the launch's events, then [`Event::KernelEnd`].
 //!    Inside a launch: [`Event::BlockStart`]/[`Event::BlockEnd`] for every
 //!    block; per SM every `counter_interval_cycles` an [`Event::Counters`]
 //!    with the deltas since the last sample; and, where
@@ -43,13 +44,14 @@
 //! let mut header = TraceHeader::new(TraceOptions::default());
 //! header.kernels.push(KernelSource::from_text("k", "block0:\n    exit\n"));
 //! let mut w = TraceWriter::new(Vec::new(), &header)?;
-//! w.record(&Event::KernelLaunch { cycle: 0, launch: 0, kernel: 0, grid: [1, 1, 1], block: [32, 1, 1] })?;
+//! w.record(&Event::KernelLaunch { cycle: 0, launch: 0, kernel: 0, grid: [1, 1, 1], block: [32, 1, 1], label: "pass 1".into() })?;
 //! w.record(&Event::Issue { cycle: 1, sm: 0, sched: 0, block: 0, warp: 0, pc: 0, active: u32::MAX.into() })?;
 //! w.record(&Event::KernelEnd { cycle: 9, launch: 0 })?;
 //! let bytes = w.finish()?;
 //!
 //! let mut r = TraceReader::new(std::io::Cursor::new(bytes))?;
 //! assert_eq!(r.launches()[0].end_cycle, Some(9));
+//! assert_eq!(r.launches()[0].label, "pass 1");
 //! assert_eq!(r.events().count(), 3);
 //! # Ok::<(), traces::TraceError>(())
 //! ```

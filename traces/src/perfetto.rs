@@ -66,6 +66,7 @@ pub fn export_perfetto<R: Read + Seek, W: Write>(
         texts,
         names,
         kernel: None,
+        label: String::new(),
         launch_start: 0,
         open_stalls: HashMap::new(),
         named_sms: HashSet::new(),
@@ -93,6 +94,8 @@ struct Exporter<W: Write> {
     texts: Vec<Vec<String>>,
     names: Vec<String>,
     kernel: Option<usize>,
+    /// The open launch's label (the slice name when not empty).
+    label: String,
     launch_start: u64,
     /// (sm, block, warp) -> (reason, since cycle)
     open_stalls: HashMap<(u32, u32, u32), (StallReason, u64)>,
@@ -115,17 +118,29 @@ impl<W: Write> Exporter<W> {
         *e.cycle_mut() = e.cycle().saturating_add(self.offset);
         self.last_cycle = self.last_cycle.max(e.cycle());
         match e {
-            Event::KernelLaunch { cycle, kernel, .. } => {
+            Event::KernelLaunch {
+                cycle,
+                kernel,
+                label,
+                ..
+            } => {
                 self.kernel = Some(kernel as usize);
+                self.label = label;
                 self.launch_start = cycle;
             }
             Event::KernelEnd { cycle, launch } => {
-                let name = self.kernel.and_then(|k| self.names.get(k)).cloned();
-                let name = name.unwrap_or_default();
+                let kernel = self.kernel.and_then(|k| self.names.get(k)).cloned();
+                let kernel = kernel.unwrap_or_default();
+                let name = if self.label.is_empty() {
+                    kernel.clone()
+                } else {
+                    std::mem::take(&mut self.label)
+                };
                 self.out
                     .event(&json!({"ph": "X", "name": name, "cat": "kernel",
                     "pid": KERNELS_PID, "tid": 0, "ts": self.launch_start,
-                    "dur": cycle - self.launch_start.min(cycle), "args": {"launch": launch}}))?;
+                    "dur": cycle - self.launch_start.min(cycle),
+                    "args": {"launch": launch, "kernel": kernel}}))?;
                 self.kernel = None;
             }
             Event::BlockStart { cycle, sm, block } => {
@@ -398,6 +413,7 @@ mod tests {
                 kernel: 0,
                 grid: [1; 3],
                 block: [8, 1, 1],
+                label: "pass 1: merge 8 -> 16".to_string(),
             },
             Event::BlockStart {
                 cycle: 0,
@@ -531,11 +547,13 @@ mod tests {
         let s = find(&ev, "C", "stall warp-cycles");
         assert_eq!(s[0]["args"]["short_scoreboard"], 4);
         assert_eq!(s[0]["args"]["barrier"], 0);
-        let k = find(&ev, "X", "bs");
+        // The launch's slice is named by its label; its kernel is an arg.
+        let k = find(&ev, "X", "pass 1: merge 8 -> 16");
         assert_eq!(
             (k[0]["pid"].as_u64(), k[0]["dur"].as_u64()),
             (Some(KERNELS_PID), Some(10))
         );
+        assert_eq!(k[0]["args"]["kernel"], "bs");
         let smem = find(&ev, "i", "shared load");
         assert_eq!(smem[0]["args"]["bank_conflicts"], 2);
     }
@@ -553,6 +571,7 @@ mod tests {
                 kernel: 0,
                 grid,
                 block,
+                label: String::new(),
             })
             .unwrap();
             w.record(&Event::KernelEnd { cycle: 100, launch }).unwrap();
@@ -561,14 +580,16 @@ mod tests {
         let mut out = Vec::new();
         export_perfetto(&mut r, &mut out).unwrap();
         let v: Value = serde_json::from_slice(&out).unwrap();
-        let starts: Vec<u64> = v["traceEvents"]
+        let kernels: Vec<&Value> = v["traceEvents"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|e| e["ph"] == "X" && e["cat"] == "kernel")
-            .map(|e| e["ts"].as_u64().unwrap())
             .collect();
+        let starts: Vec<u64> = kernels.iter().map(|e| e["ts"].as_u64().unwrap()).collect();
         assert_eq!(starts, [0, 100]);
+        // Launches without a label are named by their kernel.
+        assert!(kernels.iter().all(|e| e["name"] == "a"));
     }
 
     #[test]

@@ -283,7 +283,7 @@ impl<R: Read + Seek> Iterator for Events<'_, R> {
         loop {
             if let Some((i, promised, done)) = self.chunk {
                 if self.state.0 < self.raw.len() {
-                    let mut dec = Decoder::resume(&self.raw, self.state);
+                    let mut dec = Decoder::resume(&self.raw, self.state, self.reader.version);
                     let r = dec.next_event();
                     self.state = dec.state();
                     return match r {

@@ -108,15 +108,16 @@ impl<W: Write> TraceWriter<W> {
             return Ok(());
         }
         codec::validate(e)?;
-        match *e {
+        match e {
             Event::KernelLaunch {
                 cycle,
                 launch,
                 kernel,
                 grid,
                 block,
-            } => self.begin_launch(cycle, launch, kernel, grid, block)?,
-            Event::KernelEnd { launch, .. } if Some(launch) != self.open_launch => {
+                label,
+            } => self.begin_launch(*cycle, *launch, *kernel, (*grid, *block), label)?,
+            Event::KernelEnd { launch, .. } if Some(*launch) != self.open_launch => {
                 return Err(TraceError::InvalidEvent(format!(
                     "end of launch {launch}, but the open launch is {:?}",
                     self.open_launch
@@ -195,8 +196,8 @@ impl<W: Write> TraceWriter<W> {
         cycle: u64,
         launch: u32,
         kernel: u32,
-        grid: [u32; 3],
-        block: [u32; 3],
+        (grid, block): ([u32; 3], [u32; 3]),
+        label: &str,
     ) -> Result<(), TraceError> {
         let expected = self.footer.launches.len();
         if launch as usize != expected || self.open_launch.is_some() {
@@ -217,6 +218,7 @@ impl<W: Write> TraceWriter<W> {
             kernel,
             grid,
             block,
+            label: label.to_string(),
             start_cycle: cycle,
             end_cycle: None,
             first_chunk: first,

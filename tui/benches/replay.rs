@@ -41,6 +41,7 @@ fn main() {
             warp: Some(3),
         },
         seed: 7,
+        label: None,
     };
     scenario("waves of one block per SM (132 SMs)", &base);
     scenario(

@@ -234,6 +234,12 @@ impl Replay {
             .collect()
     }
 
+    /// What to call the loaded launch: the label the host gave it (`round
+    /// 2: hm span 32 slabs`), or its kernel's name in traces without one.
+    pub fn launch_title(&self) -> &str {
+        self.reader.launches()[self.data.launch].title(self.reader.kernels())
+    }
+
     /// The kernel of the loaded launch.
     pub fn kernel(&self) -> &KernelView {
         &self.kernels[self.data.kernel]

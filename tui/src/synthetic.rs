@@ -39,6 +39,9 @@ pub struct Synthetic {
     pub focus: Focus,
     /// Seed of the key generator.
     pub seed: u64,
+    /// The first launch's label (`None`: `bs: B blocks`); the second
+    /// launch has none, so readers fall back to its kernel's name.
+    pub label: Option<String>,
 }
 
 impl Default for Synthetic {
@@ -56,6 +59,7 @@ impl Default for Synthetic {
                 warp: None,
             },
             seed: 1,
+            label: None,
         }
     }
 }
@@ -223,6 +227,10 @@ impl Synthetic {
             kernel: 0,
             grid: [self.blocks, 1, 1],
             block: [self.lanes * self.warps, 1, 1],
+            label: self
+                .label
+                .clone()
+                .unwrap_or_else(|| format!("bs: {} blocks", self.blocks)),
         })?;
         // Blocks run in waves of one per SM, their events interleaved
         // instruction by instruction as a simulator's would be.
@@ -366,6 +374,8 @@ impl Synthetic {
             kernel: 1,
             grid: [1, 1, 1],
             block: [self.lanes, 1, 1],
+            // No label: the UI falls back to the kernel's name.
+            label: String::new(),
         })?;
         let (sm, block, warp) = (0, 0, 0);
         w.record(&Event::BlockStart {

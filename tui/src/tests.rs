@@ -95,6 +95,37 @@ fn kernel_navigation_loads_the_next_launch_and_back() {
 }
 
 #[test]
+fn the_status_line_names_the_launch_by_its_label_or_else_its_kernel() {
+    let mut a = app();
+    assert_eq!(a.replay.launch_title(), "bs: 2 blocks");
+    let status = |a: &App| frame(a, 80, 24).lines().last().unwrap().to_string();
+    assert!(
+        status(&a).starts_with("\" bs: 2 blocks  1/2 "),
+        "{}",
+        status(&a)
+    );
+    // The synthetic trace's second launch has no label.
+    a.apply(Action::NextKernel);
+    assert_eq!(a.replay.launch_title(), "copy");
+    assert!(status(&a).starts_with("\" copy  2/2 "), "{}", status(&a));
+}
+
+#[test]
+fn frame_80x24_of_a_launch_with_a_long_label_keeps_the_help_hint() {
+    let a = app_for(&Synthetic {
+        label: Some("level 12 bucket 117/128 (1048576 keys): find_buckets".to_string()),
+        ..Synthetic::default()
+    });
+    let f = frame(&a, 80, 24);
+    let status = f.lines().last().unwrap();
+    assert!(
+        status.contains("level 12 bucket 117/128") && status.contains("? help"),
+        "{f}"
+    );
+    assert_snapshot!(f);
+}
+
+#[test]
 fn stage_navigation_follows_the_kernels_stage_marks() {
     let mut a = app();
     let labels: Vec<String> = a.stage_starts().into_iter().map(|s| s.1).collect();

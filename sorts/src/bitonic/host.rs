@@ -98,7 +98,7 @@ impl Bitonic {
         let words = filled(cfg, n);
         let buf = dev.alloc(words * u64::from(cfg.key_bytes()));
         K::write(dev, buf, keys).map_err(SortError::Device)?;
-        let launches = self.sort_words(dev, buf, n)?;
+        let launches = self.sort_words(dev, buf, n, "")?;
         let sorted = K::read(dev, buf, keys.len()).map_err(SortError::Device)?;
         Ok(SortRun { sorted, launches })
     }
@@ -107,34 +107,38 @@ impl Bitonic {
     /// point of a sort whose words another kernel wrote, as GPUTeraSort's
     /// key-pointer words): `buf` must have room for
     /// [`filled`]`(cfg, n)` words, and the launches pad past `n`
-    /// themselves. Returns the launches.
+    /// themselves. A non-empty `label` names where the caller is (`run 1`)
+    /// before each launch's own label. Returns the launches.
     pub fn sort_words<D: Device>(
         &self,
         dev: &mut D,
         buf: u64,
         n: u64,
+        label: &str,
     ) -> Result<Vec<Launch<D::Stats>>, SortError<D::Error>> {
         if n <= 1 {
             return Ok(Vec::new());
         }
         let nv = filled(&self.cfg, n) / u64::from(self.cfg.vector);
-        self.launch_plan(dev, buf, nv, plan(&self.cfg, n))
+        self.launch_plan(dev, buf, nv, plan(&self.cfg, n), label)
     }
 
     /// Sorts each of `count` aligned segments of `span` words at `buf`
     /// independently, in place, with the fused kernels (see
     /// [`plan_segments`]: `span` a power of two of at least
     /// [`super::schedule::min_span`]). Every word of the segments, padding
-    /// included, must be present. Returns the launches.
+    /// included, must be present. `label` as for [`Self::sort_words`].
+    /// Returns the launches.
     pub fn sort_segments<D: Device>(
         &self,
         dev: &mut D,
         buf: u64,
         span: u64,
         count: u64,
+        label: &str,
     ) -> Result<Vec<Launch<D::Stats>>, SortError<D::Error>> {
         let nv = span * count / u64::from(self.cfg.vector);
-        self.launch_plan(dev, buf, nv, plan_segments(&self.cfg, span, count))
+        self.launch_plan(dev, buf, nv, plan_segments(&self.cfg, span, count), label)
     }
 
     /// Launches `planned` over the `nv` vectors at `buf`.
@@ -144,6 +148,7 @@ impl Bitonic {
         buf: u64,
         nv: u64,
         planned: Vec<Planned>,
+        label: &str,
     ) -> Result<Vec<Launch<D::Stats>>, SortError<D::Error>> {
         let cfg = &self.cfg;
         let kp = ParamValue::U64(buf);
@@ -151,6 +156,10 @@ impl Bitonic {
         let g = cfg.block_threads;
         let mut launches = Vec::new();
         for launch in planned {
+            let label = match label {
+                "" => launch.label(),
+                at => format!("{at}, {}", launch.label()),
+            };
             let (name, grid, block, params) = match launch {
                 Planned::Fill { start, end } => {
                     let grid = (end - start).div_ceil(u64::from(g));
@@ -173,11 +182,13 @@ impl Bitonic {
                 Planned::Tail { tiles, .. } => ("tail", tiles, g, vec![kp]),
             };
             let (grid, block) = (Dim3::x(grid as u32), Dim3::x(block));
+            dev.label_next_launch(&label);
             let stats = dev
                 .launch(self.kernel(name), grid, block, &params)
                 .map_err(SortError::Device)?;
             launches.push(Launch {
                 name,
+                label,
                 grid,
                 block,
                 stats,

@@ -45,6 +45,22 @@ pub enum Planned {
     },
 }
 
+impl Planned {
+    /// The launch's label in a trace: its stage and what it does
+    /// (`stage 14: flip step, stride 2^3 vectors`).
+    pub fn label(&self) -> String {
+        match *self {
+            Planned::Fill { start, end } => format!("fill: pad words {start}..{end}"),
+            Planned::Head { tiles, .. } => format!("head: sort {tiles} tiles"),
+            Planned::Step { stage, s, flip, .. } => {
+                let kind = if flip { "flip" } else { "half" };
+                format!("stage {stage}: {kind} step, stride 2^{s} vectors")
+            }
+            Planned::Tail { stage, tiles } => format!("stage {stage}: tail over {tiles} tiles"),
+        }
+    }
+}
+
 /// The words the sort keeps in memory for `n` keys: `n` rounded up to a
 /// whole tile (or, for one tile, to its power of two; for the plain sort, to
 /// a whole vector). Words past it up to the next power of two are virtual

@@ -175,7 +175,7 @@ fn segments_sort_independently_and_words_sort_in_place() {
                 let mut dev = Interp::new(warp).unwrap();
                 let buf = dev.alloc(span * count * 8);
                 dev.write_u64s(buf, &words).unwrap();
-                b.sort_segments(&mut dev, buf, span, count).unwrap();
+                b.sort_segments(&mut dev, buf, span, count, "").unwrap();
                 let got = dev.read_u64s(buf, words.len()).unwrap();
                 for (g, w) in got.chunks(span as usize).zip(words.chunks(span as usize)) {
                     let mut want = w.to_vec();
@@ -190,7 +190,7 @@ fn segments_sort_independently_and_words_sort_in_place() {
             let mut dev = Interp::new(warp).unwrap();
             let buf = dev.alloc(schedule::filled(&c, n) * 8);
             dev.write_u64s(buf, &words).unwrap();
-            b.sort_words(&mut dev, buf, n).unwrap();
+            b.sort_words(&mut dev, buf, n, "").unwrap();
             let mut want = words.clone();
             want.sort_unstable();
             assert_eq!(dev.read_u64s(buf, n as usize).unwrap(), want);

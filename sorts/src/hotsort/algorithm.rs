@@ -33,6 +33,23 @@ pub struct HotSortOptions {
     pub schedule: Schedule,
 }
 
+impl Default for HotSortOptions {
+    /// 32-lane warps and 32-bit keys, every choice at HotSort's default
+    /// (the experiment layer's option table fills in what the user gave).
+    fn default() -> HotSortOptions {
+        HotSortOptions {
+            warp: 32,
+            slab_height: None,
+            block_slabs: None,
+            layout: Layout::Pad,
+            merge: MergeExchange::Shuffle,
+            key_bits: 32,
+            values: false,
+            schedule: Schedule::Sized,
+        }
+    }
+}
+
 /// The slab height of the real HotSort's targets, the default where it fits.
 pub const DEFAULT_SLAB_HEIGHT: u32 = 16;
 

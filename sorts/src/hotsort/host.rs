@@ -240,11 +240,16 @@ impl HotSort {
                 let t = fill::threads_per_block(cfg);
                 let grid = Dim3::x((hi - lo).div_ceil(u64::from(t)) as u32);
                 let params = with(&[u32p(lo), u32p(hi)]);
-                run.launch(kernel, name, grid, Dim3::x(t), &params)?;
+                let label = format!("{name}: pad keys {lo}..{hi}");
+                run.launch(kernel, name, label, grid, Dim3::x(t), &params)?;
             }
         }
         let block = Dim3::x(w * cfg.block_slabs);
-        run.launch(&self.bs, "bs", Dim3::x(blocks as u32), block, &bufs)?;
+        let label = format!("bs: {blocks} blocks of {p} slabs");
+        run.launch(&self.bs, "bs", label, Dim3::x(blocks as u32), block, &bufs)?;
+        // A round is one doubling of the sorted runs: its `fm`, then the
+        // `hm`s and the clean that finish it.
+        let mut round = 0;
 
         let y = fm::rows_per_block(cfg);
         let stream_block = Dim3 { x: w, y, z: 1 };
@@ -261,7 +266,12 @@ impl HotSort {
                         z: spans as u32,
                     };
                     let params = with(&[u32p(stride), u32p(r)]);
-                    run.launch(&self.fm, "fm", grid, stream_block, &params)?;
+                    round += 1;
+                    let label = format!(
+                        "round {round}: fm runs of {r} -> {} slabs ({spans} pairs)",
+                        2 * r
+                    );
+                    run.launch(&self.fm, "fm", label, grid, stream_block, &params)?;
                 }
                 Step::Hm {
                     span,
@@ -274,7 +284,8 @@ impl HotSort {
                         z: spans as u32,
                     };
                     let params = with(&[u32p(stride), u32p(span)]);
-                    run.launch(&self.hm, "hm", grid, stream_block, &params)?;
+                    let label = format!("round {round}: hm span {span} slabs ({spans} spans)");
+                    run.launch(&self.hm, "hm", label, grid, stream_block, &params)?;
                 }
                 Step::Bc { slabs, blocks } => {
                     let (_, kernel, _) = self
@@ -284,14 +295,17 @@ impl HotSort {
                         .expect("bc_sizes lists every size merge_steps launches");
                     let name = super::schedule::bc_name(cfg, slabs);
                     let bc_block = Dim3::x(w * slabs);
-                    run.launch(kernel, name, Dim3::x(blocks as u32), bc_block, &bufs)?;
+                    let label = format!("round {round}: {name} {blocks} spans of {slabs} slabs");
+                    let grid = Dim3::x(blocks as u32);
+                    run.launch(kernel, name, label, grid, bc_block, &bufs)?;
                 }
             }
         }
 
         let grid = Dim3::x(slabs.div_ceil(p) as u32);
         let params = with(&[u32p(slabs)]);
-        run.launch(&self.transpose, "transpose", grid, block, &params)?;
+        let label = format!("transpose: {slabs} slabs to key order");
+        run.launch(&self.transpose, "transpose", label, grid, block, &params)?;
         let sorted = read(run.dev, buf, vbuf).map_err(SortError::Device)?;
         Ok(SortRun {
             sorted,
@@ -317,16 +331,19 @@ impl<D: Device> Runner<'_, D> {
         &mut self,
         kernel: &VerifiedKernel,
         name: &'static str,
+        label: String,
         grid: Dim3,
         block: Dim3,
         params: &[ParamValue],
     ) -> Result<(), SortError<D::Error>> {
+        self.dev.label_next_launch(&label);
         let stats = self
             .dev
             .launch(kernel, grid, block, params)
             .map_err(SortError::Device)?;
         self.launches.push(Launch {
             name,
+            label,
             grid,
             block,
             stats,

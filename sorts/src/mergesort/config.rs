@@ -14,8 +14,9 @@ pub const DEFAULT_ITEMS_PER_THREAD: u32 = 11;
 /// machine's limit).
 pub const PARTITION_THREADS: u32 = 64;
 
-/// What the user chooses for mergesort.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// What the user chooses for mergesort (`Default`: every choice left to
+/// the algorithm; the warp and key width are the caller's to set).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MergesortOptions {
     /// Lanes per warp (the machine's).
     pub warp: u32,

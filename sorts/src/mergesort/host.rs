@@ -102,10 +102,9 @@ impl Mergesort {
         launch(
             dev,
             &mut launches,
-            &self.blocksort,
-            "blocksort",
-            grid,
-            block,
+            (&self.blocksort, "blocksort"),
+            format!("blocksort: {tiles} tiles of {nv} keys"),
+            (grid, block),
             &params,
         )?;
         let pt = cfg.partition_threads;
@@ -120,23 +119,23 @@ impl Mergesort {
                 mp,
                 ParamValue::U32(tiles as u32 + 1),
             ];
+            // Runs of `nv << pass` keys merge into runs twice as long.
+            let (from, to) = (nv << pass, nv << (pass + 1));
             launch(
                 dev,
                 &mut launches,
-                &self.partition,
-                "partition",
-                pt_grid,
-                Dim3::x(pt),
+                (&self.partition, "partition"),
+                format!("pass {}: partition {from} -> {to}", pass + 1),
+                (pt_grid, Dim3::x(pt)),
                 &params,
             )?;
             let params = [ParamValue::U64(src), ParamValue::U64(dst), count, coop, mp];
             launch(
                 dev,
                 &mut launches,
-                &self.merge,
-                "merge",
-                grid,
-                block,
+                (&self.merge, "merge"),
+                format!("pass {}: merge {from} -> {to}", pass + 1),
+                (grid, block),
                 &params,
             )?;
             std::mem::swap(&mut src, &mut dst);
@@ -150,17 +149,18 @@ impl Mergesort {
 fn launch<D: Device>(
     dev: &mut D,
     launches: &mut Vec<Launch<D::Stats>>,
-    kernel: &VerifiedKernel,
-    name: &'static str,
-    grid: Dim3,
-    block: Dim3,
+    (kernel, name): (&VerifiedKernel, &'static str),
+    label: String,
+    (grid, block): (Dim3, Dim3),
     params: &[ParamValue],
 ) -> Result<(), SortError<D::Error>> {
+    dev.label_next_launch(&label);
     let stats = dev
         .launch(kernel, grid, block, params)
         .map_err(SortError::Device)?;
     launches.push(Launch {
         name,
+        label,
         grid,
         block,
         stats,

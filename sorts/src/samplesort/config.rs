@@ -68,7 +68,7 @@ impl std::fmt::Display for LevelLaunches {
 
 /// What the user chooses for sample sort (`None`: the default, fitted to
 /// the machine).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SamplesortOptions {
     /// Lanes per warp (the machine's).
     pub warp: u32,

@@ -160,6 +160,7 @@ impl Samplesort {
             b: 0,
             hist: (0, 0),
             offsets: 0,
+            step: String::new(),
         };
         if n == 0 {
             return Ok(SortRun {
@@ -241,6 +242,9 @@ struct Runner<'s, 'd, D: Device> {
     /// The counts buffer and its capacity in words, and the offsets buffer.
     hist: (u64, u64),
     offsets: u64,
+    /// Where the schedule is (`level 2 bucket 3/61 (5012 keys)`): the
+    /// launches' labels start with it.
+    step: String,
 }
 
 impl<D: Device> Runner<'_, '_, D> {
@@ -254,12 +258,15 @@ impl<D: Device> Runner<'_, '_, D> {
     ) -> Result<(), SortError<D::Error>> {
         let grid = Dim3::x(grid as u32);
         let block = Dim3::x(block);
+        let label = format!("{}: {name}", self.step);
+        self.dev.label_next_launch(&label);
         let stats = self
             .dev
             .launch(&self.s.kernels[kernel].0, grid, block, params)
             .map_err(SortError::Device)?;
         self.launches.push(Launch {
             name,
+            label,
             grid,
             block,
             stats,
@@ -316,6 +323,7 @@ impl<D: Device> Runner<'_, '_, D> {
             ParamValue::U64(flags),
         ];
         let t = bst::threads(cfg);
+        self.step = format!("level {level} ({} buckets)", large.len());
         self.launch(CREATE_BST, "create_bst", large.len() as u64, t, &params)?;
         let flags = self.read_u32s(flags, large.len())?;
         if cfg.level_launches == LevelLaunches::Batched {
@@ -324,6 +332,12 @@ impl<D: Device> Runner<'_, '_, D> {
         let mut next = Vec::new();
         for (i, (&bucket, &flag)) in large.iter().zip(&flags).enumerate() {
             let tree = trees + i as u64 * k * kb;
+            self.step = format!(
+                "level {level} bucket {}/{} ({} keys)",
+                i + 1,
+                large.len(),
+                bucket.len
+            );
             if flag == 0 {
                 self.summary.splits += 1;
                 let children = self.split(bucket, tree, Split::Tree)?;
@@ -708,6 +722,7 @@ impl<D: Device> Runner<'_, '_, D> {
                 ParamValue::U64(self.b),
             ];
             let t = small::threads(cfg, slots);
+            self.step = format!("small sorts ({} buckets of <= {slots} keys)", now.len());
             self.launch(kernel, "small_sort", now.len() as u64, t, &params)?;
             rest = later;
         }
@@ -720,6 +735,7 @@ impl<D: Device> Runner<'_, '_, D> {
                 ParamValue::U64(self.b),
             ];
             let (grid, t) = (ends.copy.len() as u64, cfg.block_threads);
+            self.step = format!("copies ({} buckets)", ends.copy.len());
             self.launch(COPY, "copy_buckets", grid, t, &params)?;
         }
         Ok(())

@@ -120,6 +120,24 @@ pub struct TeraSortOptions {
     pub gpu_merge: bool,
 }
 
+impl Default for TeraSortOptions {
+    /// The records and runs of [`TeraSortConfig::new`] on 32-lane warps and
+    /// 32-bit keys (the experiment layer's option table fills in the rest).
+    fn default() -> TeraSortOptions {
+        let d = TeraSortConfig::new(32, 32);
+        TeraSortOptions {
+            warp: d.warp,
+            key_bits: d.key_bits,
+            record_bytes: d.record_bytes,
+            key_bytes: d.key_bytes,
+            run_records: d.run_records,
+            steps: false,
+            per_output: false,
+            gpu_merge: false,
+        }
+    }
+}
+
 /// A checked GPUTeraSort configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TeraSortConfig {

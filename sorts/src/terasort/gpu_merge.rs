@@ -163,6 +163,7 @@ impl GpuMerge {
         for pass in 0..passes {
             // Frames of `coop` tiles: two slots, then two merged slots, ...
             let coop = u32p((2 * mb.stride / nv) << pass);
+            run.step = format!("merge pass {}", pass + 1);
             let params = [
                 ParamValue::U64(src),
                 count,
@@ -184,6 +185,7 @@ impl GpuMerge {
         }
         // The padding sorted last: the first n words are the records'.
         let mut order = run.dev.read_u64s(src, mb.n).map_err(SortError::Device)?;
+        run.step = "merge".to_string();
         if ts.refine(run, &mb.tied, records, &mut order)? {
             run.dev.write_u64s(src, &order).map_err(SortError::Device)?;
         }

@@ -168,6 +168,7 @@ impl TeraSort {
             launches: Vec::new(),
             cfg,
             summary: TeraSortSummary::default(),
+            step: String::new(),
         };
         let n = keys.len();
         if n == 0 {
@@ -208,6 +209,7 @@ impl TeraSort {
                 None => Phase1Out::Records(out_buf + start as u64 * r),
                 Some((_, mb)) => Phase1Out::Words(mb, start),
             };
+            run.step = format!("run {}", run.summary.runs + 1);
             self.phase1(&mut run, &bufs, base, out, m)?;
             run.summary.runs += 1;
         }
@@ -281,7 +283,7 @@ impl TeraSort {
                 self.steps(run, step, bufs.pairs, &classes)?[0]
             }
             Net::Fused(b) => {
-                let launches = b.sort_words(run.dev, bufs.pairs[0], m as u64)?;
+                let launches = b.sort_words(run.dev, bufs.pairs[0], m as u64, &run.step)?;
                 run.launches.extend(launches);
                 0
             }
@@ -346,6 +348,7 @@ impl TeraSort {
         };
         let mut round = 1;
         let launches_before = run.launches.len();
+        let step = run.step.clone();
         while !groups.is_empty() && round < run.cfg.max_rounds() {
             // Largest segments first: every segment then starts at a
             // multiple of its own (power-of-two) size.
@@ -363,6 +366,7 @@ impl TeraSort {
                 .write_u64s(tied[0], &slots)
                 .map_err(SortError::Device)?;
             let t = run.cfg.block_threads;
+            run.step = format!("{step} refine round {round}");
             let params = [
                 ParamValue::U64(base),
                 ParamValue::U64(tied[0]),
@@ -399,6 +403,7 @@ impl TeraSort {
             groups = next;
             round += 1;
         }
+        run.step = step;
         if round > 1 {
             for (v, p) in order.iter_mut().zip(&prefixes) {
                 *v = p | (*v & 0xFFFF_FFFF);
@@ -426,7 +431,7 @@ impl TeraSort {
                 let mut at = bufs[0];
                 for &(lg, words) in classes {
                     let span = 1u64 << lg;
-                    let launches = b.sort_segments(run.dev, at, span, words / span)?;
+                    let launches = b.sort_segments(run.dev, at, span, words / span, &run.step)?;
                     run.launches.extend(launches);
                     at += words * 8;
                 }
@@ -453,12 +458,14 @@ impl TeraSort {
         let top = classes.first().map_or(0, |c| c.0);
         let mut cur = 0;
         let mut which = vec![0; classes.len()];
+        let at = run.step.clone();
         for stage in 1..=top {
             let active = classes.iter().take_while(|c| c.0 >= stage);
             let words: u64 = active.clone().map(|c| c.1).sum();
             let flat: u64 = active.filter(|c| c.0 > stage).map(|c| c.1).sum();
             for lgd in (0..stage).rev() {
                 let d = 1u64 << lgd;
+                run.step = format!("{at}, stage {stage} step {}", stage - lgd);
                 let (stage, flat) = (u32p(u64::from(stage)), u32p(flat));
                 match run.cfg.mode {
                     StepMode::Pair => {
@@ -495,6 +502,7 @@ impl TeraSort {
                 }
             }
         }
+        run.step = at;
         Ok(which)
     }
 }
@@ -572,6 +580,9 @@ pub(super) struct Runner<'d, 'c, D: Device> {
     launches: Vec<Launch<D::Stats>>,
     pub(super) cfg: &'c TeraSortConfig,
     summary: TeraSortSummary,
+    /// Where the schedule is (`run 2 refine round 1, stage 3 step 2`):
+    /// each launch's label is this and the kernel's name.
+    pub(super) step: String,
 }
 
 impl<D: Device> Runner<'_, '_, D> {
@@ -582,12 +593,16 @@ impl<D: Device> Runner<'_, '_, D> {
         block: Dim3,
         params: &[ParamValue],
     ) -> Result<(), SortError<D::Error>> {
+        let name = super::launch_name(&kernel.kernel().name);
+        let label = format!("{}: {name}", self.step);
+        self.dev.label_next_launch(&label);
         let stats = self
             .dev
             .launch(kernel, grid, block, params)
             .map_err(SortError::Device)?;
         self.launches.push(Launch {
-            name: super::launch_name(&kernel.kernel().name),
+            name,
+            label,
             grid,
             block,
             stats,

@@ -11,6 +11,7 @@ pub(crate) fn sample_events() -> Vec<Event> {
             kernel: 1,
             grid: [4, 1, 1],
             block: [64, 1, 1],
+            label: "run 1: stage 14 step 3 \u{2192} ok".to_string(),
         },
         Event::BlockStart {
             cycle: 5,

@@ -5,8 +5,8 @@ use std::io::Cursor;
 use proptest::prelude::*;
 
 use crate::{
-    AccessKind, CounterSample, Event, Focus, KernelSource, RegClass, RegRef, StallReason,
-    TraceError, TraceHeader, TraceLevel, TraceOptions, TraceReader, TraceWriter,
+    AccessKind, CounterSample, Event, FORMAT_VERSION, Focus, KernelSource, RegClass, RegRef,
+    StallReason, TraceError, TraceHeader, TraceLevel, TraceOptions, TraceReader, TraceWriter,
 };
 
 fn header(level: TraceLevel) -> TraceHeader {
@@ -38,6 +38,7 @@ fn run_events(issues: u64) -> Vec<Event> {
         kernel: 0,
         grid: [2, 1, 1],
         block: [8, 1, 1],
+        label: "first".to_string(),
     }];
     for block in 0..2 {
         v.push(Event::BlockStart {
@@ -56,6 +57,7 @@ fn run_events(issues: u64) -> Vec<Event> {
         kernel: 0,
         grid: [2, 1, 1],
         block: [8, 1, 1],
+        label: String::new(),
     });
     for c in 0..issues {
         let cycle = 10 + c;
@@ -228,6 +230,7 @@ fn writer_refuses_launches_out_of_order_and_unknown_kernels() {
         kernel,
         grid: [1; 3],
         block: [1; 3],
+        label: String::new(),
     };
     assert!(matches!(
         w.record(&launch(1, 0)),
@@ -281,19 +284,96 @@ fn other_files_and_newer_versions_are_named_as_such() {
     ));
     assert!(matches!(read_all(b""), Err(TraceError::Truncated(_))));
     let mut newer = good.clone();
-    newer[8] = 2;
+    newer[8] = (FORMAT_VERSION + 1) as u8;
     let err = read_all(&newer).unwrap_err();
     assert!(
         matches!(
             err,
-            TraceError::NewerVersion {
-                found: 2,
-                supported: 1
-            }
+            TraceError::NewerVersion { found, supported }
+                if found == FORMAT_VERSION + 1 && supported == FORMAT_VERSION
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("version 2"));
+    assert!(
+        err.to_string()
+            .contains(&format!("version {}", FORMAT_VERSION + 1))
+    );
+}
+
+#[test]
+fn launch_labels_round_trip_and_a_truncated_run_keeps_its_label() {
+    let bytes = write(TraceLevel::Full, &run_events(10));
+    let mut r = TraceReader::new(Cursor::new(&bytes)).unwrap();
+    assert_eq!(r.format_version(), FORMAT_VERSION);
+    let labels: Vec<&str> = r.launches().iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(labels, ["first", ""]);
+    // Without a label, a launch is called by its kernel's name.
+    let titles: Vec<&str> = r.launches().iter().map(|l| l.title(r.kernels())).collect();
+    assert_eq!(titles, ["first", "bs"]);
+    let launch_labels: Vec<String> = r
+        .events()
+        .filter_map(|e| match e.unwrap() {
+            Event::KernelLaunch { label, .. } => Some(label),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(launch_labels, ["first", ""]);
+
+    // A run that stops inside a labelled launch (no KernelEnd) keeps it.
+    let mut w = TraceWriter::new(Vec::new(), &header(TraceLevel::Full)).unwrap();
+    w.record(&Event::KernelLaunch {
+        cycle: 0,
+        launch: 0,
+        kernel: 0,
+        grid: [1; 3],
+        block: [1; 3],
+        label: "pass 1: merge 8 -> 16".into(),
+    })
+    .unwrap();
+    let unfinished = w.finish().unwrap();
+    let r = TraceReader::new(Cursor::new(&unfinished)).unwrap();
+    assert_eq!(r.launches()[0].end_cycle, None);
+    assert_eq!(r.launches()[0].label, "pass 1: merge 8 -> 16");
+}
+
+#[test]
+fn a_label_too_long_for_readers_is_refused() {
+    let mut w = TraceWriter::new(Vec::new(), &header(TraceLevel::Full)).unwrap();
+    let err = w
+        .record(&Event::KernelLaunch {
+            cycle: 0,
+            launch: 0,
+            kernel: 0,
+            grid: [1; 3],
+            block: [1; 3],
+            label: "x".repeat(crate::format::MAX_LABEL_BYTES + 1),
+        })
+        .unwrap_err();
+    assert!(matches!(err, TraceError::InvalidEvent(_)), "{err}");
+}
+
+/// A trace written by simsort at commit 20b3b25 (format version 1, before
+/// launch labels): `simsort --gpu tiny --warp 4 --slab-height 2 --keys 8
+/// -q --trace v1.trace --trace-level counters-only`. It must stay readable,
+/// every launch without a label.
+#[test]
+fn a_version_1_trace_reads_with_empty_labels() {
+    let bytes = include_bytes!("../../testdata/v1_hotsort_tiny.trace");
+    let mut r = TraceReader::new(Cursor::new(&bytes[..])).unwrap();
+    assert_eq!(r.format_version(), 1);
+    let titles: Vec<&str> = r.launches().iter().map(|l| l.title(r.kernels())).collect();
+    assert_eq!(titles, ["fill_in", "bs", "transpose"]);
+    assert!(r.launches().iter().all(|l| l.label.is_empty()));
+    let mut launches = 0;
+    let mut events = 0;
+    for e in r.events() {
+        if let Event::KernelLaunch { label, .. } = e.unwrap() {
+            assert_eq!(label, "");
+            launches += 1;
+        }
+        events += 1;
+    }
+    assert_eq!((launches, events), (3, 7900));
 }
 
 #[test]

@@ -9,12 +9,13 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use crate::app::App;
 use crate::keys::HELP;
 
-/// Kernel, cycle, block, warp, speed, then the latest note or the help
-/// hint. A note always shows whole: when the line is too narrow for
-/// everything (80 columns), the fields make room for it, least useful first.
+/// Launch (its label, or its kernel's name), cycle, block, warp, speed,
+/// then the latest note or the help hint. A note always shows whole: when
+/// the line is too narrow for everything (80 columns), the fields make room
+/// for it, least useful first.
 pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
     let d = app.data();
-    let k = &app.replay.kernel().source.name;
+    let k = app.replay.launch_title();
     let block = d.block.map_or("-".to_string(), |b| b.to_string());
     let sm = d.sm.map_or("-".to_string(), |s| s.to_string());
     let play = if app.playing { "playing" } else { "paused" };
@@ -41,14 +42,15 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
         Some(m) => Span::styled(m.clone(), Style::new().fg(Color::Yellow)),
         None => Span::styled("? help", Style::new().fg(Color::DarkGray)),
     };
-    if app.message.is_some() {
-        let width = |f: &[(u8, Span)]| f.iter().map(|(_, s)| s.width()).sum::<usize>();
-        for rank in 0..=5 {
-            if width(&fields) + last.width() <= area.width as usize {
-                break;
-            }
-            fields.retain(|(r, _)| *r != rank);
+    // A long launch label can crowd the line without a note too; only a
+    // note makes room by dropping the launch itself.
+    let width = |f: &[(u8, Span)]| f.iter().map(|(_, s)| s.width()).sum::<usize>();
+    let last_rank = if app.message.is_some() { 5 } else { 4 };
+    for rank in 0..=last_rank {
+        if width(&fields) + last.width() <= area.width as usize {
+            break;
         }
+        fields.retain(|(r, _)| *r != rank);
     }
     let mut spans: Vec<Span> = fields.into_iter().map(|(_, s)| s).collect();
     spans.push(last);
