@@ -160,7 +160,7 @@ fn samplesort_names_its_levels_and_buckets() {
     check_common(&l, "level");
     let text: Vec<&str> = l.iter().map(|(_, s)| s.as_str()).collect();
     assert_eq!(text[0], "level 1 (1 buckets): create_bst");
-    assert_eq!(text[1], "level 1 bucket 1/1 (20000 keys): find_buckets");
+    assert_eq!(text[1], "level 1 (1 buckets), 1 k-way splits: find_buckets");
     assert!(
         text.iter()
             .any(|t| t.starts_with("level 2 (8 buckets): create_bst")),
@@ -189,6 +189,8 @@ fn terasort_names_its_runs_stages_steps_and_refinement_rounds() {
             "1000",
             "--record-bytes",
             "16",
+            "--terasort-network",
+            "steps",
         ],
     );
     check_common(&l, "run");
@@ -206,6 +208,37 @@ fn terasort_names_its_runs_stages_steps_and_refinement_rounds() {
     );
     assert!(
         text.contains(&"run 1 refine round 1, stage 1 step 1: step_pair"),
+        "{text:#?}"
+    );
+    assert_eq!(*text.last().unwrap(), "run 2: reorder");
+}
+
+/// The fused network's launches are the bitonic sort's, named after the
+/// run or refinement round they serve.
+#[test]
+fn terasort_fused_launches_carry_their_run() {
+    let l = labels(
+        "terasort-fused",
+        &[
+            "--algo",
+            "terasort",
+            "--keys",
+            "2000",
+            "--dist",
+            "few-unique",
+            "--run-records",
+            "1000",
+            "--record-bytes",
+            "16",
+        ],
+    );
+    check_common(&l, "run");
+    let text: Vec<&str> = l.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(text[0], "run 1: keygen");
+    assert!(text[1].starts_with("run 1, fill: "), "{text:#?}");
+    assert!(
+        text.iter()
+            .any(|t| t.starts_with("run 1 refine round 1, head: sort ")),
         "{text:#?}"
     );
     assert_eq!(*text.last().unwrap(), "run 2: reorder");

@@ -400,6 +400,9 @@ impl<D: Device> Runner<'_, '_, D> {
             .filter(|&(i, _)| flags[i] != 0)
             .map(entry)
             .collect();
+        // Each chain's launches say which of the level's splits they are.
+        let level = std::mem::take(&mut self.step);
+        self.step = format!("{level}, {} degenerate samples", odd.len());
         let mut extremes = self.minmax_batch(&odd, in_b)?.into_iter();
         // Per bucket its split (None: done) and its entry's batch.
         let mut how = Vec::with_capacity(large.len());
@@ -433,8 +436,10 @@ impl<D: Device> Runner<'_, '_, D> {
         let k = u64::from(cfg.buckets);
         let words = tree.len() as u64 * k + three.len() as u64 * 3;
         let bounds = self.alloc(words * 4)?;
+        self.step = format!("{level}, {} k-way splits", tree.len());
         self.batch(&tree, Split::Tree, in_b, trees, bounds)?;
         let three_at = bounds + tree.len() as u64 * k * 4;
+        self.step = format!("{level}, {} three-way splits", three.len());
         self.batch(&three, Split::ThreeWay, in_b, trees, three_at)?;
         let read = if self.real && words > 0 {
             Some(self.read_u32s(bounds, words as usize)?)
