@@ -241,6 +241,16 @@ fn the_committed_h200_sample_sort_suite_meets_its_figures() {
     );
 }
 
+/// Sample sort's batched levels (the default), measured on the H200 after
+/// the per-bucket suite above.
+#[test]
+fn the_committed_h200_batched_sample_sort_suite_meets_its_figures() {
+    suite_meets_its_figures(
+        "hw/calib/suite_samplesort_batched.txt",
+        "hw/calib/figures_samplesort_batched.txt",
+    );
+}
+
 #[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");

@@ -81,19 +81,29 @@ pub fn run_config(report: &Report) -> String {
                 or("bitonic_swizzle", d.bitonic_swizzle.to_string()),
             )
         }
-        "samplesort" => format!(
-            "samplesort on {}: W={warp} k={} a={} M={} C={} t={} l={}",
-            text("gpu"),
-            text("buckets"),
-            text("oversample"),
-            text("small_size"),
-            text("counter_copies"),
-            text("block_threads"),
-            match text("items_per_thread").as_str() {
-                "-" => "per bucket".to_string(),
-                l => l.to_string(),
-            },
-        ),
+        "samplesort" => {
+            // Quiet options read `-` at their default (batched levels).
+            let per_bucket = text("level_launches") == "per-bucket";
+            format!(
+                "samplesort on {}: W={warp} k={} a={} M={} C={} t={} l={}{}",
+                text("gpu"),
+                text("buckets"),
+                text("oversample"),
+                text("small_size"),
+                text("counter_copies"),
+                text("block_threads"),
+                match (text("items_per_thread").as_str(), per_bucket) {
+                    ("-", true) => "per bucket".to_string(),
+                    ("-", false) => "per launch".to_string(),
+                    (l, _) => l.to_string(),
+                },
+                if per_bucket {
+                    ", one launch chain per bucket"
+                } else {
+                    ""
+                },
+            )
+        }
         "terasort" => {
             // GPUTeraSort's own options (quiet ones read `-` at their default).
             let or = |k: &str, d: &str| match text(k).as_str() {
