@@ -238,14 +238,7 @@ impl Sm {
         let len = self.scan_len[sp];
         for chunk in (0..len).step_by(64) {
             let end = (chunk + 64).min(len);
-            let mut due = 0u64;
-            for (i, &ready) in self.ready[base + chunk..base + end].iter().enumerate() {
-                if ready > t {
-                    next = next.min(ready);
-                } else {
-                    due |= 1 << i;
-                }
-            }
+            let mut due = due_mask(&self.ready[base + chunk..base + end], t, &mut next);
             while due != 0 {
                 let h = base + chunk + due.trailing_zeros() as usize;
                 due &= due - 1;
@@ -316,14 +309,7 @@ impl Sm {
         let len = self.scan_len[sp];
         for chunk in (0..len).step_by(64) {
             let end = (chunk + 64).min(len);
-            let mut due = 0u64;
-            for (i, &ready) in self.ready[base + chunk..base + end].iter().enumerate() {
-                if ready > t {
-                    next = next.min(ready);
-                } else {
-                    due |= 1 << i;
-                }
-            }
+            let mut due = due_mask(&self.ready[base + chunk..base + end], t, &mut next);
             while due != 0 {
                 let h = base + chunk + due.trailing_zeros() as usize;
                 due &= due - 1;
@@ -416,6 +402,22 @@ impl Sm {
             next.max(t + 1).max(s.issue_free_at)
         };
     }
+}
+
+/// The warps of `ready` (at most 64) whose time has come by cycle `t`, as
+/// a bit mask; `next` becomes the earliest ready cycle of the others. A
+/// branch-light scan, so that a pass only looks at the due warps.
+#[inline(always)]
+fn due_mask(ready: &[u64], t: u64, next: &mut u64) -> u64 {
+    let mut due = 0u64;
+    for (i, &r) in ready.iter().enumerate() {
+        if r > t {
+            *next = (*next).min(r);
+        } else {
+            due |= 1 << i;
+        }
+    }
+    due
 }
 
 #[cfg(test)]
