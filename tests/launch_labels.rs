@@ -173,26 +173,25 @@ fn samplesort_names_its_levels_and_buckets() {
     );
 }
 
+/// Two runs of records whose few unique keys tie on their first 4 bytes,
+/// so the refinement runs.
+const TERASORT_TIES: [&str; 10] = [
+    "--algo",
+    "terasort",
+    "--keys",
+    "2000",
+    "--dist",
+    "few-unique",
+    "--run-records",
+    "1000",
+    "--record-bytes",
+    "16",
+];
+
 #[test]
 fn terasort_names_its_runs_stages_steps_and_refinement_rounds() {
-    // Few unique keys tie on their first 4 bytes: the refinement runs.
-    let l = labels(
-        "terasort",
-        &[
-            "--algo",
-            "terasort",
-            "--keys",
-            "2000",
-            "--dist",
-            "few-unique",
-            "--run-records",
-            "1000",
-            "--record-bytes",
-            "16",
-            "--terasort-network",
-            "steps",
-        ],
-    );
+    let args = [TERASORT_TIES.as_slice(), &["--terasort-network", "steps"]].concat();
+    let l = labels("terasort", &args);
     check_common(&l, "run");
     let text: Vec<&str> = l.iter().map(|(_, s)| s.as_str()).collect();
     assert_eq!(text[0], "run 1: keygen");
@@ -217,21 +216,7 @@ fn terasort_names_its_runs_stages_steps_and_refinement_rounds() {
 /// run or refinement round they serve.
 #[test]
 fn terasort_fused_launches_carry_their_run() {
-    let l = labels(
-        "terasort-fused",
-        &[
-            "--algo",
-            "terasort",
-            "--keys",
-            "2000",
-            "--dist",
-            "few-unique",
-            "--run-records",
-            "1000",
-            "--record-bytes",
-            "16",
-        ],
-    );
+    let l = labels("terasort-fused", &TERASORT_TIES);
     check_common(&l, "run");
     let text: Vec<&str> = l.iter().map(|(_, s)| s.as_str()).collect();
     assert_eq!(text[0], "run 1: keygen");
