@@ -1,10 +1,10 @@
 //! Stall accounting: every resident warp is charged exactly one reason per
 //! cycle, per kernel and per instruction; runs are deterministic.
 
-use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue, Special};
+use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue, Special, VerifiedKernel};
 
 use super::util::{gpu, run_both, verified};
-use crate::{GpuConfig, KernelStats, SchedulerPolicy, StallReason};
+use crate::{Gpu, GpuConfig, KernelStats, SchedulerPolicy, StallReason};
 
 fn check_accounting(s: &KernelStats, what: &str) {
     let total: u64 = s.stalls.iter().sum();
@@ -36,6 +36,29 @@ fn check_accounting(s: &KernelStats, what: &str) {
     assert_eq!(wf, all, "{what}");
     let sectors: u64 = s.per_pc.iter().map(|p| p.gmem_sectors).sum();
     assert_eq!(sectors, s.gmem_ld_sectors + s.gmem_st_sectors, "{what}");
+}
+
+/// Inputs for a catalog kernel on `g`: two 1 MiB buffers, the source
+/// filled with hashed words; the first u64 parameter is the source, any
+/// other the destination, and every u32 parameter is `40 * warp`. Returns
+/// the destination and the parameters.
+fn catalog_inputs(g: &mut Gpu, k: &VerifiedKernel, warp: u32) -> (u64, Vec<ParamValue>) {
+    let (src, dst) = (g.alloc(1 << 20), g.alloc(1 << 20));
+    let data: Vec<u32> = (0..1 << 18)
+        .map(|i: u32| i.wrapping_mul(2_654_435_761))
+        .collect();
+    g.write_u32s(src, &data).unwrap();
+    let params = k
+        .kernel()
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match p.ty {
+            ParamType::U64 => ParamValue::U64(if i == 0 { src } else { dst }),
+            ParamType::U32 => ParamValue::U32(40 * warp),
+        })
+        .collect();
+    (dst, params)
 }
 
 #[test]
@@ -104,21 +127,7 @@ fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
                     },
                 )
                 .unwrap();
-                let (src, dst) = (g.alloc(1 << 20), g.alloc(1 << 20));
-                let data: Vec<u32> = (0..1 << 18)
-                    .map(|i: u32| i.wrapping_mul(2_654_435_761))
-                    .collect();
-                g.write_u32s(src, &data).unwrap();
-                let params: Vec<ParamValue> = k
-                    .kernel()
-                    .params
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| match p.ty {
-                        ParamType::U64 => ParamValue::U64(if i == 0 { src } else { dst }),
-                        ParamType::U32 => ParamValue::U32(40 * warp),
-                    })
-                    .collect();
+                let (dst, params) = catalog_inputs(&mut g, &k, warp);
                 let s = g
                     .launch(&k, Dim3::x(13), Dim3::x(4 * warp), &params)
                     .unwrap();
@@ -272,21 +281,7 @@ fn lazy_not_selected_charges_equal_the_pass_by_pass_ones() {
                 let k = verified(named.kernel);
                 let run = |sink: Option<&mut crate::VecSink>| {
                     let mut g = gpu(cfg.clone());
-                    let (src, dst) = (g.alloc(1 << 20), g.alloc(1 << 20));
-                    let data: Vec<u32> = (0..1 << 18)
-                        .map(|i: u32| i.wrapping_mul(2_654_435_761))
-                        .collect();
-                    g.write_u32s(src, &data).unwrap();
-                    let params: Vec<ParamValue> = k
-                        .kernel()
-                        .params
-                        .iter()
-                        .enumerate()
-                        .map(|(i, p)| match p.ty {
-                            ParamType::U64 => ParamValue::U64(if i == 0 { src } else { dst }),
-                            ParamType::U32 => ParamValue::U32(40 * warp),
-                        })
-                        .collect();
+                    let (_, params) = catalog_inputs(&mut g, &k, warp);
                     let (grid, block) = (Dim3::x(9), Dim3::x(4 * warp));
                     match sink {
                         Some(sink) => g.launch_traced(&k, grid, block, &params, sink),
