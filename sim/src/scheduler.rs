@@ -275,12 +275,7 @@ impl Sm {
                 next = next.min(self.sps[sp].issue_free_at.max(t + 1));
             }
         }
-        let s = &mut self.sps[sp];
-        s.next_at = if next == u64::MAX {
-            next
-        } else {
-            next.max(t + 1).max(s.issue_free_at)
-        };
+        self.set_next(sp, t, next);
         Ok(())
     }
 
@@ -378,12 +373,7 @@ impl Sm {
             ctx.charge_all(self.id, StallReason::NotSelected, t, free - t, others);
         }
         self.eligible = eligible;
-        let s = &mut self.sps[sp];
-        s.next_at = if next == u64::MAX {
-            next
-        } else {
-            next.max(t + 1).max(s.issue_free_at)
-        };
+        self.set_next(sp, t, next);
         Ok(())
     }
 
@@ -395,6 +385,14 @@ impl Sm {
             .copied()
             .min()
             .unwrap_or(u64::MAX);
+        self.set_next(sp, t, next);
+    }
+
+    /// Sets when sub-partition `sp` next has something to do: at `next`,
+    /// the earliest ready cycle of its warps (`u64::MAX`: nothing), but not
+    /// before the cycle after `t` nor before its issue slot is free.
+    #[inline(always)]
+    fn set_next(&mut self, sp: usize, t: u64, next: u64) {
         let s = &mut self.sps[sp];
         s.next_at = if next == u64::MAX {
             next
