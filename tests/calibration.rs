@@ -19,7 +19,7 @@ fn simsort(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("simsort-calib-{name}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("calibration-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

@@ -86,8 +86,7 @@ fn kernels_lists_and_prints_the_mergesort_kernels() {
 
 #[test]
 fn a_sweep_takes_the_mergesort_options_as_lists() {
-    let dir = std::env::temp_dir().join(format!("simsort-ms-sweep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::util::scratch_dir("cli_mergesort-sweep");
     let csv = dir.join("res.csv");
     let out = simsort(&[
         "sweep",

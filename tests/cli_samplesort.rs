@@ -157,8 +157,7 @@ fn kernels_lists_and_prints_the_samplesort_kernels() {
 
 #[test]
 fn a_sweep_takes_the_samplesort_options_as_lists() {
-    let dir = std::env::temp_dir().join(format!("simsort-ss-sweep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::util::scratch_dir("cli_samplesort-sweep");
     let csv = dir.join("res.csv");
     let out = simsort(&[
         "sweep",

@@ -110,8 +110,7 @@ fn ptxas_accepts_every_emitted_kernel() {
         println!("skipped: ptxas is not on the PATH (no CUDA here)");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("simsort-emit-ptx-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let dir = crate::util::scratch_dir("emit_ptx");
     let all: Vec<(String, String)> = all_ptx().into_iter().collect();
     let failures: Vec<String> = all
         .par_iter()

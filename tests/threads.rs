@@ -60,8 +60,7 @@ fn traces_are_identical_on_one_and_three_threads() {
         ..SortOptions::default()
     };
     let mut prepared = prepare(&opts).expect("a valid configuration");
-    let dir = std::env::temp_dir().join(format!("simsort-threads-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::util::scratch_dir("threads-trace");
     let mut traces = Vec::new();
     for threads in [1, 3] {
         prepared.threads = threads;

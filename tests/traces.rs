@@ -10,10 +10,7 @@ use crate::util::simsort_bin;
 
 /// A fresh scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("simsort-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+    crate::util::scratch_dir(&format!("traces-{name}"))
 }
 
 /// Writes the default synthetic trace to `dir/name`.
