@@ -106,10 +106,11 @@ pub struct Lookup {
     pub table: Reg,
     /// Its block count `p`.
     pub nblk: Reg,
-    /// The position adjustment (`scatter`).
-    pub delta: Reg,
-    /// Its index in the batch.
-    pub index: Reg,
+    /// The position adjustment and the bucket's index in the batch, which
+    /// only `scatter` reads (loading them in `find_buckets` too would be
+    /// two dead loads per warp that `ptxas` removes, so the H200 would
+    /// count two load requests per warp fewer than the simulator).
+    pub scatter: Option<(Reg, Reg)>,
 }
 
 /// The shared part of the kernels' parameters: the keys buffer, the
@@ -130,8 +131,9 @@ pub struct Params {
 
 /// Looks the block's bucket up: `blk` (`%ctaid.x` on entry) becomes the
 /// block's index within its bucket. Every thread loads the same words
-/// (one request each, broadcast).
-pub fn lookup(g: &mut Gen, blk: Reg, p: &Params) -> Lookup {
+/// (one request each, broadcast); `scatter` says whether to load the two
+/// fields only the scatter uses.
+pub fn lookup(g: &mut Gen, blk: Reg, p: &Params, scatter: bool) -> Lookup {
     let k = g.cfg.buckets;
     let a = g.b.reg64();
     let w = g.b.reg32();
@@ -143,8 +145,7 @@ pub fn lookup(g: &mut Gen, blk: Reg, p: &Params) -> Lookup {
         tree: g.b.reg64(),
         table: g.b.reg64(),
         nblk: g.b.reg32(),
-        delta: g.b.reg32(),
-        index: g.b.reg32(),
+        scatter: scatter.then(|| (g.b.reg32(), g.b.reg32())),
     };
     let (tree, start, base) = (g.b.reg32(), g.b.reg32(), g.b.reg32());
     g.b.ld_global_b32(tree, a, TREE);
@@ -153,8 +154,10 @@ pub fn lookup(g: &mut Gen, blk: Reg, p: &Params) -> Lookup {
     g.b.ld_global_b32(out.nblk, a, BLOCKS);
     g.b.ld_global_b32(blk, a, BLOCK);
     g.b.ld_global_b32(base, a, HIST_BASE);
-    g.b.ld_global_b32(out.delta, a, DELTA);
-    g.b.ld_global_b32(out.index, a, INDEX);
+    if let Some((delta, index)) = out.scatter {
+        g.b.ld_global_b32(delta, a, DELTA);
+        g.b.ld_global_b32(index, a, INDEX);
+    }
     g.b.mul(tree, tree, k);
     g.key_addr(out.tree, p.trees, tree);
     g.word_addr(out.table, p.counts, base);

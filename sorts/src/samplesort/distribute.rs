@@ -101,7 +101,8 @@ struct Source {
     count: Operand,
     items: Operand,
     table: Operand,
-    /// Batched: the position adjustment and the bucket's batch index.
+    /// A batched scatter: the position adjustment and the bucket's batch
+    /// index (`None` in `find_buckets` and per-bucket launches).
     batch: Option<(Reg, Reg)>,
 }
 
@@ -128,7 +129,9 @@ fn params(g: &mut Gen, table: &str) -> Given {
 
 /// Finds the block's bucket (batched) and copies its tree into shared
 /// memory; returns the common registers and the bucket's operands.
-fn prologue(g: &mut Gen, split: Split, given: &Given) -> (Common, Source) {
+/// `scatter`: the kernel is a scatter (which also reads the batch table's
+/// position adjustment and bucket index).
+fn prologue(g: &mut Gen, split: Split, given: &Given, scatter: bool) -> (Common, Source) {
     let cfg = g.cfg;
     let t = cfg.block_threads;
     let words = split.tree_words(cfg);
@@ -158,7 +161,7 @@ fn prologue(g: &mut Gen, split: Split, given: &Given) -> (Common, Source) {
             None,
         ),
         Given::Batch(params) => {
-            let l = batch::lookup(g, blk, params);
+            let l = batch::lookup(g, blk, params, scatter);
             (
                 l.tree.into(),
                 Source {
@@ -166,7 +169,7 @@ fn prologue(g: &mut Gen, split: Split, given: &Given) -> (Common, Source) {
                     count: l.count.into(),
                     items: params.items.into(),
                     table: l.table.into(),
-                    batch: Some((l.delta, l.index)),
+                    batch: l.scatter,
                 },
                 Some(l.nblk),
             )
@@ -298,7 +301,7 @@ pub fn find(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
     };
     let mut g = Gen::new(name, cfg);
     let given = params(&mut g, "hist");
-    let (c, s) = prologue(&mut g, split, &given);
+    let (c, s) = prologue(&mut g, split, &given, false);
     let counters = c.counters;
     let (sh, v, a) = (c.s2, g.b.reg32(), c.a64);
     g.b.mov(v, 0u32);
@@ -333,7 +336,7 @@ pub fn scatter(cfg: &SamplesortConfig, split: Split) -> (Kernel, KernelMarks) {
     let given = params(&mut g, "offsets");
     let dst = g.b.param("dst", ParamType::U64);
     let bounds = g.b.param("bounds", ParamType::U64);
-    let (c, s) = prologue(&mut g, split, &given);
+    let (c, s) = prologue(&mut g, split, &given, true);
     let counters = c.counters;
     g.stage("load offsets");
     let lg_c = cfg.counter_copies.trailing_zeros();
