@@ -251,6 +251,13 @@ fn the_committed_h200_batched_sample_sort_suite_meets_its_figures() {
     );
 }
 
+/// Microbenchmarks of global stores that write part of their sectors,
+/// where the model is known to be wrong (the figures pin how wrong).
+#[test]
+fn the_committed_h200_store_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_stores.txt", "hw/calib/figures_stores.txt");
+}
+
 #[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
