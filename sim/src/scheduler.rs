@@ -343,14 +343,20 @@ impl Sm {
         let mut key = u64::MAX;
         for (sp, s) in self.sps.iter().enumerate() {
             let base = sp * self.per_sp;
-            let busy = self.busy(sp);
+            let [alu, mio, lsu, _] = self.busy(sp);
+            let len = self.scan_len[sp];
+            let ready = &self.ready[base..base + len];
+            let pipes = &self.pipes[base..base + len];
             let mut next = u64::MAX;
-            for h in base..base + self.scan_len[sp] {
-                let ready = self.ready[h];
-                if ready == u64::MAX {
-                    continue;
-                }
-                let until = busy[self.pipes[h] as usize];
+            // Branch-free, so it vectorises: a free slot (`u64::MAX`) is
+            // never seen before `b` and stays `u64::MAX`.
+            for (&ready, &p) in ready.iter().zip(pipes) {
+                let until = match p {
+                    0 => alu,
+                    1 => mio,
+                    2 => lsu,
+                    _ => 0,
+                };
                 let seen = ready.max(s.first_pass);
                 next = next.min(if seen < b && until > seen {
                     until

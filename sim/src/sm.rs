@@ -331,6 +331,10 @@ impl Sm {
     /// few times per quantum and the other SMs' runs push them out of the
     /// host's caches, so without this its issue waits for memory (in
     /// `perf annotate` most of `cmpx`'s time was its first register load).
+    ///
+    /// The scoreboard entries the instruction after it (most often the
+    /// next one) depends on are asked for too: they are read once it has
+    /// issued, to work out the warp's next wait.
     #[inline]
     fn prefetch_operands(&self, slot: u16, pc: u32, prog: &Program) {
         let rf = &self.warps[slot as usize].rf;
@@ -339,6 +343,12 @@ impl Sm {
                 prefetch_lanes(rf.r32(r));
             } else if r - prog.b32 < prog.b64 {
                 prefetch_lanes(rf.r64(r - prog.b32));
+            }
+        }
+        if let Some(next) = prog.insts.get(pc as usize + 1) {
+            let sb = rf.sb();
+            for &r in next.deps() {
+                crate::aligned::prefetch((&raw const sb[r as usize]).cast());
             }
         }
     }
