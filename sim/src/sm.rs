@@ -353,6 +353,18 @@ impl Sm {
         }
     }
 
+    /// [`Self::prefetch_operands`] for every warp that may issue before
+    /// `horizon`: at the start of a run, when the SM's state has been out
+    /// of the host's caches since its last quantum.
+    pub fn prefetch_due(&self, horizon: u64, prog: &Program) {
+        for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
+            let h = h as usize;
+            if self.ready[h] < horizon {
+                self.prefetch_operands(slot as u16, self.pcs[h], prog);
+            }
+        }
+    }
+
     /// Moves the warp in `slot` to `pc` in the scheduler's view.
     #[inline]
     pub fn set_pc(&mut self, slot: u16, pc: u32, prog: &Program) {
