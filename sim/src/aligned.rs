@@ -66,7 +66,7 @@ impl<T> DerefMut for LineAligned<T> {
 /// A hint to the host CPU to bring the line at `p` in; does nothing on
 /// targets without one.
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
     // SAFETY: `_mm_prefetch` only needs SSE, which the cfg guarantees; a
     // prefetch reads nothing the program sees and never faults, whatever

@@ -378,10 +378,12 @@ pub(crate) fn run_parallel(
     let mut first_error: Option<(u64, u32, SimError)> = None;
     let mut prev_end = 0;
     loop {
+        // Every SM has made its passes before `start`.
+        let start = prev_end;
         if grid.split && prev_end <= (boundary - 1) / full * full {
             // The first quantum run in this `Q` quantum.
             keys_at_full.clear();
-            keys_at_full.extend(sms.iter().map(Sm::next_event));
+            keys_at_full.extend(sms.iter().map(|sm| sm.rank_key(start)));
         }
         prev_end = boundary;
         let horizon = boundary.min(limit.0 + 1);
@@ -399,6 +401,9 @@ pub(crate) fn run_parallel(
                 if failed_ref[sm.id as usize] {
                     continue;
                 }
+                // Where a pass-by-pass scheduler would place the SM (the
+                // passes `run` skips would not change what it does).
+                let k = sm.rank_key(start).unwrap_or(k);
                 let mut ctx = Ctx::new(l, left, mem, log, &mut tracer, w);
                 if let Err(e) = sm.run(horizon, &mut ctx) {
                     // Errors are ranked by the SM's place in a `Q` quantum.
@@ -538,6 +543,7 @@ impl Sm {
     /// retires while the grid still has blocks (the slot must wait for the
     /// block queue).
     pub fn run(&mut self, horizon: u64, ctx: &mut Ctx<'_, '_>) -> Result<(), SimError> {
+        self.prefetch_due(horizon, ctx.prog);
         while let Some(t) = self.next_event() {
             if t >= horizon || self.retire_at.is_some() {
                 break;

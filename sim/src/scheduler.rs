@@ -62,6 +62,12 @@ pub(crate) struct SubPartition {
     pub last_age: u64,
     /// The next cycle anything can happen here.
     pub next_at: u64,
+    /// The first scheduling pass after the last issue (`u64::MAX`: none
+    /// due yet), as a pass-by-pass scheduler would hold it: a warp whose
+    /// time came at `r` was first looked at in the pass at `max(r,
+    /// first_pass)`, so that is where its throttle charge begins even when
+    /// the passes that found nothing to issue were skipped (`pass_lazy`).
+    pub first_pass: u64,
 }
 
 impl SubPartition {
@@ -73,6 +79,7 @@ impl SubPartition {
             lsu: Queue::new(lsu_depth),
             last_age: u64::MAX,
             next_at: u64::MAX,
+            first_pass: u64::MAX,
         }
     }
 
@@ -83,6 +90,7 @@ impl SubPartition {
         self.lsu.clear();
         self.last_age = u64::MAX;
         self.next_at = u64::MAX;
+        self.first_pass = u64::MAX;
     }
 }
 
@@ -172,14 +180,16 @@ impl Sm {
         self.ready[h] = ready;
         if ready != u64::MAX {
             let sp = &mut self.sps[self.hot_of[slot as usize].1 as usize];
-            sp.next_at = sp.next_at.min(ready.max(sp.issue_free_at));
+            let at = ready.max(sp.issue_free_at);
+            sp.next_at = sp.next_at.min(at);
+            sp.first_pass = sp.first_pass.min(at);
         }
     }
 
     /// Per throttle class, until when sub-partition `sp`'s pipe refuses
     /// instructions: busy at `t` exactly when the entry is above `t`.
     #[inline]
-    fn busy(&self, sp: usize) -> [u64; 4] {
+    pub(crate) fn busy(&self, sp: usize) -> [u64; 4] {
         let s = &self.sps[sp];
         [s.alu_free_at, s.mio.oldest(), s.lsu.oldest(), 0]
     }
@@ -222,6 +232,16 @@ impl Sm {
     /// exactly as [`Self::pass`] charges it. Without a trace nothing can
     /// see the difference in between (counter samples need `ready` to be
     /// the charged cycle at every pass, so sampled runs use [`Self::pass`]).
+    ///
+    /// **Passes that would issue nothing are skipped.** Only an issue here
+    /// changes this sub-partition's pipes, so until the next one a warp can
+    /// issue no earlier than both its `ready` cycle and the cycle its pipe
+    /// frees; the next pass comes at the earliest of those (see
+    /// [`Self::next_eligible`]). A pass-by-pass scheduler would have found
+    /// a warp whose pipe was busy in the first pass at or after its
+    /// `ready` cycle, `max(ready, first_pass)`, and charged it
+    /// `not_selected` until then and the throttle from then until the pipe
+    /// frees: the pass that finally looks at it charges exactly that.
     fn pass_lazy<const GTO: bool>(
         &mut self,
         sp: usize,
@@ -232,31 +252,35 @@ impl Sm {
         let base = sp * self.per_sp;
         let mut pick = Pick::<GTO>::new();
         let last_age = self.sps[sp].last_age;
+        let first_pass = self.sps[sp].first_pass;
+        debug_assert!(first_pass <= t, "a pass before the first one due");
         let busy = self.busy(sp);
-        let mut next = u64::MAX;
-        let mut eligible = 0u32;
         let len = self.scan_len[sp];
         for chunk in (0..len).step_by(64) {
             let end = (chunk + 64).min(len);
-            let mut due = due_mask(&self.ready[base + chunk..base + end], t, &mut next);
+            let mut due = due_mask(&self.ready[base + chunk..base + end], t);
             while due != 0 {
                 let h = base + chunk + due.trailing_zeros() as usize;
                 due &= due - 1;
                 let class = self.pipes[h] as usize;
                 let until = busy[class];
-                if until > t {
-                    let (ready, pc) = (self.ready[h], self.pcs[h]);
-                    if ready < t {
-                        ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
+                let ready = self.ready[h];
+                // The pass that first looked at it.
+                let seen = ready.max(first_pass);
+                if until > seen {
+                    let pc = self.pcs[h];
+                    if ready < seen {
+                        let n = seen - ready;
+                        ctx.charge(self.id, pc, StallReason::NotSelected, ready, n);
                     }
-                    ctx.charge(self.id, pc, THROTTLE[class], t, until - t);
+                    ctx.charge(self.id, pc, THROTTLE[class], seen, until - seen);
                     self.ready[h] = until;
-                    next = next.min(until);
-                    continue;
+                    if until > t {
+                        continue;
+                    }
                 }
                 let slot = ((h - base) * nsp + sp) as u16;
                 pick.offer(slot, self.ages[h], last_age);
-                eligible += 1;
             }
         }
         if let Some(chosen) = pick.choose() {
@@ -267,16 +291,84 @@ impl Sm {
                 ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
             }
             self.sps[sp].last_age = self.ages[h];
-            self.sps[sp].next_at = u64::MAX;
             self.issue(sp, chosen, t, ctx)?;
-            next = next.min(self.sps[sp].next_at).min(self.ready[h]);
-            if eligible > 1 {
-                // The others wait for the next issue slot.
-                next = next.min(self.sps[sp].issue_free_at.max(t + 1));
+            let (first, next) = self.next_eligible(sp);
+            // The pass a pass-by-pass scheduler would make next.
+            let s = &mut self.sps[sp];
+            s.first_pass = if first == u64::MAX {
+                first
+            } else {
+                first.max(t + 1).max(s.issue_free_at)
+            };
+            self.set_next(sp, t, next);
+        } else {
+            let (_, next) = self.next_eligible(sp);
+            self.set_next(sp, t, next);
+        }
+        Ok(())
+    }
+
+    /// Of sub-partition `sp`'s warps, the earliest `ready` cycle and the
+    /// earliest cycle one could issue if nothing issued before: its
+    /// `ready` cycle or, if later, the cycle its pipe frees.
+    #[inline(always)]
+    fn next_eligible(&self, sp: usize) -> (u64, u64) {
+        let base = sp * self.per_sp;
+        let len = self.scan_len[sp];
+        let [alu, mio, lsu, _] = self.busy(sp);
+        let ready = &self.ready[base..base + len];
+        let pipes = &self.pipes[base..base + len];
+        let (mut first, mut next) = (u64::MAX, u64::MAX);
+        for (&r, &p) in ready.iter().zip(pipes) {
+            let until = match p {
+                0 => alu,
+                1 => mio,
+                2 => lsu,
+                _ => 0,
+            };
+            first = first.min(r);
+            next = next.min(r.max(until));
+        }
+        (first, next)
+    }
+
+    /// The cycle a pass-by-pass scheduler ([`Self::pass`]) would next
+    /// need this SM, all passes before `b` done: the key that ranks the
+    /// errors of SMs that ran in one quantum (see
+    /// [`crate::engine::run_parallel`]). It differs from
+    /// [`Self::next_event`] only where `pass_lazy` skips passes that issue
+    /// nothing: such a pass would have been the next event, or moved a
+    /// warp's wait to the cycle its pipe frees.
+    pub(crate) fn rank_key(&self, b: u64) -> Option<u64> {
+        let mut key = u64::MAX;
+        for (sp, s) in self.sps.iter().enumerate() {
+            let base = sp * self.per_sp;
+            let [alu, mio, lsu, _] = self.busy(sp);
+            let len = self.scan_len[sp];
+            let ready = &self.ready[base..base + len];
+            let pipes = &self.pipes[base..base + len];
+            let mut next = u64::MAX;
+            // Branch-free, so it vectorises: a free slot (`u64::MAX`) is
+            // never seen before `b` and stays `u64::MAX`.
+            for (&ready, &p) in ready.iter().zip(pipes) {
+                let until = match p {
+                    0 => alu,
+                    1 => mio,
+                    2 => lsu,
+                    _ => 0,
+                };
+                let seen = ready.max(s.first_pass);
+                next = next.min(if seen < b && until > seen {
+                    until
+                } else {
+                    ready
+                });
+            }
+            if next != u64::MAX {
+                key = key.min(next.max(s.issue_free_at));
             }
         }
-        self.set_next(sp, t, next);
-        Ok(())
+        (key != u64::MAX).then_some(key)
     }
 
     /// [`Self::schedule`] for one policy.
@@ -304,7 +396,7 @@ impl Sm {
         let len = self.scan_len[sp];
         for chunk in (0..len).step_by(64) {
             let end = (chunk + 64).min(len);
-            let mut due = due_mask(&self.ready[base + chunk..base + end], t, &mut next);
+            let mut due = due_mask_next(&self.ready[base + chunk..base + end], t, &mut next);
             while due != 0 {
                 let h = base + chunk + due.trailing_zeros() as usize;
                 due &= due - 1;
@@ -403,10 +495,21 @@ impl Sm {
 }
 
 /// The warps of `ready` (at most 64) whose time has come by cycle `t`, as
-/// a bit mask; `next` becomes the earliest ready cycle of the others. A
-/// branch-light scan, so that a pass only looks at the due warps.
+/// a bit mask. A branch-light scan, so that a pass only looks at the due
+/// warps.
 #[inline(always)]
-fn due_mask(ready: &[u64], t: u64, next: &mut u64) -> u64 {
+fn due_mask(ready: &[u64], t: u64) -> u64 {
+    let mut due = 0u64;
+    for (i, &r) in ready.iter().enumerate() {
+        due |= u64::from(r <= t) << i;
+    }
+    due
+}
+
+/// [`due_mask`], and `next` becomes the earliest ready cycle of the
+/// others.
+#[inline(always)]
+fn due_mask_next(ready: &[u64], t: u64, next: &mut u64) -> u64 {
     let mut due = 0u64;
     for (i, &r) in ready.iter().enumerate() {
         if r > t {

@@ -303,6 +303,7 @@ impl Sm {
     pub fn wait_for_operands(&mut self, slot: u16, floor: u64, from: u64, ctx: &mut Ctx<'_, '_>) {
         use crate::scoreboard::{cycle, latest, reason};
         let pc = self.pcs[self.hot(slot)];
+        self.prefetch_operands(slot, pc, ctx.prog);
         let l = latest(
             self.warps[slot as usize].rf.sb(),
             ctx.prog.insts[pc as usize].deps(),
@@ -322,6 +323,46 @@ impl Sm {
             }
         }
         self.set_ready(slot, ready.max(from));
+    }
+
+    /// Asks the host CPU to bring in the lanes of the registers the
+    /// instruction at `pc` reads and writes in the warp in `slot`, which
+    /// issues it a few cycles on. A warp's registers are touched only a
+    /// few times per quantum and the other SMs' runs push them out of the
+    /// host's caches, so without this its issue waits for memory (in
+    /// `perf annotate` most of `cmpx`'s time was its first register load).
+    ///
+    /// The scoreboard entries the instruction after it (most often the
+    /// next one) depends on are asked for too: they are read once it has
+    /// issued, to work out the warp's next wait.
+    #[inline]
+    fn prefetch_operands(&self, slot: u16, pc: u32, prog: &Program) {
+        let rf = &self.warps[slot as usize].rf;
+        for &r in prog.insts[pc as usize].deps() {
+            if r < prog.b32 {
+                prefetch_lanes(rf.r32(r));
+            } else if r - prog.b32 < prog.b64 {
+                prefetch_lanes(rf.r64(r - prog.b32));
+            }
+        }
+        if let Some(next) = prog.insts.get(pc as usize + 1) {
+            let sb = rf.sb();
+            for &r in next.deps() {
+                crate::aligned::prefetch((&raw const sb[r as usize]).cast());
+            }
+        }
+    }
+
+    /// [`Self::prefetch_operands`] for every warp that may issue before
+    /// `horizon`: at the start of a run, when the SM's state has been out
+    /// of the host's caches since its last quantum.
+    pub fn prefetch_due(&self, horizon: u64, prog: &Program) {
+        for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
+            let h = h as usize;
+            if self.ready[h] < horizon {
+                self.prefetch_operands(slot as u16, self.pcs[h], prog);
+            }
+        }
     }
 
     /// Moves the warp in `slot` to `pc` in the scheduler's view.
@@ -374,6 +415,20 @@ impl Sm {
         }
         out
     }
+}
+
+/// Asks the host CPU to bring in every cache line of `lanes`.
+#[inline(always)]
+fn prefetch_lanes<T>(lanes: &[T]) {
+    let range = lanes.as_ptr_range();
+    let (start, end) = (range.start.cast::<u8>(), range.end.cast::<u8>());
+    let mut p = start;
+    while p < end {
+        crate::aligned::prefetch(p);
+        p = p.wrapping_add(64);
+    }
+    // The last line, when the lanes do not start at a line.
+    crate::aligned::prefetch(end.wrapping_sub(1));
 }
 
 /// Resets a warp slot for warp `index` of a block with `lanes` live lanes.

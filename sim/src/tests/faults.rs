@@ -259,3 +259,83 @@ fn bad_configs_and_host_copies_are_errors() {
     );
     assert!(g.write_u64s(a + 8, &[1]).is_err());
 }
+
+/// SMs that fault in one quantum report the fault of the SM a cycle-by-cycle
+/// run would have reached first, however the launch runs: traced (pass by
+/// pass, one SM at a time in event order), untraced on 1, 2 or 3 host
+/// threads (passes that issue nothing skipped, errors ranked by
+/// `Sm::rank_key`) or in lockstep. Blocks spin on `cmpx` (two issue slots,
+/// so most warps wait for the ALU) for a few rounds that vary by block,
+/// then read out of bounds.
+#[test]
+fn the_first_fault_is_the_same_however_the_launch_runs() {
+    for (mult, sms) in [(0, 12), (1, 12), (3, 7), (5, 12), (7, 5), (9, 9)] {
+        let k = late_fault(mult);
+        let mut cfg = GpuConfig::h200();
+        cfg.num_sms = sms;
+        let run = |threads: usize, lockstep: bool, traced: bool| {
+            let opts = RunOptions {
+                threads,
+                lockstep,
+                ..RunOptions::default()
+            };
+            let mut g = Gpu::new(cfg.clone(), opts).unwrap();
+            let a = g.alloc(64);
+            let params = [ParamValue::U64(a)];
+            let (grid, block) = (Dim3::x(40), Dim3::x(8 * cfg.warp_size));
+            let e = if traced {
+                let mut sink = crate::VecSink::default();
+                g.launch_traced(&k, grid, block, &params, &mut sink)
+            } else {
+                g.launch(&k, grid, block, &params)
+            };
+            e.unwrap_err().to_string()
+        };
+        let traced = run(1, false, true);
+        assert!(traced.contains("out of bounds"), "{traced}");
+        for (threads, lockstep) in [(1, false), (2, false), (3, false), (1, true)] {
+            let e = run(threads, lockstep, false);
+            assert_eq!(
+                e, traced,
+                "{mult}, {sms} SMs, {threads} thread(s), lockstep {lockstep}"
+            );
+        }
+    }
+}
+
+/// A kernel whose blocks spin `40 + (ctaid.x * mult & 7)` rounds of `cmpx`,
+/// then read past a 64-byte buffer from lane 0 of every warp.
+fn late_fault(mult: i64) -> kernels_ir::VerifiedKernel {
+    let mut b = KernelBuilder::new("late");
+    let buf = b.param("buf", ParamType::U64);
+    let (i, n, x, y, v, p) = (
+        b.reg32(),
+        b.reg32(),
+        b.reg32(),
+        b.reg32(),
+        b.reg32(),
+        b.pred(),
+    );
+    let (off, a) = (b.reg64(), b.reg64());
+    b.mul(n, Special::CtaidX, mult);
+    b.and(n, n, 7);
+    b.add(n, n, 40);
+    b.mov(x, Special::TidX);
+    b.mov(y, Special::LaneId);
+    b.mov(i, 0);
+    let top = b.label("top");
+    b.bind(top);
+    b.cmpx_u(x, y);
+    b.add(y, y, 3);
+    b.cmpx_u(y, x);
+    b.add(i, i, 1);
+    b.setp_lt_u(p, i, n);
+    b.when(p).bra(top);
+    b.cvt_u64_u32(off, Special::WarpId);
+    b.shl(off, off, 8);
+    b.add(off, off, 64);
+    b.add(a, buf, off);
+    b.ld_global_b32(v, a, 0);
+    b.exit();
+    verified(b.build())
+}

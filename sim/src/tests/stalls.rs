@@ -265,7 +265,8 @@ fn a_busy_sub_partition_shows_not_selected_and_pipe_throttle() {
     assert!((1.9..=2.1).contains(&ipc), "ipc {ipc}");
 }
 
-/// Untraced runs charge `not_selected` lazily, traced ones pass by pass
+/// Untraced runs charge `not_selected` lazily and skip the scheduling
+/// passes that would issue nothing, traced ones charge pass by pass
 /// (`scheduler.rs`, `pass_lazy`): both give the same counters, per kernel
 /// and per instruction, under either policy.
 #[test]
