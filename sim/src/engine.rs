@@ -538,7 +538,7 @@ impl Sm {
     /// retires while the grid still has blocks (the slot must wait for the
     /// block queue).
     pub fn run(&mut self, horizon: u64, ctx: &mut Ctx<'_, '_>) -> Result<(), SimError> {
-        self.prefetch_registers();
+        self.prefetch_registers(ctx.prog);
         while let Some(t) = self.next_event() {
             if t >= horizon || self.retire_at.is_some() {
                 break;

@@ -125,6 +125,9 @@ impl Sm {
             return Ok(());
         }
         let next = w.pc();
+        if let Some(inst) = prog.insts.get(next as usize) {
+            w.rf.prefetch_lanes(inst.deps());
+        }
         self.set_pc(slot, next, prog);
         self.wait_for_operands(slot, floor, t + slots, ctx);
         Ok(())

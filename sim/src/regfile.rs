@@ -10,10 +10,19 @@
 //! instruction's first touch of its warp's state pulls in neighbouring
 //! lines. No register bank or port conflicts are modelled.
 //!
+//! Both areas, and the 64-bit slots within theirs, start at a host cache
+//! line, so a slot of 32 lanes covers exactly two lines (`u32`) or four
+//! (`u64`) rather than straddling one more: the lane loads of the hot
+//! loops are mostly host cache misses (every SM's warps together hold far
+//! more than a core's caches), and they are prefetched by the line
+//! ([`RegFile::prefetch_lanes`]).
+//!
 //! Two numberings meet here. Instructions name a slot *inside its area*
 //! (decode resolves which area from the operation's width); the scoreboard
 //! and traces use the kernel's *register number*: `r` registers, then `d`
 //! registers, then predicates ([`crate::decode::Program::reg_of`]).
+
+use crate::aligned::LineAligned;
 
 /// Widest warp the masks can hold.
 pub(crate) const MAX_LANES: usize = 64;
@@ -55,13 +64,16 @@ pub(crate) struct ZeroSlots {
 /// One warp's registers and scoreboard.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RegFile {
-    /// `npreds` lane masks, then `nsb` scoreboard entries, then the 64-bit
-    /// slots, `width` lanes each.
-    data: Vec<u64>,
+    /// `npreds` lane masks, then `nsb` scoreboard entries, then from
+    /// `base64` on (the next line boundary) the 64-bit slots, `width`
+    /// lanes each.
+    data: LineAligned<u64>,
     /// The 32-bit slots, `width` lanes each.
-    r32: Vec<u32>,
+    r32: LineAligned<u32>,
     npreds: usize,
     nsb: usize,
+    /// Where the 64-bit slots start in `data`.
+    base64: usize,
     slots: Slots,
     /// Lanes per warp.
     pub width: usize,
@@ -84,12 +96,13 @@ impl RegFile {
         self.npreds = npreds;
         self.nsb = nsb;
         self.slots = slots;
-        let len = npreds + nsb + slots.n64() * width;
+        // u64s per host cache line.
+        const LINE64: usize = 8;
+        self.base64 = (npreds + nsb).next_multiple_of(LINE64);
+        let len = self.base64 + slots.n64() * width;
         if fresh || self.data.len() != len || self.r32.len() != slots.n32() * width {
-            self.data.clear();
-            self.data.resize(len, 0);
-            self.r32.clear();
-            self.r32.resize(slots.n32() * width, 0);
+            self.data = LineAligned::zeroed(len);
+            self.r32 = LineAligned::zeroed(slots.n32() * width);
             return;
         }
         self.data[..npreds + nsb].fill(0);
@@ -142,14 +155,14 @@ impl RegFile {
     /// The lanes of 64-bit slot `slot`.
     #[inline(always)]
     pub fn r64(&self, slot: u32) -> &[u64] {
-        let s = self.npreds + self.nsb + slot as usize * self.width;
+        let s = self.base64 + slot as usize * self.width;
         &self.data[s..s + self.width]
     }
 
     /// The lanes of 64-bit slot `slot`, mutably.
     #[inline(always)]
     pub fn r64_mut(&mut self, slot: u32) -> &mut [u64] {
-        let s = self.npreds + self.nsb + slot as usize * self.width;
+        let s = self.base64 + slot as usize * self.width;
         &mut self.data[s..s + self.width]
     }
 
@@ -158,7 +171,7 @@ impl RegFile {
     #[inline]
     pub fn r32_to_r64(&mut self, src: u32, dst: u32) -> (&[u32], &mut [u64]) {
         let w = self.width;
-        let (s, d) = (src as usize * w, self.npreds + self.nsb + dst as usize * w);
+        let (s, d) = (src as usize * w, self.base64 + dst as usize * w);
         (&self.r32[s..s + w], &mut self.data[d..d + w])
     }
 
@@ -166,15 +179,33 @@ impl RegFile {
     #[inline]
     pub fn r64_to_r32(&mut self, src: u32, dst: u32) -> (&[u64], &mut [u32]) {
         let w = self.width;
-        let (s, d) = (self.npreds + self.nsb + src as usize * w, dst as usize * w);
+        let (s, d) = (self.base64 + src as usize * w, dst as usize * w);
         (&self.data[s..s + w], &mut self.r32[d..d + w])
     }
 
-    /// Asks the host to bring this warp's registers and scoreboard into
-    /// its core's L2 cache ahead of use (see [`prefetch`]).
-    pub fn prefetch(&self) {
-        prefetch(&self.data);
-        prefetch(&self.r32);
+    /// Asks the host to bring the lanes of registers `regs` (the
+    /// scoreboard's numbering: `r` registers, `d` registers, predicates)
+    /// into its core's caches, without waiting for them: a hint that
+    /// changes no result.
+    #[inline(always)]
+    pub fn prefetch_lanes(&self, regs: &[u32]) {
+        let (b32, b64, w) = (self.slots.b32, self.slots.b64, self.width);
+        for &r in regs {
+            if r < b32 {
+                let s = r as usize * w;
+                self.r32.prefetch(s, s + w);
+            } else if r < b32 + b64 {
+                let s = self.base64 + (r - b32) as usize * w;
+                self.data.prefetch(s, s + w);
+            }
+        }
+    }
+
+    /// [`Self::prefetch_lanes`], and the predicates and scoreboard.
+    #[inline]
+    pub fn prefetch_regs(&self, regs: &[u32]) {
+        self.prefetch_lanes(regs);
+        self.data.prefetch(0, self.npreds + self.nsb);
     }
 
     /// The lanes of register `reg` (the scoreboard's numbering: `r`
@@ -190,18 +221,22 @@ impl RegFile {
 }
 
 impl crate::sm::Sm {
-    /// Asks the host to bring the resident warps' registers and
-    /// scoreboards into its L2 cache before the SM runs a stretch of
-    /// cycles. Between two stretches of one SM every other SM runs its
-    /// own, which together hold far more state than a core's L2, so
-    /// without it the first touch of each register line in a stretch
-    /// waited for the shared L3 (`perf annotate` showed the lane loads of
-    /// `cmpx` taking most of its time). Touching each warp's state word
-    /// here also brings the warp slots in.
-    pub(crate) fn prefetch_registers(&self) {
+    /// Asks the host to bring the operands of each resident warp's next
+    /// instruction into its caches before the SM runs a stretch of cycles
+    /// ([`crate::issue`] does the same for a warp's following instruction
+    /// whenever it issues). Between two stretches of one SM every other SM
+    /// runs its own, which together hold far more state than a core's
+    /// caches, so without it the first touch of each register line waited
+    /// for the host's shared L3 (`perf annotate` showed the lane loads of
+    /// `cmpx` taking most of its time). Reading each warp's state here
+    /// also brings the warp slots in.
+    pub(crate) fn prefetch_registers(&self, prog: &crate::decode::Program) {
         for w in &self.warps {
-            if w.state != crate::warp::State::Free {
-                w.rf.prefetch();
+            if w.state != crate::warp::State::Free
+                && let Some(e) = w.current()
+                && let Some(inst) = prog.insts.get(e.pc as usize)
+            {
+                w.rf.prefetch_regs(inst.deps());
             }
         }
     }
@@ -270,7 +305,7 @@ impl Lane for u64 {
 
     #[inline(always)]
     fn area_mut(rf: &mut RegFile) -> &mut [u64] {
-        let base = rf.npreds + rf.nsb;
+        let base = rf.base64;
         &mut rf.data[base..]
     }
 
@@ -344,24 +379,6 @@ pub(crate) fn pair_mut<T: Lane>(rf: &mut RegFile, a: u32, b: u32) -> (&mut [T], 
     }
 }
 
-/// Asks the host to bring the cache lines of `s` into its core's L2 cache,
-/// without waiting for them: a hint that changes no result.
-#[inline]
-pub(crate) fn prefetch<T>(s: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
-        let p = s.as_ptr().cast::<i8>();
-        for off in (0..std::mem::size_of_val(s)).step_by(64) {
-            // SAFETY: a prefetch never faults and reads nothing the
-            // program sees; the address is inside `s`.
-            unsafe { _mm_prefetch::<_MM_HINT_T1>(p.add(off)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = s;
-}
-
 /// The mask of the low `lanes` lanes.
 #[inline]
 pub(crate) const fn lane_mask(lanes: usize) -> u64 {
@@ -393,9 +410,13 @@ mod tests {
         assert_eq!(rf.r32.len(), 3 * 4, "two r registers and one special");
         assert_eq!(
             rf.data.len(),
-            1 + 4 + 2 * 4,
-            "preds, scoreboard, two d registers"
+            8 + 2 * 4,
+            "preds, scoreboard, to the next line, two d registers"
         );
+        for s in 0..2 {
+            assert_eq!(rf.r64(s).as_ptr() as usize % 64, 0, "d slots start a line");
+        }
+        assert_eq!(rf.r32.as_ptr() as usize % 64, 0, "r slots start a line");
         rf.r32_mut(2).copy_from_slice(&[u32::MAX; 4]);
         rf.r64_mut(1).copy_from_slice(&[u64::MAX; 4]);
         rf.preds_mut()[0] = 0b1010;
