@@ -101,8 +101,8 @@ impl RegFile {
         self.base64 = (npreds + nsb).next_multiple_of(LINE64);
         let len = self.base64 + slots.n64() * width;
         if fresh || self.data.len() != len || self.r32.len() != slots.n32() * width {
-            self.data = LineAligned::zeroed(len);
-            self.r32 = LineAligned::zeroed(slots.n32() * width);
+            self.data.refill(len);
+            self.r32.refill(slots.n32() * width);
             return;
         }
         self.data[..npreds + nsb].fill(0);
@@ -413,10 +413,12 @@ mod tests {
             8 + 2 * 4,
             "preds, scoreboard, to the next line, two d registers"
         );
+        let wide = regfile(32);
         for s in 0..2 {
-            assert_eq!(rf.r64(s).as_ptr() as usize % 64, 0, "d slots start a line");
+            let (r, d) = (wide.r32(s).as_ptr(), wide.r64(s).as_ptr());
+            assert_eq!(r as usize % 64, 0, "32-lane r slots start a line");
+            assert_eq!(d as usize % 64, 0, "32-lane d slots start a line");
         }
-        assert_eq!(rf.r32.as_ptr() as usize % 64, 0, "r slots start a line");
         rf.r32_mut(2).copy_from_slice(&[u32::MAX; 4]);
         rf.r64_mut(1).copy_from_slice(&[u64::MAX; 4]);
         rf.preds_mut()[0] = 0b1010;
