@@ -126,7 +126,7 @@ impl Sm {
         }
         let next = w.pc();
         if let Some(inst) = prog.insts.get(next as usize) {
-            w.rf.prefetch_lanes(inst.deps());
+            w.rf.prefetch_rows(inst.rows());
         }
         self.set_pc(slot, next, prog);
         self.wait_for_operands(slot, floor, t + slots, ctx);

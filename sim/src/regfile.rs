@@ -15,7 +15,7 @@
 //! (`u64`) rather than straddling one more: the lane loads of the hot
 //! loops are mostly host cache misses (every SM's warps together hold far
 //! more than a core's caches), and they are prefetched by the line
-//! ([`RegFile::prefetch_lanes`]).
+//! ([`RegFile::prefetch_rows`]).
 //!
 //! Two numberings meet here. Instructions name a slot *inside its area*
 //! (decode resolves which area from the operation's width); the scoreboard
@@ -23,6 +23,7 @@
 //! registers, then predicates ([`crate::decode::Program::reg_of`]).
 
 use crate::aligned::LineAligned;
+use crate::decode::ROW64;
 
 /// Widest warp the masks can hold.
 pub(crate) const MAX_LANES: usize = 64;
@@ -183,28 +184,27 @@ impl RegFile {
         (&self.data[s..s + w], &mut self.r32[d..d + w])
     }
 
-    /// Asks the host to bring the lanes of registers `regs` (the
-    /// scoreboard's numbering: `r` registers, `d` registers, predicates)
-    /// into its core's caches, without waiting for them: a hint that
-    /// changes no result.
+    /// Asks the host to bring register-file rows `rows` (an
+    /// instruction's [`crate::decode::DInst::rows`]) into its core's
+    /// caches, without waiting for them: a hint that changes no result.
     #[inline(always)]
-    pub fn prefetch_lanes(&self, regs: &[u32]) {
-        let (b32, b64, w) = (self.slots.b32, self.slots.b64, self.width);
-        for &r in regs {
-            if r < b32 {
+    pub fn prefetch_rows(&self, rows: &[u32]) {
+        let w = self.width;
+        for &r in rows {
+            if r & ROW64 == 0 {
                 let s = r as usize * w;
                 self.r32.prefetch(s, s + w);
-            } else if r < b32 + b64 {
-                let s = self.base64 + (r - b32) as usize * w;
+            } else {
+                let s = self.base64 + (r & !ROW64) as usize * w;
                 self.data.prefetch(s, s + w);
             }
         }
     }
 
-    /// [`Self::prefetch_lanes`], and the predicates and scoreboard.
+    /// [`Self::prefetch_rows`], and the predicates and scoreboard.
     #[inline]
-    pub fn prefetch_regs(&self, regs: &[u32]) {
-        self.prefetch_lanes(regs);
+    pub fn prefetch_all(&self, rows: &[u32]) {
+        self.prefetch_rows(rows);
         self.data.prefetch(0, self.npreds + self.nsb);
     }
 
@@ -236,7 +236,7 @@ impl crate::sm::Sm {
                 && let Some(e) = w.current()
                 && let Some(inst) = prog.insts.get(e.pc as usize)
             {
-                w.rf.prefetch_regs(inst.deps());
+                w.rf.prefetch_all(inst.rows());
             }
         }
     }
