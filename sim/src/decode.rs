@@ -602,6 +602,12 @@ mod tests {
             "a 32-bit count"
         );
         assert_eq!(p.insts[4].writes(), &[3], "d1 is register 2 + 1");
+        // The rows to prefetch: 32-bit slots, specials included, and
+        // 64-bit slots marked; no predicates, no uniform specials.
+        assert_eq!(p.insts[0].rows(), &[0, 1], "r0 r1");
+        assert_eq!(p.insts[1].rows(), &[2], "%laneid's slot, not p0");
+        assert_eq!(p.insts[2].rows(), &[ROW64], "d0; %ntid.x is an immediate");
+        assert_eq!(p.insts[4].rows(), &[1, ROW64, ROW64 | 1], "r1, d0, d1");
         let xor = AluOp::Shfl(ShflLanes::Perm(0));
         assert_eq!(alu(5), (xor, Src::Reg(1), Src::Imm(1), 0, 0));
         assert_eq!(

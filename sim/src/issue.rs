@@ -125,6 +125,8 @@ impl Sm {
             return Ok(());
         }
         let next = w.pc();
+        // Its next operands start toward the host core while other warps
+        // issue (`RegFile::prefetch_rows` says why).
         if let Some(inst) = prog.insts.get(next as usize) {
             w.rf.prefetch_rows(inst.rows());
         }
