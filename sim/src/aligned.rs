@@ -34,6 +34,17 @@ impl<T: Copy + Default> LineAligned<T> {
         LineAligned { buf, off, len }
     }
 
+    /// Makes `self` `len` zeroes, in its buffer when that has room (a
+    /// warp slot's registers are reshaped at every launch).
+    pub fn refill(&mut self, len: usize) {
+        if self.off + len <= self.buf.len() {
+            self.len = len;
+            self.fill(T::default());
+        } else {
+            *self = Self::zeroed(len);
+        }
+    }
+
     /// Asks the host CPU to bring in every cache line of `self[range]`
     /// (see [`prefetch`]); no effect on the contents.
     #[inline]
@@ -94,6 +105,12 @@ mod tests {
                 a[len - 1] = 7;
                 a.prefetch(0, len);
                 assert_eq!(a[len - 1], 7);
+            }
+            for n in [len / 2, len + 100] {
+                a.refill(n);
+                assert_eq!(a.len(), n);
+                assert_eq!(a.as_ptr() as usize % LINE, 0);
+                assert!(a.iter().all(|&x| x == 0), "refilled with zeroes");
             }
         }
     }

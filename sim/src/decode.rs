@@ -100,6 +100,12 @@ pub(crate) struct MemOp {
 /// Most scoreboard entries one instruction reads or writes.
 pub(crate) const MAX_DEPS: usize = 8;
 
+/// Most register-file rows one instruction reads or writes.
+pub(crate) const MAX_ROWS: usize = 8;
+
+/// In [`DInst::rows`], marks a 64-bit slot (else a 32-bit one).
+pub(crate) const ROW64: u32 = 1 << 31;
+
 /// One pre-decoded instruction.
 #[derive(Clone, Debug)]
 pub(crate) struct DInst {
@@ -120,6 +126,13 @@ pub(crate) struct DInst {
     pub writes: [u32; 4],
     /// How many of `writes` are used.
     pub nwrites: u8,
+    /// The register-file rows (lane vectors) it reads or writes, for the
+    /// host prefetch ([`crate::regfile::RegFile::prefetch_rows`]): a 32-bit
+    /// slot (registers and per-warp specials), or a 64-bit slot marked
+    /// [`ROW64`].
+    pub rows: [u32; MAX_ROWS],
+    /// How many of `rows` are used.
+    pub nrows: u8,
 }
 
 impl DInst {
@@ -131,6 +144,12 @@ impl DInst {
     /// The scoreboard entries written.
     pub fn writes(&self) -> &[u32] {
         &self.writes[..self.nwrites as usize]
+    }
+
+    /// The register-file rows read or written.
+    #[inline]
+    pub fn rows(&self) -> &[u32] {
+        &self.rows[..self.nrows as usize]
     }
 }
 
@@ -195,6 +214,8 @@ struct Decoder<'a> {
     nregs: u32,
     consts: Consts,
     specials: Vec<SpecialSlot>,
+    /// The per-warp special slots the instruction being decoded reads.
+    read_specials: Vec<u32>,
 }
 
 impl Decoder<'_> {
@@ -243,11 +264,15 @@ impl Decoder<'_> {
         if let Some(v) = uniform {
             return Src::Imm(v & 0xFFFF_FFFF);
         }
-        if let Some(s) = self.specials.iter().find(|x| x.special == s) {
-            return Src::Reg(s.slot);
-        }
-        let slot = self.b32 + self.specials.len() as u32;
-        self.specials.push(SpecialSlot { special: s, slot });
+        let slot = match self.specials.iter().find(|x| x.special == s) {
+            Some(s) => s.slot,
+            None => {
+                let slot = self.b32 + self.specials.len() as u32;
+                self.specials.push(SpecialSlot { special: s, slot });
+                slot
+            }
+        };
+        self.read_specials.push(slot);
         Src::Reg(slot)
     }
 
@@ -423,9 +448,11 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         nregs: regs.b32 + regs.b64,
         consts: Consts::default(),
         specials: Vec::new(),
+        read_specials: Vec::new(),
     };
     let mut insts = Vec::with_capacity(kernel.insts.len());
     for (pc, inst) in kernel.insts.iter().enumerate() {
+        d.read_specials.clear();
         let (kind, pipe) = d.kind(vk, pc as u32, &inst.data);
         let mut deps = Vec::with_capacity(MAX_DEPS);
         let mut writes = Vec::with_capacity(4);
@@ -447,6 +474,17 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         dep_arr[..deps.len()].copy_from_slice(&deps);
         let mut write_arr = [0; 4];
         write_arr[..writes.len()].copy_from_slice(&writes);
+        // Value registers by their slot, then the specials read.
+        let mut rows: Vec<u32> = (deps.iter())
+            .filter(|&&r| r < d.nregs)
+            .map(|&r| if r < d.b32 { r } else { ROW64 | (r - d.b32) })
+            .collect();
+        d.read_specials.sort_unstable();
+        d.read_specials.dedup();
+        rows.extend_from_slice(&d.read_specials);
+        rows.truncate(MAX_ROWS); // a hint: the rest go unprefetched
+        let mut row_arr = [0; MAX_ROWS];
+        row_arr[..rows.len()].copy_from_slice(&rows);
         insts.push(DInst {
             kind,
             guard: inst.guard.map(|g| (g.pred.index(), g.negated)),
@@ -460,6 +498,8 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             ndeps: deps.len() as u8,
             writes: write_arr,
             nwrites: writes.len() as u8,
+            rows: row_arr,
+            nrows: rows.len() as u8,
         });
     }
     if insts.is_empty() {
@@ -473,6 +513,8 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             ndeps: 0,
             writes: [0; 4],
             nwrites: 0,
+            rows: [0; MAX_ROWS],
+            nrows: 0,
         });
     }
     Program {
@@ -560,6 +602,12 @@ mod tests {
             "a 32-bit count"
         );
         assert_eq!(p.insts[4].writes(), &[3], "d1 is register 2 + 1");
+        // The rows to prefetch: 32-bit slots, specials included, and
+        // 64-bit slots marked; no predicates, no uniform specials.
+        assert_eq!(p.insts[0].rows(), &[0, 1], "r0 r1");
+        assert_eq!(p.insts[1].rows(), &[2], "%laneid's slot, not p0");
+        assert_eq!(p.insts[2].rows(), &[ROW64], "d0; %ntid.x is an immediate");
+        assert_eq!(p.insts[4].rows(), &[1, ROW64, ROW64 | 1], "r1, d0, d1");
         let xor = AluOp::Shfl(ShflLanes::Perm(0));
         assert_eq!(alu(5), (xor, Src::Reg(1), Src::Imm(1), 0, 0));
         assert_eq!(

@@ -125,6 +125,8 @@ impl Sm {
             return Ok(());
         }
         let next = w.pc();
+        // `wait_for_operands` starts its next operands toward the host core
+        // while other warps issue (`Sm::prefetch_operands`).
         self.set_pc(slot, next, prog);
         self.wait_for_operands(slot, floor, t + slots, ctx);
         Ok(())

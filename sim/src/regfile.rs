@@ -10,10 +10,20 @@
 //! instruction's first touch of its warp's state pulls in neighbouring
 //! lines. No register bank or port conflicts are modelled.
 //!
+//! Both areas, and the 64-bit slots within theirs, start at a host cache
+//! line, so a slot of 32 lanes covers exactly two lines (`u32`) or four
+//! (`u64`) rather than straddling one more: the lane loads of the hot
+//! loops are mostly host cache misses (every SM's warps together hold far
+//! more than a core's caches), and they are prefetched by the line
+//! ([`RegFile::prefetch_rows`]).
+//!
 //! Two numberings meet here. Instructions name a slot *inside its area*
 //! (decode resolves which area from the operation's width); the scoreboard
 //! and traces use the kernel's *register number*: `r` registers, then `d`
 //! registers, then predicates ([`crate::decode::Program::reg_of`]).
+
+use crate::aligned::LineAligned;
+use crate::decode::ROW64;
 
 /// Widest warp the masks can hold.
 pub(crate) const MAX_LANES: usize = 64;
@@ -55,13 +65,16 @@ pub(crate) struct ZeroSlots {
 /// One warp's registers and scoreboard.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RegFile {
-    /// `npreds` lane masks, then `nsb` scoreboard entries, then the 64-bit
-    /// slots, `width` lanes each.
-    data: Vec<u64>,
+    /// `npreds` lane masks, then `nsb` scoreboard entries, then from
+    /// `base64` on (the next line boundary) the 64-bit slots, `width`
+    /// lanes each.
+    data: LineAligned<u64>,
     /// The 32-bit slots, `width` lanes each.
-    r32: Vec<u32>,
+    r32: LineAligned<u32>,
     npreds: usize,
     nsb: usize,
+    /// Where the 64-bit slots start in `data`.
+    base64: usize,
     slots: Slots,
     /// Lanes per warp.
     pub width: usize,
@@ -84,12 +97,13 @@ impl RegFile {
         self.npreds = npreds;
         self.nsb = nsb;
         self.slots = slots;
-        let len = npreds + nsb + slots.n64() * width;
+        // u64s per host cache line.
+        const LINE64: usize = 8;
+        self.base64 = (npreds + nsb).next_multiple_of(LINE64);
+        let len = self.base64 + slots.n64() * width;
         if fresh || self.data.len() != len || self.r32.len() != slots.n32() * width {
-            self.data.clear();
-            self.data.resize(len, 0);
-            self.r32.clear();
-            self.r32.resize(slots.n32() * width, 0);
+            self.data.refill(len);
+            self.r32.refill(slots.n32() * width);
             return;
         }
         self.data[..npreds + nsb].fill(0);
@@ -142,14 +156,14 @@ impl RegFile {
     /// The lanes of 64-bit slot `slot`.
     #[inline(always)]
     pub fn r64(&self, slot: u32) -> &[u64] {
-        let s = self.npreds + self.nsb + slot as usize * self.width;
+        let s = self.base64 + slot as usize * self.width;
         &self.data[s..s + self.width]
     }
 
     /// The lanes of 64-bit slot `slot`, mutably.
     #[inline(always)]
     pub fn r64_mut(&mut self, slot: u32) -> &mut [u64] {
-        let s = self.npreds + self.nsb + slot as usize * self.width;
+        let s = self.base64 + slot as usize * self.width;
         &mut self.data[s..s + self.width]
     }
 
@@ -158,7 +172,7 @@ impl RegFile {
     #[inline]
     pub fn r32_to_r64(&mut self, src: u32, dst: u32) -> (&[u32], &mut [u64]) {
         let w = self.width;
-        let (s, d) = (src as usize * w, self.npreds + self.nsb + dst as usize * w);
+        let (s, d) = (src as usize * w, self.base64 + dst as usize * w);
         (&self.r32[s..s + w], &mut self.data[d..d + w])
     }
 
@@ -166,8 +180,32 @@ impl RegFile {
     #[inline]
     pub fn r64_to_r32(&mut self, src: u32, dst: u32) -> (&[u64], &mut [u32]) {
         let w = self.width;
-        let (s, d) = (self.npreds + self.nsb + src as usize * w, dst as usize * w);
+        let (s, d) = (self.base64 + src as usize * w, dst as usize * w);
         (&self.data[s..s + w], &mut self.r32[d..d + w])
+    }
+
+    /// Asks the host to bring register-file rows `rows` (an
+    /// instruction's [`crate::decode::DInst::rows`]) into its core's
+    /// caches, without waiting for them: a hint that changes no result.
+    #[inline(always)]
+    pub fn prefetch_rows(&self, rows: &[u32]) {
+        let w = self.width;
+        for &r in rows {
+            if r & ROW64 == 0 {
+                let s = r as usize * w;
+                self.r32.prefetch(s, s + w);
+            } else {
+                let s = self.base64 + (r & !ROW64) as usize * w;
+                self.data.prefetch(s, s + w);
+            }
+        }
+    }
+
+    /// [`Self::prefetch_rows`], and the predicates and scoreboard.
+    #[inline]
+    pub fn prefetch_all(&self, rows: &[u32]) {
+        self.prefetch_rows(rows);
+        self.data.prefetch(0, self.npreds + self.nsb);
     }
 
     /// The lanes of register `reg` (the scoreboard's numbering: `r`
@@ -245,7 +283,7 @@ impl Lane for u64 {
 
     #[inline(always)]
     fn area_mut(rf: &mut RegFile) -> &mut [u64] {
-        let base = rf.npreds + rf.nsb;
+        let base = rf.base64;
         &mut rf.data[base..]
     }
 
@@ -350,9 +388,15 @@ mod tests {
         assert_eq!(rf.r32.len(), 3 * 4, "two r registers and one special");
         assert_eq!(
             rf.data.len(),
-            1 + 4 + 2 * 4,
-            "preds, scoreboard, two d registers"
+            8 + 2 * 4,
+            "preds, scoreboard, to the next line, two d registers"
         );
+        let wide = regfile(32);
+        for s in 0..2 {
+            let (r, d) = (wide.r32(s).as_ptr(), wide.r64(s).as_ptr());
+            assert_eq!(r as usize % 64, 0, "32-lane r slots start a line");
+            assert_eq!(d as usize % 64, 0, "32-lane d slots start a line");
+        }
         rf.r32_mut(2).copy_from_slice(&[u32::MAX; 4]);
         rf.r64_mut(1).copy_from_slice(&[u64::MAX; 4]);
         rf.preds_mut()[0] = 0b1010;

@@ -325,12 +325,13 @@ impl Sm {
         self.set_ready(slot, ready.max(from));
     }
 
-    /// Asks the host CPU to bring in the lanes of the registers the
-    /// instruction at `pc` reads and writes in the warp in `slot`, which
-    /// issues it a few cycles on. A warp's registers are touched only a
-    /// few times per quantum and the other SMs' runs push them out of the
-    /// host's caches, so without this its issue waits for memory (in
-    /// `perf annotate` most of `cmpx`'s time was its first register load).
+    /// Asks the host CPU to bring in the register rows the instruction at
+    /// `pc` reads and writes in the warp in `slot` (its per-warp specials
+    /// included), which issues it a few cycles on. A warp's registers are
+    /// touched only a few times per quantum and the other SMs' runs push
+    /// them out of the host's caches, so without this its issue waits for
+    /// memory (in `perf annotate` most of `cmpx`'s time was its first
+    /// register load).
     ///
     /// The scoreboard entries the instruction after it (most often the
     /// next one) depends on are asked for too: they are read once it has
@@ -338,13 +339,7 @@ impl Sm {
     #[inline]
     fn prefetch_operands(&self, slot: u16, pc: u32, prog: &Program) {
         let rf = &self.warps[slot as usize].rf;
-        for &r in prog.insts[pc as usize].deps() {
-            if r < prog.b32 {
-                prefetch_lanes(rf.r32(r));
-            } else if r - prog.b32 < prog.b64 {
-                prefetch_lanes(rf.r64(r - prog.b32));
-            }
-        }
+        rf.prefetch_rows(prog.insts[pc as usize].rows());
         if let Some(next) = prog.insts.get(pc as usize + 1) {
             let sb = rf.sb();
             for &r in next.deps() {
@@ -353,14 +348,16 @@ impl Sm {
         }
     }
 
-    /// [`Self::prefetch_operands`] for every warp that may issue before
-    /// `horizon`: at the start of a run, when the SM's state has been out
-    /// of the host's caches since its last quantum.
+    /// At the start of a run, when the SM's state has been out of the
+    /// host's caches since its last quantum: for every warp that may issue
+    /// before `horizon`, the rows of its next instruction, its predicates
+    /// and its scoreboard (reading the warp's state brings its slot in too).
     pub fn prefetch_due(&self, horizon: u64, prog: &Program) {
         for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
             let h = h as usize;
             if self.ready[h] < horizon {
-                self.prefetch_operands(slot as u16, self.pcs[h], prog);
+                let rows = prog.insts[self.pcs[h] as usize].rows();
+                self.warps[slot].rf.prefetch_all(rows);
             }
         }
     }
@@ -415,20 +412,6 @@ impl Sm {
         }
         out
     }
-}
-
-/// Asks the host CPU to bring in every cache line of `lanes`.
-#[inline(always)]
-fn prefetch_lanes<T>(lanes: &[T]) {
-    let range = lanes.as_ptr_range();
-    let (start, end) = (range.start.cast::<u8>(), range.end.cast::<u8>());
-    let mut p = start;
-    while p < end {
-        crate::aligned::prefetch(p);
-        p = p.wrapping_add(64);
-    }
-    // The last line, when the lanes do not start at a line.
-    crate::aligned::prefetch(end.wrapping_sub(1));
 }
 
 /// Resets a warp slot for warp `index` of a block with `lanes` live lanes.
