@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use super::config::{Network, Phase2, StepMode, TeraSortConfig};
 use super::gpu_merge::{GpuMerge, MergeBuffers};
-use super::{kernels, merge, records};
+use super::{merge, records};
 use crate::bitonic::Bitonic;
 use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
@@ -316,14 +316,16 @@ impl TeraSort {
         out: u64,
         m: usize,
     ) -> Result<(), SortError<D::Error>> {
-        let (x, y) = kernels::reorder_block(run.cfg);
+        let (x, y) = super::reorder::block(run.cfg);
+        let owned = y * super::reorder::rows(run.cfg, m as u64);
         let params = [
             ParamValue::U64(records),
             ParamValue::U64(pairs),
             ParamValue::U64(out),
             u32p(m as u64),
+            ParamValue::U32(owned),
         ];
-        let grid = Dim3::x((m as u64).div_ceil(u64::from(y)) as u32);
+        let grid = Dim3::x((m as u64).div_ceil(u64::from(owned)) as u32);
         run.launch(&self.reorder, grid, Dim3 { x, y, z: 1 }, &params)
     }
 
