@@ -32,7 +32,7 @@ use kernels_ir::{Kernel, KernelBuilder, Opcode, ParamType, Reg, RegList, Special
 pub fn unit_bytes(cfg: &TeraSortConfig) -> u32 {
     [16, 8, 4]
         .into_iter()
-        .find(|v| cfg.record_bytes % v == 0)
+        .find(|&v| cfg.record_bytes.is_multiple_of(v))
         .unwrap_or(4)
 }
 
