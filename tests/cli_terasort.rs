@@ -68,6 +68,51 @@ fn terasort_runs_every_distribution_in_several_runs_and_says_so() {
 }
 
 #[test]
+fn the_reorder_moves_every_record_layout_on_the_simulator() {
+    // The reorder's shapes on the simulator, checked whole record against
+    // whole record by the sort itself: one 4-byte unit per record, 3 units
+    // of 4 bytes, 25 units of 8 bytes (rows in groups of 4, the last
+    // partial), and 257 units of 4 bytes, more than the 256 threads of a
+    // block at W=32 (each row copies the record 256 units at a time); W=8
+    // and 64 give blocks of 64 and 512 threads.
+    for (warp, bytes, key) in [
+        ("8", "4", "4"),
+        ("64", "12", "10"),
+        ("32", "200", "10"),
+        ("32", "1028", "12"),
+        ("8", "100", "10"),
+    ] {
+        let args = [
+            "--algo",
+            "terasort",
+            "--keys",
+            "777",
+            "--dist",
+            "few-unique",
+            "--warp",
+            warp,
+            "--record-bytes",
+            bytes,
+            "--key-bytes",
+            key,
+            "--json",
+        ];
+        let out = simsort(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{bytes} bytes, W={warp}: {err}");
+        assert!(err.contains("verified"), "{bytes} bytes, W={warp}: {err}");
+        let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let reorder = json["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["name"] == "reorder")
+            .expect("a reorder launch");
+        assert_eq!(reorder["launches"], 1, "{bytes} bytes, W={warp}");
+    }
+}
+
+#[test]
 fn phase_2_on_the_gpu_merges_runs_and_says_so() {
     // 5 runs of 700 records: 3 merge passes.
     for dist in ["uniform", "all-equal", "zipf"] {

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use super::config::{Network, Phase2, StepMode, TeraSortConfig};
 use super::gpu_merge::{GpuMerge, MergeBuffers};
-use super::{kernels, merge, records};
+use super::{merge, records};
 use crate::bitonic::Bitonic;
 use crate::{KernelMarks, Key, Launch, SortError, SortRun};
 use kernels_ir::{Device, Dim3, ParamValue, VerifiedKernel, verify_kernel};
@@ -169,6 +169,7 @@ impl TeraSort {
             cfg,
             summary: TeraSortSummary::default(),
             step: String::new(),
+            dry: !check,
         };
         let n = keys.len();
         if n == 0 {
@@ -316,14 +317,16 @@ impl TeraSort {
         out: u64,
         m: usize,
     ) -> Result<(), SortError<D::Error>> {
-        let (x, y) = kernels::reorder_block(run.cfg);
+        let (x, y) = super::reorder::block(run.cfg);
+        let owned = y * super::reorder::rows(run.cfg, m as u64);
         let params = [
             ParamValue::U64(records),
             ParamValue::U64(pairs),
             ParamValue::U64(out),
             u32p(m as u64),
+            ParamValue::U32(owned),
         ];
-        let grid = Dim3::x((m as u64).div_ceil(u64::from(y)) as u32);
+        let grid = Dim3::x((m as u64).div_ceil(u64::from(owned)) as u32);
         run.launch(&self.reorder, grid, Dim3 { x, y, z: 1 }, &params)
     }
 
@@ -336,6 +339,10 @@ impl TeraSort {
         base: u64,
         order: &mut [u64],
     ) -> Result<bool, SortError<D::Error>> {
+        if run.dry && matches!(self.network, Net::Fused(_)) {
+            self.refine_bound(run, bufs, base, order.len())?;
+            return Ok(false);
+        }
         let mut groups = ties(order, 0, order.len());
         // Refinement permutes words only within a tie, so every position
         // keeps its first 4 key bytes: they are put back at the end, so
@@ -412,6 +419,52 @@ impl TeraSort {
         run.summary.rounds = run.summary.rounds.max(round);
         run.summary.refine_launches += (run.launches.len() - launches_before) as u64;
         Ok(round > 1)
+    }
+
+    /// The dry run's refinement with the fused network: every round sorts
+    /// one segment of every size class a tie of the run's `m` words can
+    /// fall in (from the whole run's down to the smallest segment), the
+    /// most launches any ties make. All-equal keys (what the dry device
+    /// reads back) would give one class, and ties spread over many classes
+    /// launch more (one segmented sort per class).
+    fn refine_bound<D: Device>(
+        &self,
+        run: &mut Runner<'_, '_, D>,
+        bufs: &Buffers,
+        base: u64,
+        m: usize,
+    ) -> Result<(), SortError<D::Error>> {
+        if m < 2 {
+            return Ok(());
+        }
+        let (low, top) = (run.cfg.segment(1), run.cfg.segment(m));
+        let classes: Vec<(u32, u64)> = (low.trailing_zeros()..=top.trailing_zeros())
+            .rev()
+            .map(|lg| (lg, 1u64 << lg))
+            .collect();
+        let total: u64 = classes.iter().map(|c| c.1).sum();
+        let tied = bufs.tied(self, run.dev, total);
+        let launches_before = run.launches.len();
+        let step = run.step.clone();
+        let t = run.cfg.block_threads;
+        let rounds = run.cfg.max_rounds();
+        for round in 1..rounds {
+            run.step = format!("{step} refine round {round}");
+            let params = [
+                ParamValue::U64(base),
+                ParamValue::U64(tied[0]),
+                u32p(total),
+                u32p(u64::from(4 * round)),
+                ParamValue::U32(run.cfg.prefix_mask(round)),
+            ];
+            let grid = Dim3::x(total.div_ceil(u64::from(t)) as u32);
+            run.launch(&self.refine, grid, Dim3::x(t), &params)?;
+            self.classes(run, tied, &classes)?;
+        }
+        run.step = step;
+        run.summary.rounds = run.summary.rounds.max(rounds);
+        run.summary.refine_launches += (run.launches.len() - launches_before) as u64;
+        Ok(())
     }
 
     /// Sorts every segment of the size classes laid out from word 0 of
@@ -583,6 +636,8 @@ pub(super) struct Runner<'d, 'c, D: Device> {
     /// Where the schedule is (`run 2 refine round 1, stage 3 step 2`):
     /// each launch's label is this and the kernel's name.
     pub(super) step: String,
+    /// A dry run (the plan's): the device holds no contents.
+    dry: bool,
 }
 
 impl<D: Device> Runner<'_, '_, D> {

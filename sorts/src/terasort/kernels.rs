@@ -9,11 +9,10 @@
 //! - `step_pair`: one bitonic step, one thread per pair `(i, i + d)`, in place.
 //! - `step_output`: one bitonic step, one thread per output `i` (reads `i`
 //!   and `i ^ d`, writes `i` to the other buffer), as the seed draws it.
-//! - `reorder`: gathers whole records by pointer into the sorted run,
-//!   `ntid.x` threads per record copying 32-bit words.
 //!
-//! Every kernel takes a 1-D grid of `block_threads` threads (`reorder`:
-//! `block_threads` split as words x records); threads past the count exit.
+//! (`reorder`, which gathers the records, is in [`super::reorder`].)
+//! Every kernel takes a 1-D grid of `block_threads` threads; threads past
+//! the count exit.
 //! Packing pointer and prefix into one 64-bit word makes ties break by
 //! pointer, so the order is deterministic.
 
@@ -272,63 +271,6 @@ pub fn rebase(_cfg: &TeraSortConfig) -> (Kernel, KernelMarks) {
     (b.build(), marks)
 }
 
-/// The block of `reorder`: `x` threads per record (at most its words),
-/// `y` records per block.
-pub fn reorder_block(cfg: &TeraSortConfig) -> (u32, u32) {
-    let x = cfg.record_words().min(cfg.block_threads).max(1);
-    (x, (cfg.block_threads / x).max(1))
-}
-
-/// `reorder`: parameters `records`, `pairs`, `out`, `n`.
-pub fn reorder(cfg: &TeraSortConfig) -> (Kernel, KernelMarks) {
-    let mut b = KernelBuilder::new("reorder");
-    let records = b.param("records", ParamType::U64);
-    let pairs = b.param("pairs", ParamType::U64);
-    let out = b.param("out", ParamType::U64);
-    let n = b.param("n", ParamType::U32);
-    let (rec, x, p) = (b.reg32(), b.reg32(), b.pred());
-    b.mov(rec, Special::CtaidX);
-    b.mov(x, Special::NtidY);
-    b.mul(rec, rec, x);
-    b.mov(x, Special::TidY);
-    b.add(rec, rec, x);
-    b.setp_ge_u(p, rec, n);
-    b.when(p).exit();
-    let slot = address(&mut b, pairs, rec, 8);
-    let (v, ptr) = (b.reg64(), b.reg32());
-    b.load(Opcode::LdGlobalB64, v, Some(slot), 0);
-    b.cvt_u32_u64(ptr, v);
-    let from = address(&mut b, records, ptr, cfg.record_bytes);
-    let to = address(&mut b, out, rec, cfg.record_bytes);
-    let (w, step, off, word) = (b.reg32(), b.reg32(), b.reg64(), b.reg32());
-    let (src, dst) = (b.reg64(), b.reg64());
-    b.mov(w, Special::TidX);
-    b.mov(step, Special::NtidX);
-    let (top, done) = (b.label("copy"), b.label("done"));
-    let copy = b.next_pc();
-    b.bind(top);
-    b.setp_ge_u(p, w, cfg.record_words());
-    b.when(p).bra(done);
-    b.cvt_u64_u32(off, w);
-    b.shl(off, off, 2);
-    b.add(src, from, off);
-    b.add(dst, to, off);
-    b.ld_global_b32(word, src, 0);
-    b.st_global_b32(dst, 0, word);
-    b.add(w, w, step);
-    b.bra(top);
-    b.bind(done);
-    b.exit();
-    let marks = KernelMarks {
-        key_regs: vec![v],
-        stages: vec![
-            (0, "pointer".to_string()),
-            (copy, "gather words".to_string()),
-        ],
-    };
-    (b.build(), marks)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,7 +289,7 @@ mod tests {
                 refine_keys(&cfg),
                 step_pair(&cfg),
                 step_output(&cfg),
-                reorder(&cfg),
+                super::super::reorder::reorder(&cfg),
                 rebase(&cfg),
             ] {
                 let name = kernel.name.clone();

@@ -27,6 +27,7 @@ pub mod host;
 pub mod kernels;
 pub mod merge;
 pub mod records;
+pub mod reorder;
 
 #[cfg(test)]
 mod tests;
@@ -51,7 +52,7 @@ pub fn generate_marked(cfg: &TeraSortConfig) -> Vec<(Kernel, KernelMarks)> {
             StepMode::Output => kernels::step_output(cfg),
         }),
     }
-    out.push(kernels::reorder(cfg));
+    out.push(reorder::reorder(cfg));
     if let Phase2::Gpu(m) = &cfg.phase2 {
         out.push(kernels::rebase(cfg));
         out.push(crate::mergesort::partition::generate_marked(m));

@@ -151,6 +151,54 @@ fn layouts_key_widths_modes_and_runs() {
 }
 
 #[test]
+fn the_reorder_covers_every_block_shape() {
+    // Blocks of 16 threads at W = 8 (two warps): records of 1 unit (4, 8,
+    // 16 bytes: 16 records a block, a warp of 8), a few units (12: 3 units
+    // of 4 bytes, 5 records a row and a thread idle; 24: 3 units of 8
+    // bytes; 48: 3 of 16; 28: 7 units, 36: 9, so rows copy in groups of
+    // 4, the last group partial), 25 units of 4 bytes (100) and more units than
+    // the block (68 bytes: 17 units, 136: 17 of 8, 272: 17 of 16, and 200:
+    // 25 of 8), so rows loop over the record. Sizes around the records a
+    // block owns, a partial last block, a warp spanning three records and
+    // up to 9 rows a block (100 records of 36 bytes).
+    for (r, owned) in [
+        (4, 16),
+        (8, 16),
+        (16, 16),
+        (12, 15),
+        (24, 15),
+        (48, 15),
+        (28, 14),
+        (36, 9),
+        (100, 16),
+        (68, 16),
+        (136, 16),
+        (272, 16),
+        (200, 16),
+    ] {
+        let cfg = TeraSortConfig {
+            record_bytes: r,
+            key_bytes: r.min(10),
+            block_threads: 16,
+            ..TeraSortConfig::new(8, 32)
+        };
+        let (x, y) = super::reorder::block(&cfg);
+        assert_eq!(x * y, owned, "{r}-byte records");
+        for n in [
+            1,
+            2,
+            owned as usize - 1,
+            owned as usize,
+            owned as usize + 1,
+            3 * owned as usize + 5,
+            100,
+        ] {
+            sort(&cfg, &keys::<u32>("uniform", n));
+        }
+    }
+}
+
+#[test]
 fn all_equal_keys_refine_every_round_with_the_seeds_launch_count() {
     // lg n (lg n + 1) / 2 step launches per round. 8 equal key bytes: 2
     // rounds; 10 bytes of 64-bit keys: the bytes past the key are random
@@ -192,27 +240,35 @@ fn all_equal_keys_refine_every_round_with_one_fused_sort_each() {
 }
 
 #[test]
-fn all_equal_keys_launch_at_least_what_other_inputs_need_with_steps() {
-    // The seed's steps only: the fused network sorts each size class of
-    // ties with its own launches, so ties in many classes can launch more
-    // than one network over the whole run (see `docs/terasort.md`).
-    let cfg = TeraSortConfig {
-        record_bytes: 16,
-        ..TeraSortConfig::new(8, 32)
-    };
-    let cfg = steps(StepMode::Pair, cfg);
-    let ts = TeraSort::new::<Infallible>(&cfg).unwrap();
+fn the_dry_run_launches_at_least_what_any_input_needs() {
+    // What the plan's dry run promises: its launches bound every input's.
+    // The steps: ties only add launches, all-equal keys most. The fused
+    // network sorts each size class of ties with its own launches, so its
+    // dry run sorts one segment of every class ("skew" spreads ties over
+    // many classes at once).
     let n = 300;
-    let mut dry = Interp::new(8).unwrap();
-    // What the plan's dry run relies on: ties only add launches.
-    let bound = ts
-        .dry_run(&mut dry, &keys::<u32>("equal", n))
-        .unwrap()
-        .launches
-        .len();
-    for pattern in ["uniform", "few", "equal", "skew", "sorted", "reverse"] {
-        let (launches, _) = sort(&cfg, &keys::<u32>(pattern, n));
-        assert!(launches <= bound, "{pattern}: {launches} > {bound}");
+    for key_bytes in [4, 10] {
+        let cfg = TeraSortConfig {
+            record_bytes: 16,
+            key_bytes,
+            ..TeraSortConfig::new(8, 32)
+        };
+        for cfg in networks(cfg) {
+            let ts = TeraSort::new::<Infallible>(&cfg).unwrap();
+            let mut dry = Interp::new(8).unwrap();
+            let bound = ts
+                .dry_run(&mut dry, &keys::<u32>("equal", n))
+                .unwrap()
+                .launches
+                .len();
+            let patterns = [
+                "uniform", "few", "equal", "skew", "twice", "sorted", "reverse",
+            ];
+            for pattern in patterns {
+                let (launches, _) = sort(&cfg, &keys::<u32>(pattern, n));
+                assert!(launches <= bound, "{cfg:?} {pattern}: {launches} > {bound}");
+            }
+        }
     }
 }
 
