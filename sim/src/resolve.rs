@@ -37,8 +37,9 @@ impl Ahead {
     /// line prefetched last; at the end of the order, does nothing. One
     /// sector per sector timed keeps the cursor a fixed distance ahead
     /// (moving to the next *line* each time ran it 4 lines ahead per line
-    /// timed on coalesced requests, to the end of the batch, and the sets
-    /// it fetched early were evicted again before their turn).
+    /// timed on coalesced requests, to the end of the batch, where the
+    /// sets it fetched early can leave the host's L1 before their turn;
+    /// measured together with the other changes of its commit, not alone).
     #[inline(always)]
     fn next(&mut self, pending: &[Pending], sectors: &[u64], order: &[u64], timing: &MemTiming) {
         while let Some(&i) = order.get(self.j) {
