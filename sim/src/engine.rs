@@ -521,7 +521,7 @@ pub(crate) fn run_parallel(
             });
         }
         if boundary.is_multiple_of(full) {
-            sh.apply_logs();
+            crate::store_log::apply_all(sh.logs, sh.mem, pool);
         }
         boundary = if sh.batch.is_empty() {
             grid.after(low.unwrap_or(boundary).max(boundary))

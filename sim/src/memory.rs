@@ -83,6 +83,33 @@ impl GlobalMem {
         Some((*start, data.as_mut_slice()))
     }
 
+    /// The allocations' bytes cut at the ascending addresses `cuts`: per
+    /// slice `cuts[k]..cuts[k + 1]`, the pieces of allocations inside it
+    /// as (start address, bytes), so several threads can write disjoint
+    /// slices at once ([`crate::store_log::apply_all`]).
+    pub fn slices(&mut self, cuts: &[u64]) -> Vec<Vec<(u64, &mut [u8])>> {
+        let n = cuts.len().saturating_sub(1);
+        let mut out: Vec<Vec<(u64, &mut [u8])>> = (0..n).map(|_| Vec::new()).collect();
+        for (start, data) in &mut self.allocs {
+            let (mut at, mut rest) = (*start, data.as_mut_slice());
+            for (k, piece) in out.iter_mut().enumerate() {
+                let (a, b) = (cuts[k], cuts[k + 1]);
+                if at < a {
+                    let skip = (a - at).min(rest.len() as u64) as usize;
+                    rest = &mut std::mem::take(&mut rest)[skip..];
+                    at += skip as u64;
+                }
+                let take = b.saturating_sub(at).min(rest.len() as u64) as usize;
+                if take > 0 {
+                    let (head, tail) = std::mem::take(&mut rest).split_at_mut(take);
+                    piece.push((at, head));
+                    (rest, at) = (tail, at + take as u64);
+                }
+            }
+        }
+        out
+    }
+
     /// Host read of `len` bytes at `addr`, if inside one allocation.
     pub fn read(&self, addr: u64, len: u64) -> Option<&[u8]> {
         let (i, off) = self.find(addr, len)?;

@@ -91,6 +91,40 @@ impl StoreLog {
         }
     }
 
+    /// Writes the parts of the logged stores inside `a..b` to `pieces`
+    /// (the allocations' bytes there, from [`GlobalMem::slices`]), in
+    /// order; the log stays as it is.
+    fn write_range(&self, a: u64, b: u64, pieces: &mut [(u64, &mut [u8])]) {
+        if !self.overlaps(a, b - a) {
+            return;
+        }
+        let mut at = 0;
+        for &(addr, off, len) in &self.entries {
+            let end = addr + u64::from(len);
+            if end <= a || addr >= b {
+                continue;
+            }
+            let (from, to) = (addr.max(a), end.min(b));
+            let inside =
+                |(start, dst): &(u64, &mut [u8])| from >= *start && to - start <= dst.len() as u64;
+            if !pieces.get(at).is_some_and(inside) {
+                at = pieces.partition_point(|(start, _)| *start <= from) - 1;
+            }
+            let (start, dst) = &mut pieces[at];
+            debug_assert!(from >= *start && to - *start <= dst.len() as u64);
+            let n = (to - from) as usize;
+            let dst = &mut dst[(from - *start) as usize..][..n];
+            let src = &self.bytes[off as usize + (from - addr) as usize..][..n];
+            copy(dst, src);
+        }
+    }
+
+    /// Empties the log.
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.bytes.clear();
+    }
+
     /// Writes the logged stores to `mem` in order and empties the log.
     pub fn apply(&mut self, mem: &mut GlobalMem) {
         // Most stores of a quantum go to one allocation: look it up again
@@ -108,18 +142,74 @@ impl StoreLog {
                 );
             }
             let (start, dst) = at.as_mut().expect("found above");
-            let dst = &mut dst[(a - *start) as usize..][..len as usize];
-            // The usual widths as fixed-size copies, not a call each.
-            match len {
-                4 => dst.copy_from_slice(&data[..4]),
-                8 => dst.copy_from_slice(&data[..8]),
-                16 => dst.copy_from_slice(&data[..16]),
-                _ => dst.copy_from_slice(data),
-            }
+            copy(&mut dst[(a - *start) as usize..][..len as usize], data);
         }
-        self.entries.clear();
-        self.bytes.clear();
+        self.clear();
     }
+}
+
+/// Copies `src` to `dst` (the same length), the usual widths of a lane's
+/// or a coalesced warp's store as fixed-size copies, not a call each.
+#[inline]
+fn copy(dst: &mut [u8], src: &[u8]) {
+    match src.len() {
+        4 => dst.copy_from_slice(&src[..4]),
+        8 => dst.copy_from_slice(&src[..8]),
+        16 => dst.copy_from_slice(&src[..16]),
+        128 => dst.copy_from_slice(&src[..128]),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// Logs holding fewer bytes than this are written by one thread: waking
+/// the pool costs more than copying them.
+const PARALLEL_BYTES: usize = 32 << 10;
+
+/// Writes every SM's logged stores to `mem` and empties the logs, SM by
+/// SM (for a byte stored by two SMs the higher one wins). With a pool of
+/// N threads the address range the stores cover is cut in N slices,
+/// each written by one thread with every log's stores inside it, in SM
+/// order: the same bytes as one thread writes, and the quantum boundary,
+/// which no other work overlaps, waits for half the copying on 2 threads.
+pub(crate) fn apply_all(
+    logs: &mut [StoreLog],
+    mem: &mut GlobalMem,
+    pool: Option<&rayon::ThreadPool>,
+) {
+    let parts = pool.map_or(1, rayon::ThreadPool::current_num_threads);
+    let bytes: usize = logs.iter().map(|l| l.bytes.len()).sum();
+    let used = logs.iter().filter(|l| !l.entries.is_empty());
+    let lo = used.clone().map(|l| l.lo).min();
+    let hi = used.map(|l| l.hi).max();
+    let (Some(pool), Some(lo), Some(hi)) = (pool, lo, hi) else {
+        logs.iter_mut().for_each(|l| l.apply(mem));
+        return;
+    };
+    if parts < 2 || bytes < PARALLEL_BYTES {
+        logs.iter_mut().for_each(|l| l.apply(mem));
+        return;
+    }
+    // Cuts at host cache lines, so two threads never write one line.
+    let mut cuts: Vec<u64> = (0..=parts as u64)
+        .map(|k| lo + (u128::from(hi - lo) * u128::from(k) / parts as u128) as u64)
+        .map(|c| if c == hi { hi } else { c & !63 })
+        .collect();
+    cuts[0] = lo;
+    cuts.dedup();
+    let mut slices = mem.slices(&cuts);
+    let shared: &[StoreLog] = logs;
+    pool.install(|| {
+        use rayon::prelude::*;
+        slices
+            .par_iter_mut()
+            .zip(cuts.par_windows(2))
+            .for_each(|(pieces, w)| {
+                for log in shared {
+                    log.write_range(w[0], w[1], pieces);
+                }
+            });
+    });
+    logs.iter_mut().for_each(StoreLog::clear);
 }
 
 #[cfg(test)]
@@ -137,6 +227,65 @@ mod tests {
         let mut far = [7u8; 2];
         log.patch(200, &mut far);
         assert_eq!(far, [7, 7]);
+    }
+
+    /// Three allocations and four SMs' logs of random stores (overlapping
+    /// ones, of every width, across any cut).
+    fn random_stores() -> (GlobalMem, Vec<(u64, u64)>, Vec<StoreLog>) {
+        let mut mem = GlobalMem::default();
+        let allocs: Vec<(u64, u64)> = [5000u64, 300, 70_000]
+            .iter()
+            .map(|&n| (mem.try_alloc(n).unwrap(), n))
+            .collect();
+        let mut seed = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let logs = (0..4u64)
+            .map(|sm| {
+                let mut log = StoreLog::default();
+                for _ in 0..3000 {
+                    let (start, size) = allocs[next(3) as usize];
+                    let len = [4u64, 8, 16, 128, 12][next(5) as usize];
+                    let addr = start + next(size - len + 1);
+                    let data: Vec<u8> = (0..len).map(|i| (sm * 31 + i + next(7)) as u8).collect();
+                    log.push(addr, &data);
+                }
+                log
+            })
+            .collect();
+        (mem, allocs, logs)
+    }
+
+    #[test]
+    fn logs_written_on_several_threads_give_the_bytes_of_one() {
+        let (mut want, allocs, mut logs) = random_stores();
+        for log in &mut logs {
+            log.apply(&mut want);
+        }
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (mut mem, _, mut logs) = random_stores();
+            assert!(logs.iter().map(|l| l.bytes.len()).sum::<usize>() >= PARALLEL_BYTES);
+            apply_all(&mut logs, &mut mem, Some(&pool));
+            for &(a, n) in &allocs {
+                assert_eq!(
+                    mem.read(a, n),
+                    want.read(a, n),
+                    "{threads} threads at {a:#x}"
+                );
+            }
+            assert!(
+                logs.iter()
+                    .all(|l| l.entries.is_empty() && l.bytes.is_empty())
+            );
+        }
     }
 
     #[test]
