@@ -330,6 +330,28 @@ impl TeraSort {
         run.launch(&self.reorder, grid, Dim3 { x, y, z: 1 }, &params)
     }
 
+    /// One `refine_keys` launch over the `total` tied words at `tied`:
+    /// their next 4 key bytes (round `round`) from the records at `base`.
+    fn launch_refine<D: Device>(
+        &self,
+        run: &mut Runner<'_, '_, D>,
+        base: u64,
+        tied: u64,
+        total: u64,
+        round: u32,
+    ) -> Result<(), SortError<D::Error>> {
+        let t = run.cfg.block_threads;
+        let params = [
+            ParamValue::U64(base),
+            ParamValue::U64(tied),
+            u32p(total),
+            u32p(u64::from(4 * round)),
+            ParamValue::U32(run.cfg.prefix_mask(round)),
+        ];
+        let grid = Dim3::x(total.div_ceil(u64::from(t)) as u32);
+        run.launch(&self.refine, grid, Dim3::x(t), &params)
+    }
+
     /// The hybrid refinement of one run's sorted words; whether it changed
     /// any. Returns after the last key bytes or when no ties are left.
     pub(super) fn refine<D: Device>(
@@ -372,17 +394,8 @@ impl TeraSort {
             run.dev
                 .write_u64s(tied[0], &slots)
                 .map_err(SortError::Device)?;
-            let t = run.cfg.block_threads;
             run.step = format!("{step} refine round {round}");
-            let params = [
-                ParamValue::U64(base),
-                ParamValue::U64(tied[0]),
-                u32p(total),
-                u32p(u64::from(4 * round)),
-                ParamValue::U32(run.cfg.prefix_mask(round)),
-            ];
-            let grid = Dim3::x(total.div_ceil(u64::from(t)) as u32);
-            run.launch(&self.refine, grid, Dim3::x(t), &params)?;
+            self.launch_refine(run, base, tied[0], total, round)?;
             // One network over every size class (see [`TeraSort::steps`]).
             let mut classes: Vec<(u32, u64)> = Vec::new();
             for &(_, len) in &groups {
@@ -446,19 +459,10 @@ impl TeraSort {
         let tied = bufs.tied(self, run.dev, total);
         let launches_before = run.launches.len();
         let step = run.step.clone();
-        let t = run.cfg.block_threads;
         let rounds = run.cfg.max_rounds();
         for round in 1..rounds {
             run.step = format!("{step} refine round {round}");
-            let params = [
-                ParamValue::U64(base),
-                ParamValue::U64(tied[0]),
-                u32p(total),
-                u32p(u64::from(4 * round)),
-                ParamValue::U32(run.cfg.prefix_mask(round)),
-            ];
-            let grid = Dim3::x(total.div_ceil(u64::from(t)) as u32);
-            run.launch(&self.refine, grid, Dim3::x(t), &params)?;
+            self.launch_refine(run, base, tied[0], total, round)?;
             self.classes(run, tied, &classes)?;
         }
         run.step = step;
