@@ -450,32 +450,25 @@ pub(crate) fn lanes_access(
     mem: &mut [u8],
     at: impl Fn(u64) -> usize,
 ) {
+    if !op.store {
+        return lanes_load(op, rf, addrs, exec, mem, at);
+    }
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
         if n == 4 {
-            let vals = rf.r32_mut(slot);
-            for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
+            let vals = rf.r32(slot);
+            for (l, (v, &a)) in vals.iter().zip(addrs).enumerate() {
                 if (exec >> l) & 1 != 0 {
                     let p = at(a) + off;
-                    let bytes: &mut [u8; 4] = (&mut mem[p..p + 4]).try_into().expect("4 bytes");
-                    if op.store {
-                        *bytes = v.to_le_bytes();
-                    } else {
-                        *v = u32::from_le_bytes(*bytes);
-                    }
+                    mem[p..p + 4].copy_from_slice(&v.to_le_bytes());
                 }
             }
         } else {
-            let vals = rf.r64_mut(slot);
-            for (l, (v, &a)) in vals.iter_mut().zip(addrs).enumerate() {
+            let vals = rf.r64(slot);
+            for (l, (v, &a)) in vals.iter().zip(addrs).enumerate() {
                 if (exec >> l) & 1 != 0 {
                     let p = at(a) + off;
-                    let bytes: &mut [u8; 8] = (&mut mem[p..p + 8]).try_into().expect("8 bytes");
-                    if op.store {
-                        *bytes = v.to_le_bytes();
-                    } else {
-                        *v = u64::from_le_bytes(*bytes);
-                    }
+                    mem[p..p + 8].copy_from_slice(&v.to_le_bytes());
                 }
             }
         }
@@ -483,7 +476,8 @@ pub(crate) fn lanes_access(
     }
 }
 
-/// The load half of [`lanes_access`], from memory it only reads.
+/// The load half of [`lanes_access`], from memory it only reads (so a
+/// load of device memory needs no mutable borrow).
 #[inline]
 fn lanes_load(
     op: &MemOp,
