@@ -258,6 +258,14 @@ fn the_committed_h200_store_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_stores.txt", "hw/calib/figures_stores.txt");
 }
 
+/// Partial-sector stores, part two: which parts the H200 combines in one
+/// SM, and what a part that reaches L2 alone costs (the figures pin how
+/// wrong the model is).
+#[test]
+fn the_committed_h200_partial_store_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_parts.txt", "hw/calib/figures_parts.txt");
+}
+
 #[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
