@@ -197,6 +197,22 @@ impl Banks {
 fn conflict_free(addrs: &[u64], mask: u64, bytes: u32, shift: u32, bank_mask: u64) -> bool {
     let mut seen = 0u64;
     let mut word_of = [0u64; 64];
+    if u64::from(bytes) <= 1 << shift {
+        // Accesses are aligned to their width: one word a lane.
+        let mut m = mask & crate::regfile::lane_mask(addrs.len());
+        while m != 0 {
+            let word = addrs[m.trailing_zeros() as usize] >> shift;
+            m &= m - 1;
+            let b = (word & bank_mask) as usize;
+            if seen >> b & 1 == 0 {
+                seen |= 1 << b;
+                word_of[b] = word;
+            } else if word_of[b] != word {
+                return false;
+            }
+        }
+        return true;
+    }
     for (l, &a) in addrs.iter().enumerate() {
         if (mask >> l) & 1 == 0 {
             continue;
