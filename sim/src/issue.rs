@@ -41,14 +41,12 @@ impl Sm {
         // Active threads, predicated off or not (Nsight's `thread_inst_executed`).
         ctx.stats.thread_inst_executed += u64::from(top.mask.count_ones()) * slots;
         // The issue counts follow from this charge (`KernelStats::count_issues`).
-        ctx.charge(self.id, pc, StallReason::Selected, t, slots);
-        ctx.tracer.sample(self.id, t, |c| c.inst_issued += slots);
-        self.sps[sp].issue_free_at = t + slots;
-        if ctx.tracer.on() {
-            let block = self.blocks[w.block as usize].id;
-            ctx.tracer
-                .issue(t, self.id, sp as u32, block, w.index, pc, exec);
+        ctx.stats.charge(pc, StallReason::Selected, slots);
+        if ctx.tracer.sampling() || ctx.tracer.on() {
+            let (block, index) = (self.blocks[w.block as usize].id, w.index);
+            trace_issue(self.id, sp, block, index, pc, t, slots, exec, ctx);
         }
+        self.sps[sp].issue_free_at = t + slots;
         // The earliest the warp's next instruction may issue, and why.
         let mut floor = pack(t + slots, StallReason::Selected);
         match inst.kind {
@@ -134,6 +132,8 @@ impl Sm {
 
     /// Reports the registers the instruction at `pc` wrote, if the warp is
     /// focused.
+    #[cold]
+    #[inline(never)]
     fn trace_writes(&mut self, slot: u16, pc: u32, exec: u64, ctx: &mut Ctx<'_, '_>) {
         let w = &self.warps[slot as usize];
         let block = self.blocks[w.block as usize].id;
@@ -379,6 +379,32 @@ impl Sm {
             cycle: Cycle(t),
             kind,
         }))
+    }
+}
+
+/// The samples' and the trace's part of issuing the instruction at `pc`
+/// (`slots` issue slots, lanes `exec`) of warp `index` of block `block` on
+/// SM `sm`, sub-partition `sp`, at cycle `t`: out of line, so an untraced
+/// issue keeps its values in registers instead of saving them around calls
+/// it never makes.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn trace_issue(
+    sm: u32,
+    sp: usize,
+    block: u64,
+    index: u32,
+    pc: u32,
+    t: u64,
+    slots: u64,
+    exec: u64,
+    ctx: &mut Ctx<'_, '_>,
+) {
+    ctx.tracer.sample_stall(sm, StallReason::Selected, t, slots);
+    ctx.tracer.sample(sm, t, |c| c.inst_issued += slots);
+    if ctx.tracer.on() {
+        ctx.tracer.issue(t, sm, sp as u32, block, index, pc, exec);
     }
 }
 

@@ -83,6 +83,9 @@ impl Banks {
         // powers of two: shifts and masks instead of divisions.
         if nb <= 64 && bw.is_power_of_two() && nb.is_power_of_two() {
             let (shift, bank_mask) = (bw.trailing_zeros(), nb - 1);
+            if conflict_free(addrs, mask, bytes, shift, bank_mask) {
+                return 1;
+            }
             let mut seen = 0u64;
             let mut word_of = [0u64; 64];
             let mut extra = [0u32; 64];
@@ -183,6 +186,48 @@ impl Banks {
         }
         per_bank
     }
+}
+
+/// Whether no bank delivers two different words in a phase (lanes of
+/// `mask` at `addrs`, `bytes` each; banks `2^shift` bytes wide, a word's
+/// bank its low bits, `bank_mask`): one wavefront. Most phases are
+/// (broadcasts and conflict-free layouts), and this needs only each bank's
+/// first word, not the lists [`Banks::phase`] counts conflicts with.
+#[inline]
+fn conflict_free(addrs: &[u64], mask: u64, bytes: u32, shift: u32, bank_mask: u64) -> bool {
+    let mut seen = 0u64;
+    let mut word_of = [0u64; 64];
+    if u64::from(bytes) <= 1 << shift {
+        // Accesses are aligned to their width: one word a lane.
+        let mut m = mask & crate::regfile::lane_mask(addrs.len());
+        while m != 0 {
+            let word = addrs[m.trailing_zeros() as usize] >> shift;
+            m &= m - 1;
+            let b = (word & bank_mask) as usize;
+            if seen >> b & 1 == 0 {
+                seen |= 1 << b;
+                word_of[b] = word;
+            } else if word_of[b] != word {
+                return false;
+            }
+        }
+        return true;
+    }
+    for (l, &a) in addrs.iter().enumerate() {
+        if (mask >> l) & 1 == 0 {
+            continue;
+        }
+        for word in a >> shift..=(a + u64::from(bytes) - 1) >> shift {
+            let b = (word & bank_mask) as usize;
+            if seen >> b & 1 == 0 {
+                seen |= 1 << b;
+                word_of[b] = word;
+            } else if word_of[b] != word {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Performs a shared load or store for the lanes of `exec` at `addrs`

@@ -5,7 +5,7 @@
 //! vector that needs no bounds checks. With a constant lane operand the
 //! source lanes are worked out at decode ([`Perm`]) and sorted into three
 //! patterns: a butterfly (`shfl.xor` inside the segment: lane `l` reads
-//! `l ^ m`) moves whole groups of four lanes, each permuted the same way; a
+//! `l ^ m`) moves whole groups of sixteen lanes, each permuted the same way; a
 //! shift (`shfl.up`/`shfl.down`: lane `l` reads `l + s` or itself) is one
 //! blend of the vector and the vector shifted; anything else is a gather.
 
@@ -97,18 +97,19 @@ impl Perm {
     }
 }
 
+/// The butterfly loops, by the low four bits of the lane mask.
+const XOR: [AluFn; GROUP] = [
+    xor::<0>, xor::<1>, xor::<2>, xor::<3>, xor::<4>, xor::<5>, xor::<6>, xor::<7>, xor::<8>,
+    xor::<9>, xor::<10>, xor::<11>, xor::<12>, xor::<13>, xor::<14>, xor::<15>,
+];
+
 /// The loop of a shuffle.
 pub(super) fn shfl_fn(how: ShflLanes, consts: &Consts) -> AluFn {
     match how {
         ShflLanes::Perm(p) => {
             let perm = &consts.perms[p as usize];
             match (perm.xor, perm.shift) {
-                (Some(m), _) => match m & 3 {
-                    0 => xor::<0>,
-                    1 => xor::<1>,
-                    2 => xor::<2>,
-                    _ => xor::<3>,
-                },
+                (Some(m), _) => XOR[usize::from(m) % GROUP],
                 (None, Some(_)) => shift,
                 (None, None) => gather,
             }
@@ -136,30 +137,38 @@ fn copied(t: &[u32; 3 * MAX_LANES]) -> &[u32; MAX_LANES] {
         .expect("a warp of lanes")
 }
 
+/// Lanes per group of a butterfly: a group of lanes reads one group of the
+/// source, permuted the same way.
+const GROUP: usize = 16;
+
 /// Lane `l` reads lane `l ^ m` (a butterfly inside the segment), `LO` the
-/// low two bits of `m`: groups of four lanes move as groups.
+/// low four bits of `m`: groups of [`GROUP`] lanes move as groups, each
+/// permuted by `i -> i ^ LO`. With `LO` a constant that permutation is one
+/// vector shuffle per group (an index worked out per lane at run time made
+/// the host compiler gather lane by lane), and the whole [`MAX_LANES`]
+/// vector is permuted so the loop has no run-time length; the warp's lanes
+/// are then copied out.
 fn xor<const LO: usize>(alu: &Alu, rf: &mut RegFile, exec: u64, consts: &Consts, s: &mut Scratch) {
     let w = rf.width;
     let full = exec == lane_mask(w);
     let m = consts.perms[alu.aux as usize].xor.unwrap_or(0);
-    let hi = usize::from(m) & !3;
+    let hi = usize::from(m) / GROUP;
     let Scratch { o32, t32, .. } = s;
     source(alu, rf, t32);
     let vals = copied(t32);
-    let groups = |out: &mut [u32]| {
-        for (c, o) in out.chunks_exact_mut(4).enumerate() {
-            let at = ((c * 4) ^ hi) & (MAX_LANES - 4);
-            let v: &[u32; 4] = vals[at..at + 4].try_into().expect("four lanes");
-            o.copy_from_slice(&[v[LO], v[LO ^ 1], v[LO ^ 2], v[LO ^ 3]]);
-        }
-    };
+    for g in 0..MAX_LANES / GROUP {
+        let at = ((g ^ hi) % (MAX_LANES / GROUP)) * GROUP;
+        let src: &[u32; GROUP] = vals[at..at + GROUP].try_into().expect("a group");
+        let out: &mut [u32; GROUP] = (&mut o32[g * GROUP..(g + 1) * GROUP])
+            .try_into()
+            .expect("a group");
+        *out = std::array::from_fn(|i| src[i ^ LO]);
+    }
     let dst = rf.r32_mut(alu.dst);
     if full {
-        groups(dst);
+        lanes::copy(dst, &o32[..w]);
     } else {
-        let out = &mut o32[..w];
-        groups(out);
-        lanes::zip1(dst, &out[..], exec, false, |x| x);
+        lanes::zip1(dst, &o32[..w], exec, false, |x| x);
     }
 }
 

@@ -386,8 +386,8 @@ fn shuffles_read_their_source_lanes_with_constant_or_register_lanes() {
         for exec in masks(lanes) {
             for mode in modes {
                 for seg in [1, 4, 8, 32, 64].into_iter().filter(|&s| s <= lanes as u32) {
-                    for arg in [0, 1, 3, 5, 16, 33, u32::MAX] {
-                        for (src, dst) in [(0, 1), (2, 2)] {
+                    for arg in [0, 1, 3, 5, 6, 12, 15, 16, 31, 33, u32::MAX] {
+                        for (src, dst) in [(0, 1), (2, 2), (2, 0), (1, 2)] {
                             let mut consts = Consts::default();
                             let perm = consts.perms.len() as u32;
                             consts.perms.push(Perm::new(mode, seg, arg, lanes as u32));
