@@ -241,7 +241,11 @@ impl Sm {
         t: u64,
         ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), SimError> {
-        if self.sps[sp].issue_free_at > t {
+        if LAZY {
+            // `pass_lazy` and `set_ready` never set `next_at` before the
+            // issue slot frees.
+            debug_assert!(self.sps[sp].issue_free_at <= t, "a pass while issuing");
+        } else if self.sps[sp].issue_free_at > t {
             self.update_next(sp, t);
             return Ok(());
         }
@@ -274,6 +278,9 @@ impl Sm {
     /// `ready` cycle, `max(ready, first_pass)`, and charged it
     /// `not_selected` until then and the throttle from then until the pipe
     /// frees: the pass that finally looks at it charges exactly that.
+    ///
+    /// Lazy runs keep no counter samples, so the charges go to the
+    /// kernel's and the instructions' totals only.
     fn pass_lazy<const GTO: bool>(
         &mut self,
         sp: usize,
@@ -306,9 +313,9 @@ impl Sm {
                     let pc = self.pcs[h];
                     if ready < seen {
                         let n = seen - ready;
-                        ctx.charge(self.id, pc, StallReason::NotSelected, ready, n);
+                        ctx.stats.charge(pc, StallReason::NotSelected, n);
                     }
-                    ctx.charge(self.id, pc, THROTTLE[class], seen, until - seen);
+                    ctx.stats.charge(pc, THROTTLE[class], until - seen);
                     self.ready[h] = until;
                     if until > t {
                         continue;
@@ -323,7 +330,7 @@ impl Sm {
             let ready = self.ready[h];
             if ready < t {
                 let pc = self.pcs[h];
-                ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
+                ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
             }
             self.sps[sp].last_age = self.ages[h];
             self.issue(sp, chosen, t, ctx)?;
