@@ -37,6 +37,7 @@ use crate::ids::{BlockId, WarpAt, WarpId};
 use crate::launch::{Ctx, Launch, Worker};
 use crate::memory::GlobalMem;
 use crate::resolve::Batch;
+use crate::scheduler::Mode;
 use crate::scoreboard::pack;
 use crate::sm::Sm;
 use crate::stats::StallReason;
@@ -544,19 +545,35 @@ impl Sm {
     /// block queue).
     pub fn run(&mut self, horizon: u64, ctx: &mut Ctx<'_, '_>) -> Result<(), SimError> {
         self.prefetch_due(horizon, ctx.prog);
+        match Mode::of(ctx) {
+            Mode::GtoLazy => self.run_as::<true, true>(horizon, ctx),
+            Mode::LrrLazy => self.run_as::<false, true>(horizon, ctx),
+            Mode::Gto => self.run_as::<true, false>(horizon, ctx),
+            Mode::Lrr => self.run_as::<false, false>(horizon, ctx),
+        }
+    }
+
+    /// [`Self::run`] in one scheduling mode ([`Mode`]).
+    fn run_as<const GTO: bool, const LAZY: bool>(
+        &mut self,
+        horizon: u64,
+        ctx: &mut Ctx<'_, '_>,
+    ) -> Result<(), SimError> {
         while let Some(t) = self.next_event() {
             if t >= horizon || self.retire_at.is_some() {
                 break;
             }
-            if ctx
-                .tracer
-                .next_sample_end(self.id)
-                .is_some_and(|end| t >= end)
+            // Lazy runs keep no counter samples.
+            if !LAZY
+                && ctx
+                    .tracer
+                    .next_sample_end(self.id)
+                    .is_some_and(|end| t >= end)
             {
                 let complete = self.charged_until(t);
                 ctx.tracer.flush_samples(self.id, complete);
             }
-            self.step(t, ctx)?;
+            self.step::<GTO, LAZY>(t, ctx)?;
         }
         Ok(())
     }

@@ -19,6 +19,10 @@ use crate::stats::StallReason;
 pub(crate) struct Queue {
     starts: Vec<u64>,
     head: usize,
+    /// `starts[head]`, kept beside the sub-partition's other fields: every
+    /// scheduling pass reads it, and the FIFO is its own allocation, a
+    /// host cache miss when the SM's run starts.
+    oldest: u64,
 }
 
 impl Queue {
@@ -26,6 +30,7 @@ impl Queue {
         Queue {
             starts: vec![0; depth as usize],
             head: 0,
+            oldest: 0,
         }
     }
 
@@ -33,19 +38,24 @@ impl Queue {
     /// queue is full before it.
     #[inline]
     pub fn oldest(&self) -> u64 {
-        self.starts[self.head]
+        self.oldest
     }
 
     /// Records an instruction that starts at `start`.
     #[inline]
     pub fn push(&mut self, start: u64) {
         self.starts[self.head] = start;
-        self.head = (self.head + 1) % self.starts.len();
+        self.head += 1;
+        if self.head == self.starts.len() {
+            self.head = 0;
+        }
+        self.oldest = self.starts[self.head];
     }
 
     pub fn clear(&mut self) {
         self.starts.iter_mut().for_each(|s| *s = 0);
         self.head = 0;
+        self.oldest = 0;
     }
 }
 
@@ -60,8 +70,6 @@ pub(crate) struct SubPartition {
     pub lsu: Queue,
     /// Age of the warp that issued last (`u64::MAX`: none yet).
     pub last_age: u64,
-    /// The next cycle anything can happen here.
-    pub next_at: u64,
     /// The first scheduling pass after the last issue (`u64::MAX`: none
     /// due yet), as a pass-by-pass scheduler would hold it: a warp whose
     /// time came at `r` was first looked at in the pass at `max(r,
@@ -78,7 +86,6 @@ impl SubPartition {
             mio: Queue::new(mio_depth),
             lsu: Queue::new(lsu_depth),
             last_age: u64::MAX,
-            next_at: u64::MAX,
             first_pass: u64::MAX,
         }
     }
@@ -89,8 +96,32 @@ impl SubPartition {
         self.mio.clear();
         self.lsu.clear();
         self.last_age = u64::MAX;
-        self.next_at = u64::MAX;
         self.first_pass = u64::MAX;
+    }
+}
+
+/// How an SM's run schedules: the policy, and whether stalls are charged
+/// lazily. Untraced runs charge `not_selected` lazily (see
+/// [`Sm::pass_lazy`]); traced and sampled ones report each stall when it
+/// starts, so they charge it pass by pass.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    GtoLazy,
+    LrrLazy,
+    Gto,
+    Lrr,
+}
+
+impl Mode {
+    /// The mode of a run under `ctx`.
+    pub fn of(ctx: &Ctx<'_, '_>) -> Mode {
+        let lazy = !ctx.tracer.on() && !ctx.tracer.sampling();
+        match (ctx.cfg.scheduler, lazy) {
+            (SchedulerPolicy::Gto, true) => Mode::GtoLazy,
+            (SchedulerPolicy::Lrr, true) => Mode::LrrLazy,
+            (SchedulerPolicy::Gto, false) => Mode::Gto,
+            (SchedulerPolicy::Lrr, false) => Mode::Lrr,
+        }
     }
 }
 
@@ -179,10 +210,11 @@ impl Sm {
         let h = self.hot(slot);
         self.ready[h] = ready;
         if ready != u64::MAX {
-            let sp = &mut self.sps[self.hot_of[slot as usize].1 as usize];
+            let i = self.hot_of[slot as usize].1 as usize;
+            let sp = &mut self.sps[i];
             let at = ready.max(sp.issue_free_at);
-            sp.next_at = sp.next_at.min(at);
             sp.first_pass = sp.first_pass.min(at);
+            self.next_at[i] = self.next_at[i].min(at);
         }
     }
 
@@ -198,25 +230,29 @@ impl Sm {
     /// whose time has come are charged for any cycles they waited unpicked
     /// (`not_selected`) or find their pipe busy (its throttle reason, until
     /// it frees); the policy picks one of the rest by age.
-    pub(crate) fn schedule(
+    ///
+    /// `GTO` is the policy and `LAZY` whether the run is untraced and
+    /// unsampled (see [`Mode`]): both are fixed for a run, so the SM's
+    /// loop is built once per mode and a pass has no mode branches.
+    #[inline(always)]
+    pub(crate) fn schedule<const GTO: bool, const LAZY: bool>(
         &mut self,
         sp: usize,
         t: u64,
         ctx: &mut Ctx<'_, '_>,
     ) -> Result<(), SimError> {
-        if self.sps[sp].issue_free_at > t {
+        if LAZY {
+            // `pass_lazy` and `set_ready` never set `next_at` before the
+            // issue slot frees.
+            debug_assert!(self.sps[sp].issue_free_at <= t, "a pass while issuing");
+        } else if self.sps[sp].issue_free_at > t {
             self.update_next(sp, t);
             return Ok(());
         }
-        // Untraced runs charge `not_selected` lazily (see `pass_lazy`);
-        // traced ones report each stall when it starts, so they charge it
-        // pass by pass.
-        let lazy = !ctx.tracer.on() && !ctx.tracer.sampling();
-        match (ctx.cfg.scheduler, lazy) {
-            (SchedulerPolicy::Gto, true) => self.pass_lazy::<true>(sp, t, ctx),
-            (SchedulerPolicy::Lrr, true) => self.pass_lazy::<false>(sp, t, ctx),
-            (SchedulerPolicy::Gto, false) => self.pass::<true>(sp, t, ctx),
-            (SchedulerPolicy::Lrr, false) => self.pass::<false>(sp, t, ctx),
+        if LAZY {
+            self.pass_lazy::<GTO>(sp, t, ctx)
+        } else {
+            self.pass::<GTO>(sp, t, ctx)
         }
     }
 
@@ -242,6 +278,9 @@ impl Sm {
     /// `ready` cycle, `max(ready, first_pass)`, and charged it
     /// `not_selected` until then and the throttle from then until the pipe
     /// frees: the pass that finally looks at it charges exactly that.
+    ///
+    /// Lazy runs keep no counter samples, so the charges go to the
+    /// kernel's and the instructions' totals only.
     fn pass_lazy<const GTO: bool>(
         &mut self,
         sp: usize,
@@ -256,13 +295,16 @@ impl Sm {
         debug_assert!(first_pass <= t, "a pass before the first one due");
         let busy = self.busy(sp);
         let len = self.scan_len[sp];
-        for chunk in (0..len).step_by(64) {
+        let mut chunk = 0;
+        while chunk < len {
             let end = (chunk + 64).min(len);
             let mut due = due_mask(&self.ready[base + chunk..base + end], t);
+            let at = base + chunk;
+            chunk = end;
             while due != 0 {
-                let h = base + chunk + due.trailing_zeros() as usize;
+                let h = at + due.trailing_zeros() as usize;
                 due &= due - 1;
-                let class = self.pipes[h] as usize;
+                let class = self.pipes[h] as usize & 3;
                 let until = busy[class];
                 let ready = self.ready[h];
                 // The pass that first looked at it.
@@ -271,9 +313,9 @@ impl Sm {
                     let pc = self.pcs[h];
                     if ready < seen {
                         let n = seen - ready;
-                        ctx.charge(self.id, pc, StallReason::NotSelected, ready, n);
+                        ctx.stats.charge(pc, StallReason::NotSelected, n);
                     }
-                    ctx.charge(self.id, pc, THROTTLE[class], seen, until - seen);
+                    ctx.stats.charge(pc, THROTTLE[class], until - seen);
                     self.ready[h] = until;
                     if until > t {
                         continue;
@@ -288,7 +330,7 @@ impl Sm {
             let ready = self.ready[h];
             if ready < t {
                 let pc = self.pcs[h];
-                ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
+                ctx.stats.charge(pc, StallReason::NotSelected, t - ready);
             }
             self.sps[sp].last_age = self.ages[h];
             self.issue(sp, chosen, t, ctx)?;
@@ -319,13 +361,11 @@ impl Sm {
         let ready = &self.ready[base..base + len];
         let pipes = &self.pipes[base..base + len];
         let (mut first, mut next) = (u64::MAX, u64::MAX);
+        // Masks instead of a `match`: a `match` here compiled to a chain of
+        // jumps that mispredicted (a fifth of `Sm::run`'s samples); masks
+        // vectorise.
         for (&r, &p) in ready.iter().zip(pipes) {
-            let until = match p {
-                0 => alu,
-                1 => mio,
-                2 => lsu,
-                _ => 0,
-            };
+            let until = (alu & mask(p == 0)) | (mio & mask(p == 1)) | (lsu & mask(p == 2));
             first = first.min(r);
             next = next.min(r.max(until));
         }
@@ -428,9 +468,9 @@ impl Sm {
             let h = self.hot(chosen);
             self.sps[sp].last_age = self.ages[h];
             // Whatever the issue wakes lowers `next_at` through `set_ready`.
-            self.sps[sp].next_at = u64::MAX;
+            self.next_at[sp] = u64::MAX;
             self.issue(sp, chosen, t, ctx)?;
-            next = next.min(self.sps[sp].next_at).min(self.ready[h]);
+            next = next.min(self.next_at[sp]).min(self.ready[h]);
             // The others were not selected until the scheduler can issue
             // again, and then wait for their pipe if the issue made it busy:
             // charged now, exactly as passes at those cycles would.
@@ -485,13 +525,19 @@ impl Sm {
     /// before the cycle after `t` nor before its issue slot is free.
     #[inline(always)]
     fn set_next(&mut self, sp: usize, t: u64, next: u64) {
-        let s = &mut self.sps[sp];
-        s.next_at = if next == u64::MAX {
+        let s = &self.sps[sp];
+        self.next_at[sp] = if next == u64::MAX {
             next
         } else {
             next.max(t + 1).max(s.issue_free_at)
         };
     }
+}
+
+/// All ones if `b`, else zero.
+#[inline(always)]
+fn mask(b: bool) -> u64 {
+    0u64.wrapping_sub(u64::from(b))
 }
 
 /// The warps of `ready` (at most 64) whose time has come by cycle `t`, as

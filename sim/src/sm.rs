@@ -72,6 +72,9 @@ pub(crate) struct Sm {
     pub eligible: Vec<u16>,
     pub blocks: Vec<BlockSlot>,
     pub sps: Vec<SubPartition>,
+    /// Per sub-partition, the next cycle anything can happen there: apart
+    /// from `sps` so that finding the SM's next event reads one line.
+    pub next_at: Vec<u64>,
     /// The next cycle the SM's shared-memory pipe (shared accesses and
     /// shuffles) accepts an instruction.
     pub smem_free_at: u64,
@@ -119,6 +122,7 @@ impl Sm {
             sps: (0..cfg.num_subpartitions)
                 .map(|_| SubPartition::new(cfg.mio_queue_depth, cfg.lsu_queue_depth))
                 .collect(),
+            next_at: vec![u64::MAX; cfg.num_subpartitions as usize],
             smem_free_at: 0,
             lsu_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
@@ -143,6 +147,7 @@ impl Sm {
             *self.free.last_mut().expect("at least one warp slot") = (1 << (n % 64)) - 1;
         }
         self.sps.iter_mut().for_each(SubPartition::reset);
+        self.next_at.iter_mut().for_each(|n| *n = u64::MAX);
         self.scan_len.iter_mut().for_each(|n| *n = 0);
         self.smem_free_at = 0;
         self.lsu_free_at = 0;
@@ -154,12 +159,7 @@ impl Sm {
 
     /// The next cycle anything can happen, if anything is resident.
     pub fn next_event(&self) -> Option<u64> {
-        let t = self
-            .sps
-            .iter()
-            .map(|sp| sp.next_at)
-            .min()
-            .unwrap_or(u64::MAX);
+        let t = self.next_at.iter().copied().min().unwrap_or(u64::MAX);
         (t != u64::MAX).then_some(t)
     }
 
@@ -224,11 +224,17 @@ impl Sm {
         ctx.tracer.block_start(t, self.id, id);
     }
 
-    /// Runs every sub-partition that can do something at cycle `t`.
-    pub fn step(&mut self, t: u64, ctx: &mut Ctx<'_, '_>) -> Result<(), SimError> {
-        for sp in 0..self.sps.len() {
-            if self.sps[sp].next_at <= t {
-                self.schedule(sp, t, ctx)?;
+    /// Runs every sub-partition that can do something at cycle `t`
+    /// (see [`Self::schedule`] for `GTO` and `LAZY`).
+    #[inline(always)]
+    pub fn step<const GTO: bool, const LAZY: bool>(
+        &mut self,
+        t: u64,
+        ctx: &mut Ctx<'_, '_>,
+    ) -> Result<(), SimError> {
+        for sp in 0..self.next_at.len() {
+            if self.next_at[sp] <= t {
+                self.schedule::<GTO, LAZY>(sp, t, ctx)?;
             }
         }
         Ok(())
