@@ -460,11 +460,37 @@ fn copy_lanes<T: Copy, const N: usize>(
     }
 }
 
-/// Loads `vals` from `mem`, lane `l` from `l * N` bytes.
+/// Loads `vals` from `mem`, lane `l` from `l * N` bytes. The usual warp
+/// widths get a loop of constant length, which the compiler turns into a
+/// few vector moves; any other width a loop of run-time length, which it
+/// turned into a `memcpy` call (as costly as the bounds-checked lane loop
+/// it replaced, on the bench's memory kernel).
 #[inline(always)]
 fn load_lanes<T: Copy, const N: usize>(vals: &mut [T], mem: &[u8], from: impl Fn([u8; N]) -> T) {
-    for (v, m) in vals.iter_mut().zip(mem.chunks_exact(N)) {
-        *v = from(m.try_into().expect("N bytes"));
+    match vals.len() {
+        8 => load_fixed::<T, N, 8>(vals, mem, from),
+        16 => load_fixed::<T, N, 16>(vals, mem, from),
+        32 => load_fixed::<T, N, 32>(vals, mem, from),
+        64 => load_fixed::<T, N, 64>(vals, mem, from),
+        _ => {
+            for (v, m) in vals.iter_mut().zip(mem.chunks_exact(N)) {
+                *v = from(m.try_into().expect("N bytes"));
+            }
+        }
+    }
+}
+
+/// [`load_lanes`] of exactly `L` lanes.
+#[inline(always)]
+fn load_fixed<T: Copy, const N: usize, const L: usize>(
+    vals: &mut [T],
+    mem: &[u8],
+    from: impl Fn([u8; N]) -> T,
+) {
+    let vals: &mut [T; L] = vals.try_into().expect("L lanes");
+    let mem = &mem[..L * N];
+    for (l, v) in vals.iter_mut().enumerate() {
+        *v = from(mem[l * N..][..N].try_into().expect("N bytes"));
     }
 }
 

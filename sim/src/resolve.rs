@@ -98,11 +98,15 @@ impl Batch {
         self.done.clear();
         self.flat.clear();
         self.timed.clear();
+        self.flat.reserve(self.sectors.len());
         for &i in &self.order {
             let p = &self.pending[i as usize];
             let from = p.first as usize;
-            self.flat
-                .extend_from_slice(&self.sectors[from..from + p.n as usize]);
+            // Element by element: a request has a few sectors, and
+            // `extend_from_slice` made each a `memcpy` call.
+            for &sector in &self.sectors[from..from + p.n as usize] {
+                self.flat.push(sector);
+            }
             self.timed.push((p.start, p.n, p.store));
         }
         let flat = &self.flat;
