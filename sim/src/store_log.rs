@@ -177,12 +177,12 @@ const GRANULE_LOOKUPS: u64 = 16;
 /// A Bloom filter (one hash) of the `GRANULE_SHIFT`-aligned granules a
 /// log's stores touch.
 ///
-/// **Why.** At 16M keys a HotSort merge's SM stores into one 64 MB buffer
-/// at rows far apart and loads rows between them, so nearly every load
-/// fell inside the range `lo..hi` of its SM's stores, and a scattered load
-/// then scanned every entry for every lane (most of `GlobalMem::access`'s
-/// time in `perf annotate`). Granules hashed into bits answer "stored
-/// nothing here" for almost all of them at a bit test per granule.
+/// **Why.** At 16M keys an SM's stores in a quantum lie far apart in one
+/// 64 MB buffer, so its loads often fell inside the range `lo..hi` of its
+/// stores, and a load of scattered lanes then scanned every entry for
+/// every lane (more than half of `GlobalMem::access`'s time in `perf
+/// annotate`). Granules hashed into bits answer "stored nothing here" at
+/// a bit test per granule.
 #[derive(Debug)]
 struct Granules([u64; GRANULE_BITS / 64]);
 
