@@ -48,6 +48,11 @@ struct L2 {
     sectors_per_line: u64,
     stamp: u32,
     generation: u64,
+    /// The key of the line accessed last and its way (key 0: none, as
+    /// generation 0 is never current). A coalesced request's sectors come
+    /// in line order, so most sectors find their line here without
+    /// comparing the set's keys: nothing else touched the L2 in between.
+    last: (u64, usize),
 }
 
 /// The most sectors per line whose way state packs into one word: the
@@ -91,6 +96,7 @@ impl L2 {
             sectors_per_line,
             stamp: 0,
             generation: 0,
+            last: (0, 0),
         }
     }
 
@@ -104,6 +110,7 @@ impl L2 {
             self.generation = 1;
         }
         self.stamp = 0;
+        self.last = (0, 0);
     }
 
     /// Way `i`'s last use, valid sectors and dirty sectors.
@@ -158,8 +165,14 @@ impl L2 {
             "line numbers fit beside the generation"
         );
         let key = (tag << GEN_BITS) | generation;
-        let hit_way = find_way(&self.keys[ways.clone()], key).map(|i| ways.start + i);
+        let hit_way = if self.last.0 == key {
+            debug_assert_eq!(self.keys[self.last.1], key);
+            Some(self.last.1)
+        } else {
+            find_way(&self.keys[ways.clone()], key).map(|i| ways.start + i)
+        };
         if let Some(i) = hit_way {
+            self.last = (key, i);
             let (_, valid, dirty) = self.state(i);
             let dirty = if write { dirty | bit } else { dirty };
             self.set_state(i, self.stamp, valid | bit, dirty);
@@ -169,15 +182,19 @@ impl L2 {
             };
         }
         // The victim: an invalid (flushed) way first, else the least recently used.
-        let victim = ways
-            .min_by_key(|&i| {
+        let victim = if self.words == 1 {
+            ways.start + lru_way(&self.keys[ways.clone()], &self.meta[ways], generation)
+        } else {
+            ways.min_by_key(|&i| {
                 if self.keys[i] & GEN_MASK == generation {
                     self.state(i).0
                 } else {
                     0
                 }
             })
-            .expect("at least one way");
+            .expect("at least one way")
+        };
+        self.last = (key, victim);
         let old = self.keys[victim];
         let dirty = self.state(victim).2;
         let writeback = (old & GEN_MASK == generation && dirty != 0)
@@ -189,6 +206,25 @@ impl L2 {
             writeback,
         }
     }
+}
+
+/// The first way of a set holding one word of state per way (see
+/// [`NARROW_SECTORS`]) with the least last use, a way not of this
+/// `generation` (flushed) counting as never used: the victim of a miss.
+/// Each way's last use and index packed into one word and the least of
+/// them taken, with no branch per way (vector minimums), where a scan that
+/// kept the best so far compared and branched way by way.
+#[inline]
+fn lru_way(keys: &[u64], meta: &[u64], generation: u64) -> usize {
+    let packed = keys.iter().zip(meta).enumerate().map(|(j, (&k, &m))| {
+        let stamp = if k & GEN_MASK == generation {
+            m & !0xFFFF_FFFF
+        } else {
+            0
+        };
+        stamp | j as u64
+    });
+    (packed.min().expect("at least one way") & 0xFFFF_FFFF) as usize
 }
 
 /// Ways compared at once by [`find_way`].
@@ -442,6 +478,7 @@ mod tests {
             let mut l2 = L2::new(&cfg);
             let per_line = l2.sectors_per_line;
             let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+            let mut last = 0;
             for _launch in 0..2 {
                 l2.flush();
                 let sets = vec![Vec::new(); l2.sets as usize];
@@ -456,7 +493,14 @@ mod tests {
                     seed ^= seed << 13;
                     seed ^= seed >> 7;
                     seed ^= seed << 17;
-                    let sector = seed % (per_line * l2.sets * 3 * l2.ways as u64);
+                    // A quarter of the accesses stay in the last line (as
+                    // a coalesced request's sectors do).
+                    let sector = if seed >> 62 == 0 {
+                        last / per_line * per_line + seed % per_line
+                    } else {
+                        seed % (per_line * l2.sets * 3 * l2.ways as u64)
+                    };
+                    last = sector;
                     let write = seed >> 60 < 5;
                     let got = l2.access(sector, write);
                     let want = plain.access(sector, write);

@@ -137,7 +137,7 @@ impl GlobalMem {
                 misaligned |= a;
             }
         }
-        if misaligned.is_multiple_of(u64::from(bytes))
+        if aligned(misaligned, bytes)
             && let Some((i, off)) = self.find(lo, hi - lo + u64::from(bytes))
         {
             debug_assert_eq!(self.allocs[i].0 + off as u64, lo);
@@ -184,7 +184,7 @@ impl GlobalMem {
             return Ok(());
         }
         if let Some(s) = Strided::of(addrs, exec, op.bytes)
-            && addrs[0].is_multiple_of(u64::from(op.bytes))
+            && aligned(addrs[0], op.bytes)
             && let Some((i, off)) = self.find(addrs[0], s.span)
         {
             // Every lane aligned, inside one allocation: move the span
@@ -249,6 +249,18 @@ impl GlobalMem {
             lane_access(op, rf, l, buf);
         }
         Ok(())
+    }
+}
+
+/// Whether `a` is a multiple of `bytes`: a mask for the usual widths (4, 8,
+/// 16; an access's width is at most [`MAX_ACCESS_BYTES`]), where a
+/// division took a visible share of a coalesced access.
+#[inline(always)]
+fn aligned(a: u64, bytes: u32) -> bool {
+    if bytes.is_power_of_two() {
+        a & u64::from(bytes - 1) == 0
+    } else {
+        a.is_multiple_of(u64::from(bytes))
     }
 }
 
@@ -318,7 +330,7 @@ impl Strided {
         }
         let bytes = u64::from(bytes);
         let stride = rest.first().map_or(bytes, |&a| a.wrapping_sub(first));
-        if stride < bytes || !stride.is_multiple_of(bytes) {
+        if stride < bytes || !aligned(stride, bytes as u32) {
             return None;
         }
         let mut at = first;
@@ -398,6 +410,18 @@ pub(crate) fn strided_access(op: &MemOp, rf: &mut RegFile, mem: &mut [u8], strid
 #[inline]
 fn strided_load(op: &MemOp, rf: &mut RegFile, mem: &[u8], stride: u64) {
     let stride = stride as usize;
+    if let [(slot, n)] = op.regs[..op.nregs as usize]
+        && stride == n as usize
+    {
+        // One register, lanes back to back: a plain copy (vector loads,
+        // where the general loop below took a bounds check per lane).
+        if n == 4 {
+            load_lanes(rf.r32_mut(slot), mem, u32::from_le_bytes);
+        } else {
+            load_lanes(rf.r64_mut(slot), mem, u64::from_le_bytes);
+        }
+        return;
+    }
     let mut off = 0;
     for &(slot, n) in &op.regs[..op.nregs as usize] {
         if n == 4 {
@@ -433,6 +457,40 @@ fn copy_lanes<T: Copy, const N: usize>(
         for (v, m) in vals.iter_mut().zip(lanes) {
             *v = from(m.try_into().expect("N bytes"));
         }
+    }
+}
+
+/// Loads `vals` from `mem`, lane `l` from `l * N` bytes. The usual warp
+/// widths get a loop of constant length, which the compiler turns into a
+/// few vector moves; any other width a loop of run-time length, which it
+/// turned into a `memcpy` call (as costly as the bounds-checked lane loop
+/// it replaced, on the bench's memory kernel).
+#[inline(always)]
+fn load_lanes<T: Copy, const N: usize>(vals: &mut [T], mem: &[u8], from: impl Fn([u8; N]) -> T) {
+    match vals.len() {
+        8 => load_fixed::<T, N, 8>(vals, mem, from),
+        16 => load_fixed::<T, N, 16>(vals, mem, from),
+        32 => load_fixed::<T, N, 32>(vals, mem, from),
+        64 => load_fixed::<T, N, 64>(vals, mem, from),
+        _ => {
+            for (v, m) in vals.iter_mut().zip(mem.chunks_exact(N)) {
+                *v = from(m.try_into().expect("N bytes"));
+            }
+        }
+    }
+}
+
+/// [`load_lanes`] of exactly `L` lanes.
+#[inline(always)]
+fn load_fixed<T: Copy, const N: usize, const L: usize>(
+    vals: &mut [T],
+    mem: &[u8],
+    from: impl Fn([u8; N]) -> T,
+) {
+    let vals: &mut [T; L] = vals.try_into().expect("L lanes");
+    let mem = &mem[..L * N];
+    for (l, v) in vals.iter_mut().enumerate() {
+        *v = from(mem[l * N..][..N].try_into().expect("N bytes"));
     }
 }
 

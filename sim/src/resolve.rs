@@ -21,41 +21,15 @@ use crate::stats::KernelStats;
 /// that what it fetched is still in the host's L1 when it is used.
 const PREFETCH_AHEAD: usize = 32;
 
-/// [`Batch::time`]'s prefetch cursor: the next sector of the timing order
-/// to prefetch the L2 set of (entry `j` of the order, its sector `k`).
-#[derive(Default)]
-struct Ahead {
-    j: usize,
-    k: u32,
-    /// The line prefetched last (+1; 0: none), so a coalesced request's
-    /// sectors of one line cost one prefetch.
-    line: u64,
-}
-
-impl Ahead {
-    /// Moves one sector on and prefetches its L2 set, unless it is in the
-    /// line prefetched last; at the end of the order, does nothing. One
-    /// sector per sector timed keeps the cursor a fixed distance ahead
-    /// (moving to the next *line* each time ran it 4 lines ahead per line
-    /// timed on coalesced requests, to the end of the batch, where the
-    /// sets it fetched early can leave the host's L1 before their turn;
-    /// measured together with the other changes of its commit, not alone).
-    #[inline(always)]
-    fn next(&mut self, pending: &[Pending], sectors: &[u64], order: &[u64], timing: &MemTiming) {
-        while let Some(&i) = order.get(self.j) {
-            let p = &pending[i as usize];
-            if self.k < p.n {
-                let sector = sectors[(p.first + self.k) as usize];
-                self.k += 1;
-                let line = timing.line(sector) + 1;
-                if line != self.line {
-                    self.line = line;
-                    timing.prefetch(sector);
-                }
-                return;
-            }
-            (self.j, self.k) = (self.j + 1, 0);
-        }
+/// Prefetches the L2 set of `flat[k]` (if there is one), unless the
+/// sector before it is in the same line (a line's sectors cost one
+/// prefetch).
+#[inline(always)]
+fn prefetch_set(flat: &[u64], k: usize, timing: &MemTiming) {
+    if let Some(&sector) = flat.get(k)
+        && (k == 0 || timing.line(flat[k - 1]) != timing.line(sector))
+    {
+        timing.prefetch(sector);
     }
 }
 
@@ -78,6 +52,11 @@ pub(crate) struct Batch {
     /// Scratch of [`sort_pending`]'s counting sort.
     counts: Vec<u32>,
     by_sm: Vec<u64>,
+    /// The sectors of the requests in `order`, one after the other, and
+    /// per request its first sector's cycle, sector count and kind (see
+    /// [`Batch::time`]).
+    flat: Vec<u64>,
+    timed: Vec<(u64, u32, bool)>,
 }
 
 impl Batch {
@@ -102,6 +81,13 @@ impl Batch {
     /// Sends the requests to the partitions in cycle-by-cycle order (by
     /// issue cycle, then SM, then issue order), the LSU sending
     /// `per_cycle` sectors a cycle, and notes when each completes.
+    ///
+    /// The requests are first copied in timing order into two flat
+    /// arrays (their sectors, and each one's start, count and kind), so
+    /// the timing loop and its prefetch cursor read memory front to back:
+    /// picking them out of the batch in timing order jumps between the
+    /// SMs' requests, and at 16M keys those reads, made one at a time by
+    /// the cursor, were most of the loop's host cache misses.
     pub fn time(&mut self, timing: &mut MemTiming, per_cycle: u64) {
         sort_pending(
             &self.pending,
@@ -110,27 +96,38 @@ impl Batch {
             &mut self.by_sm,
         );
         self.done.clear();
-        let (pending, sectors, order) = (&self.pending, &self.sectors, &self.order);
+        self.flat.clear();
+        self.timed.clear();
+        self.flat.reserve(self.sectors.len());
+        for &i in &self.order {
+            let p = &self.pending[i as usize];
+            let from = p.first as usize;
+            // Element by element: a request has a few sectors, and
+            // `extend_from_slice` made each a `memcpy` call.
+            for &sector in &self.sectors[from..from + p.n as usize] {
+                self.flat.push(sector);
+            }
+            self.timed.push((p.start, p.n, p.store));
+        }
+        let flat = &self.flat;
         // The L2 is far larger than a host cache: start fetching the L2
         // sets of the sectors a few ahead, so a request scattered over many
         // lines has them all in flight.
-        let mut ahead = Ahead::default();
-        for _ in 0..PREFETCH_AHEAD {
-            ahead.next(pending, sectors, order, timing);
-        }
-        for &i in order {
-            let p = &pending[i as usize];
-            let mut done = p.start + 1;
-            let (mut depart, mut sent) = (p.start, 0);
-            for &sector in &sectors[p.first as usize..(p.first + p.n) as usize] {
-                ahead.next(pending, sectors, order, timing);
-                done = done.max(timing.sector(depart, sector, p.store, &mut self.stats));
+        (0..PREFETCH_AHEAD).for_each(|k| prefetch_set(flat, k, timing));
+        let mut at = 0;
+        for &(start, n, store) in &self.timed {
+            let mut done = start + 1;
+            let (mut depart, mut sent) = (start, 0);
+            for &sector in &flat[at..at + n as usize] {
+                prefetch_set(flat, at + PREFETCH_AHEAD, timing);
+                at += 1;
+                done = done.max(timing.sector(depart, sector, store, &mut self.stats));
                 sent += 1;
                 if sent == per_cycle {
                     (depart, sent) = (depart + 1, 0);
                 }
             }
-            if p.store {
+            if store {
                 self.last_store_done = self.last_store_done.max(done);
             }
             self.done.push(done);
