@@ -323,9 +323,6 @@ impl Gpu {
         };
         let prog = decode(vk, &shape);
         self.timing.start_launch();
-        for sm in &mut self.sms {
-            sm.reset(occ.blocks_per_sm);
-        }
         let stats = KernelStats::new(name, grid, block, vk.kernel().insts.len());
         let l = Launch {
             cfg: &self.cfg,
@@ -335,6 +332,7 @@ impl Gpu {
             block,
             total_blocks: grid.count(),
             warps_per_block: occ.warps_per_block,
+            blocks_per_sm: occ.blocks_per_sm,
             banks: Banks {
                 banks: self.cfg.smem_banks,
                 width: self.cfg.smem_bank_width_bytes,
@@ -346,6 +344,9 @@ impl Gpu {
         let mut tracer = Tracer::new(sink);
         let (end, mut stats) = if tracer.on() || lockstep {
             // One thread, SMs in global event order: trace events in order.
+            for sm in &mut self.sms {
+                sm.reset(occ.blocks_per_sm);
+            }
             tracer.start_samples(self.sms.len());
             let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
             let launch = tracer.begin(vk.kernel(), dims.0, dims.1);
