@@ -408,7 +408,27 @@ type SmChunk<'a> = (&'a mut [Sm], &'a mut [StoreLog]);
 /// within a quantum an SM reads and writes nothing another SM can see
 /// (stores wait in its log), and blocks start in the same order. Returns
 /// the cycle after the last warp exit.
+///
+/// With a pool the whole loop runs on one of its threads, so the serial
+/// part between quanta hands over to the pool and back without waking
+/// the calling thread twice a quantum (the nested `install`s run in
+/// place).
 pub(crate) fn run_parallel(
+    l: &Launch<'_>,
+    sms: &mut [Sm],
+    sh: &mut Shared<'_>,
+    workers: &mut [Worker],
+    pool: Option<&rayon::ThreadPool>,
+    limit: Cycle,
+) -> Result<u64, SimError> {
+    match pool {
+        Some(p) => p.install(|| run_quanta(l, sms, sh, workers, pool, limit)),
+        None => run_quanta(l, sms, sh, workers, pool, limit),
+    }
+}
+
+/// [`run_parallel`]'s loop.
+fn run_quanta(
     l: &Launch<'_>,
     sms: &mut [Sm],
     sh: &mut Shared<'_>,
