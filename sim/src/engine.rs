@@ -34,13 +34,14 @@ use std::collections::BinaryHeap;
 use crate::error::SimError;
 use crate::global_mem::MemTiming;
 use crate::ids::{BlockId, WarpAt, WarpId};
+use crate::landing::Landing;
 use crate::launch::{Ctx, Launch, Worker};
 use crate::memory::GlobalMem;
 use crate::resolve::Batch;
 use crate::scheduler::Mode;
 use crate::scoreboard::pack;
 use crate::sm::Sm;
-use crate::stats::StallReason;
+use crate::stats::{KernelStats, StallReason};
 use crate::store_log::StoreLog;
 use crate::time::Cycle;
 use crate::trace::Tracer;
@@ -139,6 +140,56 @@ impl<'m> Shared<'m> {
                 }
             }
         }
+    }
+
+    /// [`Self::dispatch_first`] for freshly reset SMs, each SM starting
+    /// its own blocks on the pool (worker `i` for SMs `i * chunk ..`): SM
+    /// `i` takes blocks `i`, `i + n`, `i + 2n`, ... (`n` SMs), as many as it
+    /// holds, which is what the breadth-first rounds give when every SM
+    /// starts empty. A block start touches only its SM and its worker's
+    /// counters, so the SMs may start in any order; on 2 threads this was
+    /// about a third of the main thread's serial work at 1M keys.
+    fn dispatch_first_parallel(
+        &mut self,
+        sms: &mut [Sm],
+        l: &Launch<'_>,
+        workers: &mut [Worker],
+        pool: Option<&rayon::ThreadPool>,
+    ) {
+        let n = sms.len() as u64;
+        let total = l.total_blocks;
+        let first_total = (u64::from(l.blocks_per_sm) * n).min(total);
+        let chunk = chunk_len(sms.len(), workers.len());
+        let mem: &GlobalMem = self.mem;
+        let start_chunk = |(sms, logs): (&mut [Sm], &mut [StoreLog]), w: &mut Worker| {
+            let mut off = Tracer::new(None);
+            for (sm, log) in sms.iter_mut().zip(logs) {
+                sm.reset(l.blocks_per_sm);
+                let mut id = u64::from(sm.id);
+                while id < first_total {
+                    let mut ctx = Ctx::new(l, true, mem, log, &mut off, w);
+                    sm.start_block(0, id, &mut ctx);
+                    id += n;
+                }
+            }
+        };
+        let logs = &mut *self.logs;
+        match pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                sms.par_chunks_mut(chunk)
+                    .zip(logs.par_chunks_mut(chunk))
+                    .zip(workers.par_iter_mut())
+                    .with_max_len(1)
+                    .for_each(|(c, w)| start_chunk(c, w));
+            }),
+            None => sms
+                .chunks_mut(chunk)
+                .zip(logs.chunks_mut(chunk))
+                .zip(workers.iter_mut())
+                .for_each(|(c, w)| start_chunk(c, w)),
+        }
+        self.next_block = first_total;
     }
 
     /// The end of a quantum, every SM having run up to it: writes the SMs'
@@ -329,6 +380,9 @@ impl Grid {
     }
 }
 
+/// A chunk of SMs with their store logs.
+type SmChunk<'a> = (&'a mut [Sm], &'a mut [StoreLog]);
+
 /// Runs every SM until the grid is done, each quantum in two steps: every
 /// SM runs up to the boundary or its first block retirement, on the
 /// pool's threads at once (worker `i` runs SMs `i * chunk ..`); then, on
@@ -337,20 +391,30 @@ impl Grid {
 /// the memory partitions ([`Batch`]) and its loads land.
 ///
 /// **Overlap.** With a pool, quanta are half as long (`Q/2`, then the
-/// rest of `Q`), and one pool thread times the previous quantum's
-/// requests while the SMs run the next; its loads land one quantum late.
-/// That is exact: a request issued in the quantum that ends at `B`
-/// completes at least `Q` after it issued, so no earlier than the end of
-/// the next quantum (two quanta in a row span `Q`), and while a batch is
-/// in flight no idle quantum is skipped. Stores still become visible to
-/// other SMs at multiples of `Q` only, and an SM's error is chosen as if
-/// quanta were `Q` long, so a launch gives the same results with and
-/// without a pool.
+/// rest of `Q`), and one pool thread gathers and times the previous
+/// quantum's requests while the SMs run the next; its loads land one
+/// quantum late, each SM landing its own at the start of its next run
+/// ([`Landing`]). That is exact: a request issued in the quantum that ends
+/// at `B` completes at least `Q` after it issued, so no earlier than the
+/// end of the next quantum (two quanta in a row span `Q`), and while a
+/// batch is in flight no idle quantum is skipped. Loads wait for the
+/// SMs' next run only when the next quantum follows at once (requests are
+/// waiting to be timed); before a skip to the next event, or the end, they
+/// land on this thread, so the skip sees every SM's schedule. Stores still
+/// become visible to other SMs at multiples of `Q` only, and an SM's error
+/// is chosen as if quanta were `Q` long, so a launch gives the same
+/// results with and without a pool.
 ///
 /// The results are those of [`run_ordered`] for any number of workers:
 /// within a quantum an SM reads and writes nothing another SM can see
 /// (stores wait in its log), and blocks start in the same order. Returns
 /// the cycle after the last warp exit.
+///
+/// The loop runs on the calling thread: run on a pool thread (one
+/// `install` around it), the 1M-key sort took 1.55-1.68 s wall on 2
+/// threads against 1.29-1.41 s with a third of the machine busy with
+/// other work (the other pool thread, once asleep between quanta, was
+/// not always woken for the next quantum's chunks).
 pub(crate) fn run_parallel(
     l: &Launch<'_>,
     sms: &mut [Sm],
@@ -360,7 +424,7 @@ pub(crate) fn run_parallel(
     limit: Cycle,
 ) -> Result<u64, SimError> {
     let mut off = Tracer::new(None);
-    sh.dispatch_first(sms, l, &mut off, workers);
+    sh.dispatch_first_parallel(sms, l, workers, pool);
     crate::interrupt::publish(0, sh.next_block);
     let full = quantum(l, false);
     let grid = Grid {
@@ -377,29 +441,48 @@ pub(crate) fn run_parallel(
     let mut keys_at_full: Vec<Option<u64>> = vec![None; sms.len()];
     let mut failed = vec![false; sms.len()];
     let mut first_error: Option<(u64, u32, SimError)> = None;
+    // Split quanta: per worker, the requests its SMs issued in the last
+    // quantum, handed to the timing task while the SMs fill the worker's
+    // own lists again; the loads the SMs land at the start of the next
+    // quantum, and those the timing task is sorting for the one after; the
+    // memory counters of the timed batches.
+    let mut handed: Vec<Worker> = match grid.split {
+        true => (0..workers.len())
+            .map(|_| Worker::new(KernelStats::default()))
+            .collect(),
+        false => Vec::new(),
+    };
+    let (mut to_land, mut timed) = (Landing::default(), Landing::default());
+    let mut mem_stats = KernelStats::default();
     let mut prev_end = 0;
     loop {
         // Every SM has made its passes before `start`.
         let start = prev_end;
-        if grid.split && prev_end <= (boundary - 1) / full * full {
-            // The first quantum run in this `Q` quantum.
-            keys_at_full.clear();
-            keys_at_full.extend(sms.iter().map(|sm| sm.rank_key(start)));
-        }
+        let first_half = grid.split && prev_end <= (boundary - 1) / full * full;
         prev_end = boundary;
         let horizon = boundary.min(limit.0 + 1);
         let left = sh.next_block < l.total_blocks;
         let mem: &GlobalMem = sh.mem;
-        let (keys, failed_ref) = (&keys_at_full, &failed);
-        let run_chunk = |(sms, logs): (&mut [Sm], &mut [StoreLog]), w: &mut Worker| {
+        let (failed_ref, landing) = (&failed, &to_land);
+        let run_chunk = |((sms, logs), keys): (SmChunk<'_>, &mut [Option<u64>]), w: &mut Worker| {
             let mut tracer = Tracer::new(None);
             let mut first: Option<(u64, u32, SimError)> = None;
-            for (sm, log) in sms.iter_mut().zip(logs) {
-                let Some(k) = sm.next_event() else { continue };
-                if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
+            for ((sm, log), at_full) in sms.iter_mut().zip(logs).zip(keys) {
+                if failed_ref[sm.id as usize] {
                     continue;
                 }
-                if failed_ref[sm.id as usize] {
+                if !landing.is_empty() {
+                    let mut ctx = Ctx::new(l, false, mem, log, &mut tracer, w);
+                    for (p, done) in landing.of(sm.id) {
+                        sm.land_load(p, done, &mut ctx);
+                    }
+                }
+                if first_half {
+                    // The first quantum run in this `Q` quantum.
+                    *at_full = sm.rank_key(start);
+                }
+                let Some(k) = sm.next_event() else { continue };
+                if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
                     continue;
                 }
                 // Where a pass-by-pass scheduler would place the SM (the
@@ -408,9 +491,9 @@ pub(crate) fn run_parallel(
                 let mut ctx = Ctx::new(l, left, mem, log, &mut tracer, w);
                 if let Err(e) = sm.run(horizon, &mut ctx) {
                     // Errors are ranked by the SM's place in a `Q` quantum.
-                    let k = match keys.get(sm.id as usize) {
-                        Some(&at_full) if grid.split => at_full.unwrap_or(k).min(k),
-                        _ => k,
+                    let k = match grid.split {
+                        true => at_full.unwrap_or(k).min(k),
+                        false => k,
                     };
                     if first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1)) {
                         first = Some((k, sm.id, e));
@@ -419,10 +502,21 @@ pub(crate) fn run_parallel(
             }
             first
         };
+        if grid.split {
+            // Hand the last quantum's requests to the timing task.
+            for (w, h) in workers.iter_mut().zip(&mut handed) {
+                std::mem::swap(&mut w.pending, &mut h.pending);
+                std::mem::swap(&mut w.pending_sectors, &mut h.pending_sectors);
+            }
+        }
         let errors: Vec<Option<(u64, u32, SimError)>> = match pool {
             Some(pool) => {
                 let (batch, timing) = (&mut sh.batch, &mut *sh.timing);
+                let last_store_done = &mut sh.last_store_done;
+                let (handed, timed, mem_stats) = (&mut handed, &mut timed, &mut mem_stats);
                 let logs = &mut *sh.logs;
+                let keys = &mut keys_at_full[..];
+                let n_sms = sms.len();
                 pool.install(|| {
                     use rayon::prelude::*;
                     let mut run = || {
@@ -433,13 +527,21 @@ pub(crate) fn run_parallel(
                         // of every quantum.
                         sms.par_chunks_mut(chunk)
                             .zip(logs.par_chunks_mut(chunk))
+                            .zip(keys.par_chunks_mut(chunk))
                             .zip(workers.par_iter_mut())
                             .with_max_len(1)
                             .map(|(c, w)| run_chunk(c, w))
                             .collect()
                     };
                     if grid.split {
-                        rayon::join(|| batch.time(timing, per_cycle), run).1
+                        let time = || {
+                            batch.gather(handed);
+                            batch.time(timing, per_cycle);
+                            timed.fill(batch, n_sms);
+                            let stores = batch.finish(mem_stats);
+                            *last_store_done = (*last_store_done).max(stores);
+                        };
+                        rayon::join(time, run).1
                     } else {
                         run()
                     }
@@ -448,10 +550,13 @@ pub(crate) fn run_parallel(
             None => sms
                 .chunks_mut(chunk)
                 .zip(sh.logs.chunks_mut(chunk))
+                .zip(keys_at_full.chunks_mut(chunk))
                 .zip(workers.iter_mut())
                 .map(|(c, w)| run_chunk(c, w))
                 .collect(),
         };
+        // Every SM has landed its loads (the failed ones need none).
+        to_land.clear();
         // The error of the SM that would have run first.
         for e in errors.into_iter().flatten() {
             failed[e.1 as usize] = true;
@@ -501,17 +606,29 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
-        if grid.split {
-            // The previous quantum's loads complete at `boundary` or later.
-            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
-            sh.batch.gather(workers);
-        } else {
-            sh.batch.gather(workers);
-            sh.batch.time(sh.timing, per_cycle);
-            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+        let waiting = match grid.split {
+            true => workers.iter().any(|w| !w.pending.is_empty()),
+            false => {
+                sh.batch.gather(workers);
+                sh.batch.time(sh.timing, per_cycle);
+                sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+                !sh.batch.is_empty()
+            }
+        };
+        // The loads just timed complete at `boundary` or later: the SMs land
+        // them as they start the next quantum, or here before a skip.
+        std::mem::swap(&mut to_land, &mut timed);
+        if !waiting && !to_land.is_empty() {
+            for (p, done) in to_land.loads() {
+                let sm = &mut sms[p.sm as usize];
+                let log = &mut sh.logs[p.sm as usize];
+                let mut ctx = Ctx::new(l, false, sh.mem, log, &mut off, &mut workers[0]);
+                sm.land_load(p, done, &mut ctx);
+            }
+            to_land.clear();
         }
         let low = sms.iter().filter_map(Sm::key).min();
-        if sh.batch.is_empty() && low.is_none() {
+        if !waiting && low.is_none() {
             break;
         }
         crate::interrupt::publish(boundary, sh.next_block);
@@ -524,12 +641,13 @@ pub(crate) fn run_parallel(
         if boundary.is_multiple_of(full) {
             crate::store_log::apply_all(sh.logs, sh.mem, pool);
         }
-        boundary = if sh.batch.is_empty() {
-            grid.after(low.unwrap_or(boundary).max(boundary))
-        } else {
+        boundary = if waiting {
             grid.after(boundary)
+        } else {
+            grid.after(low.unwrap_or(boundary).max(boundary))
         };
     }
+    workers[0].stats.add_part(&mem_stats);
     finish(l, sms, sh, workers)
 }
 

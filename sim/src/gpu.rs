@@ -323,9 +323,6 @@ impl Gpu {
         };
         let prog = decode(vk, &shape);
         self.timing.start_launch();
-        for sm in &mut self.sms {
-            sm.reset(occ.blocks_per_sm);
-        }
         let stats = KernelStats::new(name, grid, block, vk.kernel().insts.len());
         let l = Launch {
             cfg: &self.cfg,
@@ -335,6 +332,7 @@ impl Gpu {
             block,
             total_blocks: grid.count(),
             warps_per_block: occ.warps_per_block,
+            blocks_per_sm: occ.blocks_per_sm,
             banks: Banks {
                 banks: self.cfg.smem_banks,
                 width: self.cfg.smem_bank_width_bytes,
@@ -346,6 +344,9 @@ impl Gpu {
         let mut tracer = Tracer::new(sink);
         let (end, mut stats) = if tracer.on() || lockstep {
             // One thread, SMs in global event order: trace events in order.
+            for sm in &mut self.sms {
+                sm.reset(occ.blocks_per_sm);
+            }
             tracer.start_samples(self.sms.len());
             let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
             let launch = tracer.begin(vk.kernel(), dims.0, dims.1);
@@ -389,20 +390,36 @@ impl Gpu {
                 Some(_) => (threads * CHUNKS_PER_THREAD).min(self.sms.len()),
                 None => 1,
             };
+            // The workers' counters (each a row per instruction) are made
+            // and merged on the pool: on 2 threads at 1M keys that was a
+            // fifth of the main thread's serial work.
+            let new_worker = |_| Worker::new(KernelStats::new(name, grid, block, insts));
             let mut workers = vec![Worker::new(stats)];
-            workers.extend(
-                (1..chunks).map(|_| Worker::new(KernelStats::new(name, grid, block, insts))),
-            );
+            match pool {
+                Some(pool) => pool.install(|| {
+                    use rayon::prelude::*;
+                    workers.par_extend((1..chunks).into_par_iter().map(new_worker));
+                }),
+                None => workers.extend((1..chunks).map(new_worker)),
+            }
             let end =
                 crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, pool, limit)?;
             let end = end.max(sh.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
-            // Merged in worker order (integer sums: any order gives the same).
-            let mut workers = workers.into_iter();
-            let mut stats = workers.next().expect("one worker").stats;
-            for w in workers {
-                stats.add_part(&w.stats);
-            }
-            (end, stats)
+            // Integer sums: any order gives the same; every worker's
+            // counters start alike (name, grid, launches), so any may be
+            // the one the others are added to.
+            let merge = |mut a: KernelStats, b: KernelStats| {
+                a.add_part(&b);
+                a
+            };
+            let stats = match pool {
+                Some(pool) => pool.install(|| {
+                    use rayon::prelude::*;
+                    workers.into_par_iter().map(|w| w.stats).reduce_with(merge)
+                }),
+                None => workers.into_iter().map(|w| w.stats).reduce(merge),
+            };
+            (end, stats.expect("one worker"))
         };
         stats.cycles = Cycle(end);
         stats.sm_cycles_elapsed = end * u64::from(self.cfg.num_sms);

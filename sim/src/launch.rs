@@ -33,6 +33,8 @@ pub(crate) struct Launch<'a> {
     pub block: Dim3,
     pub total_blocks: u64,
     pub warps_per_block: u32,
+    /// Blocks one SM holds at once (the occupancy).
+    pub blocks_per_sm: u32,
     pub banks: Banks,
 }
 

@@ -116,6 +116,7 @@ mod ids;
 mod init;
 mod interrupt;
 mod issue;
+mod landing;
 mod lanes;
 mod launch;
 mod memory;

@@ -58,8 +58,30 @@ pub fn check_sorted<K: Ord + Copy + Into<u64>>(
             want: input.len(),
         });
     }
+    check_against(&reference_sort(input), output)
+}
+
+/// The reference sort of `input`: a sorted copy. Separate from the
+/// comparison so a caller can sort while the device runs
+/// ([`crate::experiment::sort`] does on several host threads).
+pub fn reference_sort<K: Ord + Copy>(input: &[K]) -> Vec<K> {
     let mut reference = input.to_vec();
     reference.sort_unstable();
+    reference
+}
+
+/// [`check_sorted`] against a reference sort already made
+/// ([`reference_sort`] of the input).
+pub fn check_against<K: Ord + Copy + Into<u64>>(
+    reference: &[K],
+    output: &[K],
+) -> Result<(), CheckError> {
+    if reference.len() != output.len() {
+        return Err(CheckError::Length {
+            got: output.len(),
+            want: reference.len(),
+        });
+    }
     let mut diffs = reference
         .iter()
         .zip(output)
@@ -72,7 +94,7 @@ pub fn check_sorted<K: Ord + Copy + Into<u64>>(
             got: (*got).into(),
             want: (*want).into(),
             mismatches: 1 + diffs.count(),
-            len: input.len(),
+            len: reference.len(),
             sorted: output.windows(2).all(|w| w[0] <= w[1]),
         }),
     }

@@ -16,7 +16,7 @@ use sorts::samplesort::{Samplesort, SamplesortConfig, SamplesortOptions};
 use sorts::terasort::{TeraSort, TeraSortOptions};
 use sorts::{Algorithm, Key, Limits, SortError, SortRun};
 
-use super::check::{CheckError, check_pairs, check_sorted};
+use super::check::{CheckError, check_against, check_pairs, reference_sort};
 use super::input::{Distribution, generate_u32, generate_u64};
 use super::machine::Assembled;
 pub use super::options::SortOptions;
@@ -651,6 +651,36 @@ impl Prepared {
         })
     }
 
+    /// Runs `sort` and makes the reference sort of `keys`: on another
+    /// host thread while `sort` runs when the run has several host threads
+    /// (the simulator's threads wait for the main thread between quanta,
+    /// and this work fills those gaps), after it on one.
+    fn beside<K: Ord + Copy + Send + Sync, R>(
+        &self,
+        keys: &[K],
+        sort: impl FnOnce() -> R,
+    ) -> (R, Vec<K>) {
+        if self.threads < 2 {
+            return (sort(), reference_sort(keys));
+        }
+        std::thread::scope(|s| {
+            let reference = std::thread::Builder::new()
+                .name("simsort-check".into())
+                .spawn_scoped(s, || reference_sort(keys));
+            match reference {
+                Ok(reference) => {
+                    let run = sort();
+                    let reference = reference.join().unwrap_or_else(|panic| {
+                        std::panic::resume_unwind(panic);
+                    });
+                    (run, reference)
+                }
+                // No thread to be had: sort after, as on one thread.
+                Err(_) => (sort(), reference_sort(keys)),
+            }
+        })
+    }
+
     /// Sorts `input` on a fresh simulated machine (tracing into `sink` when
     /// given), checks the result, and returns the launches and the host
     /// seconds spent.
@@ -686,12 +716,14 @@ impl Prepared {
         // of (key, value) pairs.
         let (launches, check, pairs) = match input {
             Input::U32(keys) => {
-                let run = self.sorter.sort(&mut dev, keys).map_err(failed)?;
-                (run.launches, check_sorted(keys, &run.sorted), None)
+                let (run, reference) = self.beside(keys, || self.sorter.sort(&mut dev, keys));
+                let run = run.map_err(failed)?;
+                (run.launches, check_against(&reference, &run.sorted), None)
             }
             Input::U64(keys) => {
-                let run = self.sorter.sort(&mut dev, keys).map_err(failed)?;
-                (run.launches, check_sorted(keys, &run.sorted), None)
+                let (run, reference) = self.beside(keys, || self.sorter.sort(&mut dev, keys));
+                let run = run.map_err(failed)?;
+                (run.launches, check_against(&reference, &run.sorted), None)
             }
             Input::Pairs(keys, values) => {
                 let run = self
