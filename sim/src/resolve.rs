@@ -329,13 +329,8 @@ mod tests {
         // Batches in SM order (one counting pass), out of it (two), over
         // more cycles than the buckets (packed keys): each against a plain
         // sort of the keys, with many ties.
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::tests::util::Rng(0x2545_f491_4f6c_dd1d_u64);
+        let mut next = |n: u64| rng.next() % n;
         for (len, cycles, by_sm) in [
             (1, 10, true),
             (500, 300, true),

@@ -327,13 +327,8 @@ mod tests {
             .iter()
             .map(|&n| (mem.try_alloc(n).unwrap(), n))
             .collect();
-        let mut seed = 0x853c_49e6_748f_ea9b_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::tests::util::Rng(0x853c_49e6_748f_ea9b_u64);
+        let mut next = |n: u64| rng.next() % n;
         let logs = (0..4u64)
             .map(|sm| {
                 let mut log = StoreLog::default();
@@ -383,13 +378,8 @@ mod tests {
         // Stores of every width, including ones crossing granules, then
         // loads of every width around them: `overlaps` must say `true`
         // whenever a stored byte is inside, and mostly `false` elsewhere.
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::tests::util::Rng(0x2545_f491_4f6c_dd1d_u64);
+        let mut next = |n: u64| rng.next() % n;
         let mut log = StoreLog::default();
         let mut stored = Vec::new();
         for _ in 0..200 {

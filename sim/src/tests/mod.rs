@@ -11,5 +11,5 @@ mod ops;
 mod stalls;
 mod timing;
 mod tracing;
-mod util;
+pub(crate) mod util;
 pub(crate) mod values;
