@@ -30,6 +30,8 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::SimError;
 use crate::global_mem::MemTiming;
@@ -43,6 +45,7 @@ use crate::scoreboard::pack;
 use crate::sm::Sm;
 use crate::stats::{KernelStats, StallReason};
 use crate::store_log::StoreLog;
+use crate::team::{Claims, Team, exclusive, into_inner, lock, take};
 use crate::time::Cycle;
 use crate::trace::Tracer;
 use crate::warp::State;
@@ -125,14 +128,12 @@ impl<'m> Shared<'m> {
         sms: &mut [Sm],
         l: &Launch<'_>,
         tracer: &mut Tracer<'_>,
-        workers: &mut [Worker],
+        worker: &mut Worker,
     ) {
         let per_sm = sms.first().map_or(0, |sm| sm.blocks.len());
-        let chunk = chunk_len(sms.len(), workers.len());
         for _ in 0..per_sm {
             for sm in sms.iter_mut() {
                 if self.next_block < l.total_blocks && sm.has_free_block_slot() {
-                    let worker = &mut workers[sm.id as usize / chunk];
                     let log = &mut self.logs[sm.id as usize];
                     let mut ctx = Ctx::new(l, true, self.mem, log, tracer, worker);
                     sm.start_block(0, self.next_block, &mut ctx);
@@ -143,52 +144,44 @@ impl<'m> Shared<'m> {
     }
 
     /// [`Self::dispatch_first`] for freshly reset SMs, each SM starting
-    /// its own blocks on the pool (worker `i` for SMs `i * chunk ..`): SM
-    /// `i` takes blocks `i`, `i + n`, `i + 2n`, ... (`n` SMs), as many as it
-    /// holds, which is what the breadth-first rounds give when every SM
-    /// starts empty. A block start touches only its SM and its worker's
-    /// counters, so the SMs may start in any order; on 2 threads this was
-    /// about a third of the main thread's serial work at 1M keys.
+    /// its own blocks on the team (member `m` for the SMs it owns, see
+    /// [`Claims::even`]): SM `i` takes blocks `i`, `i + n`, `i + 2n`, ...
+    /// (`n` SMs), as many as it holds, which is what the breadth-first
+    /// rounds give when every SM starts empty. A block start touches only
+    /// its SM and its member's counters, so the SMs may start in any
+    /// order; on 2 threads this was about a third of the main thread's
+    /// serial work at 1M keys. The member that starts an SM's blocks is
+    /// the one that runs it next, so its state is in that core's caches.
     fn dispatch_first_parallel(
         &mut self,
         sms: &mut [Sm],
         l: &Launch<'_>,
         workers: &mut [Worker],
-        pool: Option<&rayon::ThreadPool>,
+        team: &Team,
+        ran_on: &[AtomicUsize],
     ) {
         let n = sms.len() as u64;
         let total = l.total_blocks;
         let first_total = (u64::from(l.blocks_per_sm) * n).min(total);
-        let chunk = chunk_len(sms.len(), workers.len());
         let mem: &GlobalMem = self.mem;
-        let start_chunk = |(sms, logs): (&mut [Sm], &mut [StoreLog]), w: &mut Worker| {
+        let items = exclusive(sms.iter_mut().zip(self.logs.iter_mut()));
+        let workers: Vec<Mutex<&mut Worker>> = workers.iter_mut().map(Mutex::new).collect();
+        let claims = Claims::even(items.len(), team.threads());
+        team.run(&|m| {
             let mut off = Tracer::new(None);
-            for (sm, log) in sms.iter_mut().zip(logs) {
+            let mut w = lock(&workers[m]);
+            while let Some(i) = claims.next(m) {
+                let (sm, log) = take(&items[i]);
+                ran_on[i].store(m, Ordering::Relaxed);
                 sm.reset(l.blocks_per_sm);
                 let mut id = u64::from(sm.id);
                 while id < first_total {
-                    let mut ctx = Ctx::new(l, true, mem, log, &mut off, w);
+                    let mut ctx = Ctx::new(l, true, mem, log, &mut off, &mut w);
                     sm.start_block(0, id, &mut ctx);
                     id += n;
                 }
             }
-        };
-        let logs = &mut *self.logs;
-        match pool {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                sms.par_chunks_mut(chunk)
-                    .zip(logs.par_chunks_mut(chunk))
-                    .zip(workers.par_iter_mut())
-                    .with_max_len(1)
-                    .for_each(|(c, w)| start_chunk(c, w));
-            }),
-            None => sms
-                .chunks_mut(chunk)
-                .zip(logs.chunks_mut(chunk))
-                .zip(workers.iter_mut())
-                .for_each(|(c, w)| start_chunk(c, w)),
-        }
+        });
         self.next_block = first_total;
     }
 
@@ -243,11 +236,6 @@ impl<'m> Shared<'m> {
     }
 }
 
-/// SMs per worker: worker `i` runs SMs `i * chunk ..`.
-fn chunk_len(sms: usize, workers: usize) -> usize {
-    sms.div_ceil(workers.max(1)).max(1)
-}
-
 /// The quantum: the shortest global-memory latency (1 cycle in lockstep).
 fn quantum(l: &Launch<'_>, lockstep: bool) -> u64 {
     if lockstep {
@@ -277,7 +265,7 @@ pub(crate) fn run_ordered(
     lockstep: bool,
 ) -> Result<u64, SimError> {
     let workers = std::slice::from_mut(worker);
-    sh.dispatch_first(sms, l, tracer, workers);
+    sh.dispatch_first(sms, l, tracer, &mut workers[0]);
     crate::interrupt::publish(0, sh.next_block);
     let q = quantum(l, lockstep);
     let mut queue: BinaryHeap<Reverse<(u64, u32)>> = sms
@@ -380,60 +368,64 @@ impl Grid {
     }
 }
 
-/// A chunk of SMs with their store logs.
-type SmChunk<'a> = (&'a mut [Sm], &'a mut [StoreLog]);
+/// One SM's share of a quantum, as a team member takes it: the SM, its
+/// store log, and its rank key when the running `Q` quantum began.
+type SmItem<'a> = (&'a mut Sm, &'a mut StoreLog, &'a mut Option<u64>);
 
 /// Runs every SM until the grid is done, each quantum in two steps: every
 /// SM runs up to the boundary or its first block retirement, on the
-/// pool's threads at once (worker `i` runs SMs `i * chunk ..`); then, on
-/// this thread, the retirements take the next blocks in (cycle, SM) order
-/// and their SMs run on, and the quantum's global requests are timed in
-/// the memory partitions ([`Batch`]) and its loads land.
+/// team's members at once (each takes its own SMs first, [`Claims`]); then,
+/// on this thread, the retirements take the next blocks in (cycle, SM)
+/// order and their SMs run on, and the quantum's global requests are timed
+/// in the memory partitions ([`Batch`]) and its loads land.
 ///
-/// **Overlap.** With a pool, quanta are half as long (`Q/2`, then the
-/// rest of `Q`), and one pool thread gathers and times the previous
-/// quantum's requests while the SMs run the next; its loads land one
-/// quantum late, each SM landing its own at the start of its next run
-/// ([`Landing`]). That is exact: a request issued in the quantum that ends
-/// at `B` completes at least `Q` after it issued, so no earlier than the
-/// end of the next quantum (two quanta in a row span `Q`), and while a
-/// batch is in flight no idle quantum is skipped. Loads wait for the
-/// SMs' next run only when the next quantum follows at once (requests are
-/// waiting to be timed); before a skip to the next event, or the end, they
-/// land on this thread, so the skip sees every SM's schedule. Stores still
-/// become visible to other SMs at multiples of `Q` only, and an SM's error
-/// is chosen as if quanta were `Q` long, so a launch gives the same
-/// results with and without a pool.
+/// **Overlap.** With several members, quanta are half as long (`Q/2`,
+/// then the rest of `Q`), and the last member gathers and times the
+/// previous quantum's requests, before its SMs, while the others run the
+/// next quantum's; its loads land one quantum late, each SM landing its
+/// own at the start of its next run ([`Landing`]). That is exact: a
+/// request issued in the quantum that ends at `B` completes at least `Q`
+/// after it issued, so no earlier than the end of the next quantum (two
+/// quanta in a row span `Q`), and while a batch is in flight no idle
+/// quantum is skipped. Loads wait for the SMs' next run only when the
+/// next quantum follows at once (requests are waiting to be timed); before
+/// a skip to the next event, or the end, they land on this thread, so the
+/// skip sees every SM's schedule. Stores still become visible to other
+/// SMs at multiples of `Q` only, and an SM's error is chosen as if quanta
+/// were `Q` long, so a launch gives the same results with and without a
+/// team.
 ///
-/// The results are those of [`run_ordered`] for any number of workers:
+/// The results are those of [`run_ordered`] for any number of members:
 /// within a quantum an SM reads and writes nothing another SM can see
-/// (stores wait in its log), and blocks start in the same order. Returns
-/// the cycle after the last warp exit.
-///
-/// The loop runs on the calling thread: run on a pool thread (one
-/// `install` around it), the 1M-key sort took 1.55-1.68 s wall on 2
-/// threads against 1.29-1.41 s with a third of the machine busy with
-/// other work (the other pool thread, once asleep between quanta, was
-/// not always woken for the next quantum's chunks).
+/// (stores wait in its log), and blocks start in the same order. Each
+/// member has its own [`Worker`] (`workers[m]`); an SM's requests of one
+/// quantum all go to the worker of the member that ran it (`ran_on`), in
+/// issue order, which is all the batch's ordering needs. Returns the cycle
+/// after the last warp exit.
 pub(crate) fn run_parallel(
     l: &Launch<'_>,
     sms: &mut [Sm],
     sh: &mut Shared<'_>,
     workers: &mut [Worker],
-    pool: Option<&rayon::ThreadPool>,
+    team: &Team,
     limit: Cycle,
 ) -> Result<u64, SimError> {
+    let members = team.threads();
+    debug_assert_eq!(workers.len(), members, "one worker per member");
     let mut off = Tracer::new(None);
-    sh.dispatch_first_parallel(sms, l, workers, pool);
+    // Per SM, the member that ran it in the running quantum.
+    let ran_on: Vec<AtomicUsize> = (0..sms.len()).map(|_| AtomicUsize::new(0)).collect();
+    sh.dispatch_first_parallel(sms, l, workers, team, &ran_on);
     crate::interrupt::publish(0, sh.next_block);
     let full = quantum(l, false);
     let grid = Grid {
         full,
         half: full / 2,
-        split: pool.is_some() && full >= 2,
+        split: members > 1 && full >= 2,
     };
+    // The member that times the partitions (split quanta only).
+    let timer = members - 1;
     let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
-    let chunk = chunk_len(sms.len(), workers.len());
     let mut boundary = grid.after(0);
     let mut retired: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     // Per SM, its next event when the running `Q` quantum began, and
@@ -441,13 +433,13 @@ pub(crate) fn run_parallel(
     let mut keys_at_full: Vec<Option<u64>> = vec![None; sms.len()];
     let mut failed = vec![false; sms.len()];
     let mut first_error: Option<(u64, u32, SimError)> = None;
-    // Split quanta: per worker, the requests its SMs issued in the last
-    // quantum, handed to the timing task while the SMs fill the worker's
-    // own lists again; the loads the SMs land at the start of the next
-    // quantum, and those the timing task is sorting for the one after; the
-    // memory counters of the timed batches.
+    // Split quanta: per member, the requests its SMs issued in the last
+    // quantum, handed to the timing member while the SMs fill the
+    // workers' own lists again; the loads the SMs land at the start of the
+    // next quantum, and those the timing member is sorting for the one
+    // after; the memory counters of the timed batches.
     let mut handed: Vec<Worker> = match grid.split {
-        true => (0..workers.len())
+        true => (0..members)
             .map(|_| Worker::new(KernelStats::default()))
             .collect(),
         false => Vec::new(),
@@ -464,101 +456,93 @@ pub(crate) fn run_parallel(
         let left = sh.next_block < l.total_blocks;
         let mem: &GlobalMem = sh.mem;
         let (failed_ref, landing) = (&failed, &to_land);
-        let run_chunk = |((sms, logs), keys): (SmChunk<'_>, &mut [Option<u64>]), w: &mut Worker| {
-            let mut tracer = Tracer::new(None);
-            let mut first: Option<(u64, u32, SimError)> = None;
-            for ((sm, log), at_full) in sms.iter_mut().zip(logs).zip(keys) {
-                if failed_ref[sm.id as usize] {
-                    continue;
-                }
-                if !landing.is_empty() {
-                    let mut ctx = Ctx::new(l, false, mem, log, &mut tracer, w);
-                    for (p, done) in landing.of(sm.id) {
-                        sm.land_load(p, done, &mut ctx);
-                    }
-                }
-                if first_half {
-                    // The first quantum run in this `Q` quantum.
-                    *at_full = sm.rank_key(start);
-                }
-                let Some(k) = sm.next_event() else { continue };
-                if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
-                    continue;
-                }
-                // Where a pass-by-pass scheduler would place the SM (the
-                // passes `run` skips would not change what it does).
-                let k = sm.rank_key(start).unwrap_or(k);
-                let mut ctx = Ctx::new(l, left, mem, log, &mut tracer, w);
-                if let Err(e) = sm.run(horizon, &mut ctx) {
-                    // Errors are ranked by the SM's place in a `Q` quantum.
-                    let k = match grid.split {
-                        true => at_full.unwrap_or(k).min(k),
-                        false => k,
-                    };
-                    if first.as_ref().is_none_or(|f| (k, sm.id) < (f.0, f.1)) {
-                        first = Some((k, sm.id, e));
-                    }
+        // One SM's run to the boundary; its error ranked by the SM's place
+        // in a `Q` quantum.
+        let run_one = |(sm, log, at_full): SmItem<'_>,
+                       w: &mut Worker,
+                       tracer: &mut Tracer<'_>|
+         -> Option<(u64, u32, SimError)> {
+            if failed_ref[sm.id as usize] {
+                return None;
+            }
+            if !landing.is_empty() {
+                let mut ctx = Ctx::new(l, false, mem, log, tracer, w);
+                for (p, done) in landing.of(sm.id) {
+                    sm.land_load(p, done, &mut ctx);
                 }
             }
-            first
+            if first_half {
+                // The first quantum run in this `Q` quantum.
+                *at_full = sm.rank_key(start);
+            }
+            let k = sm.next_event()?;
+            if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
+                return None;
+            }
+            // Where a pass-by-pass scheduler would place the SM (the passes
+            // `run` skips would not change what it does).
+            let k = sm.rank_key(start).unwrap_or(k);
+            let mut ctx = Ctx::new(l, left, mem, log, tracer, w);
+            let e = sm.run(horizon, &mut ctx).err()?;
+            let k = match grid.split {
+                true => at_full.unwrap_or(k).min(k),
+                false => k,
+            };
+            Some((k, sm.id, e))
         };
         if grid.split {
-            // Hand the last quantum's requests to the timing task.
+            // Hand the last quantum's requests to the timing member.
             for (w, h) in workers.iter_mut().zip(&mut handed) {
                 std::mem::swap(&mut w.pending, &mut h.pending);
                 std::mem::swap(&mut w.pending_sectors, &mut h.pending_sectors);
             }
         }
-        let errors: Vec<Option<(u64, u32, SimError)>> = match pool {
-            Some(pool) => {
-                let (batch, timing) = (&mut sh.batch, &mut *sh.timing);
-                let last_store_done = &mut sh.last_store_done;
-                let (handed, timed, mem_stats) = (&mut handed, &mut timed, &mut mem_stats);
-                let logs = &mut *sh.logs;
-                let keys = &mut keys_at_full[..];
-                let n_sms = sms.len();
-                pool.install(|| {
-                    use rayon::prelude::*;
-                    let mut run = || {
-                        // Every chunk its own task: by default rayon stops
-                        // splitting at about one piece per thread (2 chunks
-                        // each on 2 threads) unless a piece is stolen, so a
-                        // thread could idle for most of a piece at the end
-                        // of every quantum.
-                        sms.par_chunks_mut(chunk)
-                            .zip(logs.par_chunks_mut(chunk))
-                            .zip(keys.par_chunks_mut(chunk))
-                            .zip(workers.par_iter_mut())
-                            .with_max_len(1)
-                            .map(|(c, w)| run_chunk(c, w))
-                            .collect()
-                    };
-                    if grid.split {
-                        let time = || {
-                            batch.gather(handed);
-                            batch.time(timing, per_cycle);
-                            timed.fill(batch, n_sms);
-                            let stores = batch.finish(mem_stats);
-                            *last_store_done = (*last_store_done).max(stores);
-                        };
-                        rayon::join(time, run).1
-                    } else {
-                        run()
-                    }
-                })
+        let n_sms = sms.len();
+        let items = exclusive(
+            sms.iter_mut()
+                .zip(sh.logs.iter_mut())
+                .zip(keys_at_full.iter_mut())
+                .map(|((sm, log), key)| (sm, log, key)),
+        );
+        let own: Vec<Mutex<&mut Worker>> = workers.iter_mut().map(Mutex::new).collect();
+        let timing = Mutex::new(grid.split.then_some((
+            &mut sh.batch,
+            &mut *sh.timing,
+            &mut sh.last_store_done,
+            &mut handed,
+            &mut timed,
+            &mut mem_stats,
+        )));
+        // Every SM that failed must stop (an SM stops mid-issue), not only
+        // the first of a member.
+        let errors: Vec<Mutex<Vec<(u64, u32, SimError)>>> =
+            (0..members).map(|_| Mutex::new(Vec::new())).collect();
+        let claims = Claims::even(n_sms, members);
+        team.run(&|m| {
+            if m == timer
+                && let Some((batch, timing, last_store_done, handed, timed, mem_stats)) =
+                    lock(&timing).take()
+            {
+                batch.gather(handed);
+                batch.time(timing, per_cycle);
+                timed.fill(batch, n_sms);
+                let stores = batch.finish(mem_stats);
+                *last_store_done = (*last_store_done).max(stores);
             }
-            None => sms
-                .chunks_mut(chunk)
-                .zip(sh.logs.chunks_mut(chunk))
-                .zip(keys_at_full.chunks_mut(chunk))
-                .zip(workers.iter_mut())
-                .map(|(c, w)| run_chunk(c, w))
-                .collect(),
-        };
+            let mut w = lock(&own[m]);
+            let mut tracer = Tracer::new(None);
+            let mut failures = Vec::new();
+            while let Some(i) = claims.next(m) {
+                ran_on[i].store(m, Ordering::Relaxed);
+                failures.extend(run_one(take(&items[i]), &mut w, &mut tracer));
+            }
+            *lock(&errors[m]) = failures;
+        });
+        drop((items, own, timing));
         // Every SM has landed its loads (the failed ones need none).
         to_land.clear();
         // The error of the SM that would have run first.
-        for e in errors.into_iter().flatten() {
+        for e in errors.into_iter().flat_map(into_inner) {
             failed[e.1 as usize] = true;
             if first_error.as_ref().is_none_or(|f| (e.0, e.1) < (f.0, f.1)) {
                 first_error = Some(e);
@@ -582,7 +566,8 @@ pub(crate) fn run_parallel(
         }));
         while let Some(Reverse((r, i))) = retired.pop() {
             let sm = &mut sms[i as usize];
-            let w = &mut workers[i as usize / chunk];
+            // The worker that holds the SM's requests of this quantum.
+            let w = &mut workers[ran_on[i as usize].load(Ordering::Relaxed)];
             sm.retire_at = None;
             sh.dispatch(sm, r, l, &mut off, w);
             let left = sh.next_block < l.total_blocks;
@@ -639,7 +624,7 @@ pub(crate) fn run_parallel(
             });
         }
         if boundary.is_multiple_of(full) {
-            crate::store_log::apply_all(sh.logs, sh.mem, pool);
+            crate::store_log::apply_all(sh.logs, sh.mem, team);
         }
         boundary = if waiting {
             grid.after(boundary)

@@ -23,15 +23,9 @@ use crate::shared_mem::Banks;
 use crate::sm::Sm;
 use crate::stats::KernelStats;
 use crate::store_log::StoreLog;
+use crate::team::Team;
 use crate::time::Cycle;
 use crate::trace::{TraceSink, Tracer};
-
-/// Chunks of SMs (each with its [`Worker`]) per host thread: work
-/// stealing evens out the threads, one of which also times the memory
-/// partitions ([`crate::engine::run_parallel`]), and at the end of a
-/// quantum a thread waits for at most one chunk (about 8 SMs of `h200`'s
-/// 132 on 2 threads). Any count gives the same results.
-const CHUNKS_PER_THREAD: usize = 8;
 
 /// How many blocks of a kernel fit on one SM, and what limits it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,8 +49,9 @@ pub struct Gpu {
     sms: Vec<Sm>,
     /// Per SM, its stores of the running quantum.
     logs: Vec<StoreLog>,
-    /// The host threads that run SMs, when [`RunOptions::threads`] > 1.
-    pool: Option<rayon::ThreadPool>,
+    /// The host threads that run SMs ([`RunOptions::threads`] members, the
+    /// launching thread one of them), started at the first launch.
+    team: Option<Team>,
 }
 
 impl Gpu {
@@ -72,7 +67,7 @@ impl Gpu {
             mem: GlobalMem::default(),
             sms,
             logs,
-            pool: None,
+            team: None,
         })
     }
 
@@ -370,55 +365,28 @@ impl Gpu {
             }
             (end, worker.stats)
         } else {
-            let pool = match &self.pool {
-                _ if threads == 1 => None,
-                Some(p) if p.current_num_threads() == threads => self.pool.as_ref(),
-                _ => {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .thread_name(|i| format!("simsort-sm-{i}"))
-                        .build()
-                        .map_err(|e| SimError::Threads(e.to_string()))?;
-                    self.pool = Some(pool);
-                    self.pool.as_ref()
-                }
+            let team = match self.team.take() {
+                Some(t) if t.threads() == threads => t,
+                _ => Team::new(threads, "simsort-sm")
+                    .map_err(|e| SimError::Threads(e.to_string()))?,
             };
+            let team = &*self.team.insert(team);
             let insts = vk.kernel().insts.len();
-            // Several chunks of SMs per thread, so the thread that times
-            // the memory partitions' batch takes fewer of them.
-            let chunks = match pool {
-                Some(_) => (threads * CHUNKS_PER_THREAD).min(self.sms.len()),
-                None => 1,
-            };
-            // The workers' counters (each a row per instruction) are made
-            // and merged on the pool: on 2 threads at 1M keys that was a
-            // fifth of the main thread's serial work.
-            let new_worker = |_| Worker::new(KernelStats::new(name, grid, block, insts));
+            // One worker per member; every worker's counters start alike
+            // (name, grid, launches), so any may be the one the others
+            // are added to.
             let mut workers = vec![Worker::new(stats)];
-            match pool {
-                Some(pool) => pool.install(|| {
-                    use rayon::prelude::*;
-                    workers.par_extend((1..chunks).into_par_iter().map(new_worker));
-                }),
-                None => workers.extend((1..chunks).map(new_worker)),
-            }
+            workers.extend(
+                (1..threads).map(|_| Worker::new(KernelStats::new(name, grid, block, insts))),
+            );
             let end =
-                crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, pool, limit)?;
+                crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, team, limit)?;
             let end = end.max(sh.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
-            // Integer sums: any order gives the same; every worker's
-            // counters start alike (name, grid, launches), so any may be
-            // the one the others are added to.
-            let merge = |mut a: KernelStats, b: KernelStats| {
+            // Integer sums: any order gives the same.
+            let stats = workers.into_iter().map(|w| w.stats).reduce(|mut a, b| {
                 a.add_part(&b);
                 a
-            };
-            let stats = match pool {
-                Some(pool) => pool.install(|| {
-                    use rayon::prelude::*;
-                    workers.into_par_iter().map(|w| w.stats).reduce_with(merge)
-                }),
-                None => workers.into_iter().map(|w| w.stats).reduce(merge),
-            };
+            });
             (end, stats.expect("one worker"))
         };
         stats.cycles = Cycle(end);

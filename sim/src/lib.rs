@@ -130,6 +130,7 @@ pub mod shared_mem;
 mod sm;
 mod stats;
 mod store_log;
+mod team;
 mod time;
 mod trace;
 mod traced;

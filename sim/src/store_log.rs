@@ -13,6 +13,7 @@
 //! not have).
 
 use crate::memory::GlobalMem;
+use crate::team::{Team, exclusive, take};
 
 /// Stores waiting for the quantum boundary, in issue order.
 #[derive(Debug, Default)]
@@ -251,27 +252,23 @@ fn copy(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// Logs holding fewer bytes than this are written by one thread: waking
-/// the pool costs more than copying them.
+/// Logs holding fewer bytes than this are written by one thread: a team
+/// job costs more than copying them.
 const PARALLEL_BYTES: usize = 32 << 10;
 
 /// Writes every SM's logged stores to `mem` and empties the logs, SM by
-/// SM (for a byte stored by two SMs the higher one wins). With a pool of
-/// N threads the address range the stores cover is cut in N slices,
-/// each written by one thread with every log's stores inside it, in SM
-/// order: the same bytes as one thread writes, and the quantum boundary,
-/// which no other work overlaps, waits for half the copying on 2 threads.
-pub(crate) fn apply_all(
-    logs: &mut [StoreLog],
-    mem: &mut GlobalMem,
-    pool: Option<&rayon::ThreadPool>,
-) {
-    let parts = pool.map_or(1, rayon::ThreadPool::current_num_threads);
+/// SM (for a byte stored by two SMs the higher one wins). On a team of N
+/// members the address range the stores cover is cut in N slices, each
+/// written by one member with every log's stores inside it, in SM order:
+/// the same bytes as one thread writes, and the quantum boundary, which
+/// no other work overlaps, waits for half the copying on 2 threads.
+pub(crate) fn apply_all(logs: &mut [StoreLog], mem: &mut GlobalMem, team: &Team) {
+    let parts = team.threads();
     let bytes: usize = logs.iter().map(|l| l.bytes.len()).sum();
     let used = logs.iter().filter(|l| !l.entries.is_empty());
     let lo = used.clone().map(|l| l.lo).min();
     let hi = used.map(|l| l.hi).max();
-    let (Some(pool), Some(lo), Some(hi)) = (pool, lo, hi) else {
+    let (Some(lo), Some(hi)) = (lo, hi) else {
         logs.iter_mut().for_each(|l| l.apply(mem));
         return;
     };
@@ -286,18 +283,14 @@ pub(crate) fn apply_all(
         .collect();
     cuts[0] = lo;
     cuts.dedup();
-    let mut slices = mem.slices(&cuts);
+    let slices = exclusive(mem.slices(&cuts).into_iter());
     let shared: &[StoreLog] = logs;
-    pool.install(|| {
-        use rayon::prelude::*;
-        slices
-            .par_iter_mut()
-            .zip(cuts.par_windows(2))
-            .for_each(|(pieces, w)| {
-                for log in shared {
-                    log.write_range(w[0], w[1], pieces);
-                }
-            });
+    team.run(&|m| {
+        let Some(slot) = slices.get(m) else { return };
+        let mut pieces = take(slot);
+        for log in shared {
+            log.write_range(cuts[m], cuts[m + 1], &mut pieces);
+        }
     });
     logs.iter_mut().for_each(StoreLog::clear);
 }
@@ -352,13 +345,10 @@ mod tests {
             log.apply(&mut want);
         }
         for threads in [1, 2, 3] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
+            let team = Team::new(threads, "test").unwrap();
             let (mut mem, _, mut logs) = random_stores();
             assert!(logs.iter().map(|l| l.bytes.len()).sum::<usize>() >= PARALLEL_BYTES);
-            apply_all(&mut logs, &mut mem, Some(&pool));
+            apply_all(&mut logs, &mut mem, &team);
             for &(a, n) in &allocs {
                 assert_eq!(
                     mem.read(a, n),
