@@ -24,9 +24,10 @@
 //! [`crate::RunOptions::lockstep`]); only kernels whose blocks race on
 //! global memory within a launch can see a different, but still
 //! deterministic, interleaving (other SMs' stores become visible at
-//! multiples of `Q`). On several host threads each `Q` is split in two
-//! quanta so the partitions' timing of one runs beside the SMs' next
-//! ([`run_parallel`]); that changes no result.
+//! multiples of `Q`). On several host threads the SMs of a quantum run on
+//! all of them, and at the boundary the memory partitions are timed on all
+//! of them too, each thread a group of partitions ([`run_parallel`]); that
+//! changes no result.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -39,7 +40,7 @@ use crate::ids::{BlockId, WarpAt, WarpId};
 use crate::landing::Landing;
 use crate::launch::{Ctx, Launch, Worker};
 use crate::memory::GlobalMem;
-use crate::resolve::Batch;
+use crate::resolve::{Batch, GroupTimes};
 use crate::scheduler::Mode;
 use crate::scoreboard::pack;
 use crate::sm::Sm;
@@ -183,6 +184,70 @@ impl<'m> Shared<'m> {
             }
         });
         self.next_block = first_total;
+    }
+
+    /// A boundary's memory work, on `team`'s members at once: the
+    /// quantum's requests (gathered from `workers`) timed through the
+    /// partitions, a group of partitions per member ([`Batch::time_group`],
+    /// into `times[m]`), and the SMs' stores written to memory, a slice of
+    /// addresses per member. The batch is then ready to land.
+    fn memory_phase(
+        &mut self,
+        team: &Team,
+        workers: &mut [Worker],
+        times: &[Mutex<GroupTimes>],
+        per_cycle: u64,
+    ) {
+        self.batch.gather(workers);
+        let requests = !self.batch.is_empty();
+        if requests {
+            self.batch.order();
+        }
+        let cuts = crate::store_log::cuts(self.logs, team.threads());
+        if !requests && cuts.is_none() {
+            self.apply_logs();
+            return;
+        }
+        // First the sectors in timing order and the stores, then the
+        // groups' timing, which reads every sector.
+        let slices = cuts
+            .as_ref()
+            .map(|c| exclusive(self.mem.slices(c).into_iter()));
+        let parts = match requests {
+            true => exclusive(self.batch.flat_parts(team.threads()).into_iter()),
+            false => Vec::new(),
+        };
+        let logs = &*self.logs;
+        team.run(&|m| {
+            if let Some(part) = parts.get(m) {
+                take(part).copy();
+            }
+            if let (Some(cuts), Some(slot)) = (&cuts, slices.as_ref().and_then(|s| s.get(m))) {
+                crate::store_log::write_slice(logs, cuts, m, take(slot));
+            }
+        });
+        drop((parts, slices));
+        let stamp = self.timing.stamp(0);
+        let groups = exclusive(self.timing.groups(team.threads()).into_iter());
+        let batch = &self.batch;
+        if requests {
+            team.run(&|m| {
+                if let Some(g) = groups.get(m) {
+                    let mut out = lock(&times[m]);
+                    batch.time_group(&mut take(g), stamp, per_cycle, &mut out);
+                }
+            });
+        }
+        let n = groups.len();
+        drop(groups);
+        if requests {
+            let done: Vec<_> = times[..n].iter().map(lock).collect();
+            self.batch.merge(&done, self.timing);
+        }
+        match cuts {
+            Some(_) => self.logs.iter_mut().for_each(StoreLog::clear),
+            None => self.apply_logs(),
+        }
     }
 
     /// The end of a quantum, every SM having run up to it: writes the SMs'
@@ -346,62 +411,32 @@ fn finish(
     Ok(last_exit)
 }
 
-/// The boundaries of [`run_parallel`]'s quanta: every multiple of `full`
-/// and, when `split`, also `half` after each, so two quanta in a row
-/// always span `full` cycles.
-#[derive(Clone, Copy)]
-struct Grid {
-    full: u64,
-    half: u64,
-    split: bool,
-}
-
-impl Grid {
-    /// The first boundary after `x`.
-    fn after(self, x: u64) -> u64 {
-        let base = x - x % self.full;
-        if self.split && x % self.full < self.half {
-            base + self.half
-        } else {
-            base + self.full
-        }
-    }
-}
-
-/// One SM's share of a quantum, as a team member takes it: the SM, its
-/// store log, and its rank key when the running `Q` quantum began.
-type SmItem<'a> = (&'a mut Sm, &'a mut StoreLog, &'a mut Option<u64>);
-
-/// Runs every SM until the grid is done, each quantum in two steps: every
-/// SM runs up to the boundary or its first block retirement, on the
-/// team's members at once (each takes its own SMs first, [`Claims`]); then,
-/// on this thread, the retirements take the next blocks in (cycle, SM)
-/// order and their SMs run on, and the quantum's global requests are timed
-/// in the memory partitions ([`Batch`]) and its loads land.
+/// Runs every SM until the grid is done, quantum by quantum (`Q`, the
+/// shortest global-memory latency), on the team's members; returns the
+/// cycle after the last warp exit. Per quantum:
+/// 1. every SM lands its loads timed at the last boundary, then runs up
+///    to the boundary or its first block retirement, the members at once
+///    (each takes its own SMs first, [`Claims`]);
+/// 2. on this thread, the retirements take the next blocks in (cycle, SM)
+///    order and their SMs run on to the boundary;
+/// 3. the quantum's global requests are put in cycle-by-cycle order, then
+///    timed through the memory partitions, the members at once, each a
+///    group of partitions ([`MemTiming::groups`]), while they also write
+///    the SMs' store logs to memory, each a slice of addresses.
 ///
-/// **Overlap.** With several members, quanta are half as long (`Q/2`,
-/// then the rest of `Q`), and the last member gathers and times the
-/// previous quantum's requests, before its SMs, while the others run the
-/// next quantum's; its loads land one quantum late, each SM landing its
-/// own at the start of its next run ([`Landing`]). That is exact: a
-/// request issued in the quantum that ends at `B` completes at least `Q`
-/// after it issued, so no earlier than the end of the next quantum (two
-/// quanta in a row span `Q`), and while a batch is in flight no idle
-/// quantum is skipped. Loads wait for the SMs' next run only when the
-/// next quantum follows at once (requests are waiting to be timed); before
-/// a skip to the next event, or the end, they land on this thread, so the
-/// skip sees every SM's schedule. Stores still become visible to other
-/// SMs at multiples of `Q` only, and an SM's error is chosen as if quanta
-/// were `Q` long, so a launch gives the same results with and without a
-/// team.
+/// Loads are landed at the start of their SM's next run, which is exact:
+/// a load issued before the boundary `B` completes at or after `B`, and
+/// nothing of its SM runs between. Before a skip over idle quanta, or the
+/// end, they land on this thread instead, so the skip sees every SM's
+/// schedule.
 ///
 /// The results are those of [`run_ordered`] for any number of members:
 /// within a quantum an SM reads and writes nothing another SM can see
-/// (stores wait in its log), and blocks start in the same order. Each
-/// member has its own [`Worker`] (`workers[m]`); an SM's requests of one
-/// quantum all go to the worker of the member that ran it (`ran_on`), in
-/// issue order, which is all the batch's ordering needs. Returns the cycle
-/// after the last warp exit.
+/// (stores wait in its log), blocks start in the same order, and each
+/// partition sees its sectors in the same order. Each member has its own
+/// [`Worker`] (`workers[m]`); an SM's requests of one quantum all go to the
+/// worker of the member that ran it (`ran_on`), in issue order, which is
+/// all the batch's ordering needs.
 pub(crate) fn run_parallel(
     l: &Launch<'_>,
     sms: &mut [Sm],
@@ -417,147 +452,76 @@ pub(crate) fn run_parallel(
     let ran_on: Vec<AtomicUsize> = (0..sms.len()).map(|_| AtomicUsize::new(0)).collect();
     sh.dispatch_first_parallel(sms, l, workers, team, &ran_on);
     crate::interrupt::publish(0, sh.next_block);
-    let full = quantum(l, false);
-    let grid = Grid {
-        full,
-        half: full / 2,
-        split: members > 1 && full >= 2,
-    };
-    // The member that times the partitions (split quanta only).
-    let timer = members - 1;
+    let q = quantum(l, false);
     let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
-    let mut boundary = grid.after(0);
+    let mut boundary = q;
     let mut retired: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
-    // Per SM, its next event when the running `Q` quantum began, and
-    // whether it failed in the quantum's first half (split quanta only).
-    let mut keys_at_full: Vec<Option<u64>> = vec![None; sms.len()];
-    let mut failed = vec![false; sms.len()];
-    let mut first_error: Option<(u64, u32, SimError)> = None;
-    // Split quanta: per member, the requests its SMs issued in the last
-    // quantum, handed to the timing member while the SMs fill the
-    // workers' own lists again; the loads the SMs land at the start of the
-    // next quantum, and those the timing member is sorting for the one
-    // after; the memory counters of the timed batches.
-    let mut handed: Vec<Worker> = match grid.split {
-        true => (0..members)
-            .map(|_| Worker::new(KernelStats::default()))
-            .collect(),
-        false => Vec::new(),
-    };
-    let (mut to_land, mut timed) = (Landing::default(), Landing::default());
+    // The loads timed at the last boundary, which each SM lands as it
+    // starts its next run; per member, its group's times of a batch.
+    let mut to_land = Landing::default();
+    let times: Vec<Mutex<GroupTimes>> = (0..members).map(|_| Mutex::default()).collect();
     let mut mem_stats = KernelStats::default();
     let mut prev_end = 0;
     loop {
         // Every SM has made its passes before `start`.
         let start = prev_end;
-        let first_half = grid.split && prev_end <= (boundary - 1) / full * full;
         prev_end = boundary;
         let horizon = boundary.min(limit.0 + 1);
         let left = sh.next_block < l.total_blocks;
         let mem: &GlobalMem = sh.mem;
-        let (failed_ref, landing) = (&failed, &to_land);
-        // One SM's run to the boundary; its error ranked by the SM's place
-        // in a `Q` quantum.
-        let run_one = |(sm, log, at_full): SmItem<'_>,
+        let landing = &to_land;
+        // One SM's run to the boundary; its error ranked by where a
+        // pass-by-pass scheduler would place the SM.
+        let run_one = |sm: &mut Sm,
+                       log: &mut StoreLog,
                        w: &mut Worker,
                        tracer: &mut Tracer<'_>|
          -> Option<(u64, u32, SimError)> {
-            if failed_ref[sm.id as usize] {
-                return None;
-            }
             if !landing.is_empty() {
                 let mut ctx = Ctx::new(l, false, mem, log, tracer, w);
                 for (p, done) in landing.of(sm.id) {
                     sm.land_load(p, done, &mut ctx);
                 }
             }
-            if first_half {
-                // The first quantum run in this `Q` quantum.
-                *at_full = sm.rank_key(start);
-            }
             let k = sm.next_event()?;
             if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
                 return None;
             }
-            // Where a pass-by-pass scheduler would place the SM (the passes
-            // `run` skips would not change what it does).
+            // The passes `run` skips would not change what it does.
             let k = sm.rank_key(start).unwrap_or(k);
             let mut ctx = Ctx::new(l, left, mem, log, tracer, w);
             let e = sm.run(horizon, &mut ctx).err()?;
-            let k = match grid.split {
-                true => at_full.unwrap_or(k).min(k),
-                false => k,
-            };
             Some((k, sm.id, e))
         };
-        if grid.split {
-            // Hand the last quantum's requests to the timing member.
-            for (w, h) in workers.iter_mut().zip(&mut handed) {
-                std::mem::swap(&mut w.pending, &mut h.pending);
-                std::mem::swap(&mut w.pending_sectors, &mut h.pending_sectors);
-            }
-        }
-        let n_sms = sms.len();
-        let items = exclusive(
-            sms.iter_mut()
-                .zip(sh.logs.iter_mut())
-                .zip(keys_at_full.iter_mut())
-                .map(|((sm, log), key)| (sm, log, key)),
-        );
+        let items = exclusive(sms.iter_mut().zip(sh.logs.iter_mut()));
         let own: Vec<Mutex<&mut Worker>> = workers.iter_mut().map(Mutex::new).collect();
-        let timing = Mutex::new(grid.split.then_some((
-            &mut sh.batch,
-            &mut *sh.timing,
-            &mut sh.last_store_done,
-            &mut handed,
-            &mut timed,
-            &mut mem_stats,
-        )));
-        // Every SM that failed must stop (an SM stops mid-issue), not only
-        // the first of a member.
-        let errors: Vec<Mutex<Vec<(u64, u32, SimError)>>> =
-            (0..members).map(|_| Mutex::new(Vec::new())).collect();
-        let claims = Claims::even(n_sms, members);
+        let errors: Vec<Mutex<Option<(u64, u32, SimError)>>> =
+            (0..members).map(|_| Mutex::new(None)).collect();
+        let claims = Claims::even(items.len(), members);
         team.run(&|m| {
-            if m == timer
-                && let Some((batch, timing, last_store_done, handed, timed, mem_stats)) =
-                    lock(&timing).take()
-            {
-                batch.gather(handed);
-                batch.time(timing, per_cycle);
-                timed.fill(batch, n_sms);
-                let stores = batch.finish(mem_stats);
-                *last_store_done = (*last_store_done).max(stores);
-            }
             let mut w = lock(&own[m]);
             let mut tracer = Tracer::new(None);
-            let mut failures = Vec::new();
+            let mut first: Option<(u64, u32, SimError)> = None;
             while let Some(i) = claims.next(m) {
                 ran_on[i].store(m, Ordering::Relaxed);
-                failures.extend(run_one(take(&items[i]), &mut w, &mut tracer));
+                let (sm, log) = take(&items[i]);
+                if let Some(e) = run_one(sm, log, &mut w, &mut tracer)
+                    && first.as_ref().is_none_or(|f| (e.0, e.1) < (f.0, f.1))
+                {
+                    first = Some(e);
+                }
             }
-            *lock(&errors[m]) = failures;
+            *lock(&errors[m]) = first;
         });
-        drop((items, own, timing));
-        // Every SM has landed its loads (the failed ones need none).
+        drop((items, own));
         to_land.clear();
         // The error of the SM that would have run first.
-        for e in errors.into_iter().flat_map(into_inner) {
-            failed[e.1 as usize] = true;
-            if first_error.as_ref().is_none_or(|f| (e.0, e.1) < (f.0, f.1)) {
-                first_error = Some(e);
-            }
-        }
-        if let Some((_, _, e)) =
-            first_error.take_if(|_| !grid.split || boundary.is_multiple_of(full))
-        {
+        let first = errors
+            .into_iter()
+            .filter_map(into_inner)
+            .min_by_key(|e| (e.0, e.1));
+        if let Some((_, _, e)) = first {
             return Err(e);
-        }
-        if first_error.is_some() {
-            // Finish the `Q` quantum (the failed SMs stopped) to rank the
-            // errors as a `Q` quantum would.
-            boundary = grid.after(boundary);
-            continue;
         }
         // Freed block slots, in (cycle, SM) order.
         retired.extend(sms.iter().filter_map(|sm| {
@@ -591,19 +555,13 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
-        let waiting = match grid.split {
-            true => workers.iter().any(|w| !w.pending.is_empty()),
-            false => {
-                sh.batch.gather(workers);
-                sh.batch.time(sh.timing, per_cycle);
-                sh.land(sms, l, &mut off, &mut workers[0], |_| {});
-                !sh.batch.is_empty()
-            }
-        };
-        // The loads just timed complete at `boundary` or later: the SMs land
-        // them as they start the next quantum, or here before a skip.
-        std::mem::swap(&mut to_land, &mut timed);
-        if !waiting && !to_land.is_empty() {
+        sh.memory_phase(team, workers, &times, per_cycle);
+        to_land.fill(&sh.batch, sms.len());
+        let stores = sh.batch.finish(&mut mem_stats);
+        sh.last_store_done = sh.last_store_done.max(stores);
+        let mut low = sms.iter().filter_map(Sm::key).min();
+        if !to_land.is_empty() && low.is_none_or(|k| k >= boundary + q) {
+            // A skip, or the end: every SM's schedule must be known.
             for (p, done) in to_land.loads() {
                 let sm = &mut sms[p.sm as usize];
                 let log = &mut sh.logs[p.sm as usize];
@@ -611,9 +569,9 @@ pub(crate) fn run_parallel(
                 sm.land_load(p, done, &mut ctx);
             }
             to_land.clear();
+            low = sms.iter().filter_map(Sm::key).min();
         }
-        let low = sms.iter().filter_map(Sm::key).min();
-        if !waiting && low.is_none() {
+        if low.is_none() {
             break;
         }
         crate::interrupt::publish(boundary, sh.next_block);
@@ -623,14 +581,7 @@ pub(crate) fn run_parallel(
                 cycle: Cycle(boundary),
             });
         }
-        if boundary.is_multiple_of(full) {
-            crate::store_log::apply_all(sh.logs, sh.mem, team);
-        }
-        boundary = if waiting {
-            grid.after(boundary)
-        } else {
-            grid.after(low.unwrap_or(boundary).max(boundary))
-        };
+        boundary = next_boundary(low, boundary, q);
     }
     workers[0].stats.add_part(&mem_stats);
     finish(l, sms, sh, workers)
@@ -723,35 +674,12 @@ pub(crate) fn stuck(sms: &[Sm], n: usize) -> Vec<WarpAt> {
 
 #[cfg(test)]
 mod tests {
-    use super::Grid;
+    use super::next_boundary;
 
     #[test]
-    fn split_quanta_alternate_so_two_in_a_row_span_q() {
-        let grid = Grid {
-            full: 301,
-            half: 150,
-            split: true,
-        };
-        let mut b = 0;
-        let points: Vec<u64> = (0..5)
-            .map(|_| {
-                b = grid.after(b);
-                b
-            })
-            .collect();
-        assert_eq!(points, [150, 301, 451, 602, 752]);
-        // From inside a quantum (a skip to the first event), the next point.
-        assert_eq!(
-            (grid.after(149), grid.after(150), grid.after(300)),
-            (150, 301, 301)
-        );
-        let whole = Grid {
-            split: false,
-            ..grid
-        };
-        assert_eq!(
-            (whole.after(0), whole.after(150), whole.after(301)),
-            (301, 301, 602)
-        );
+    fn boundaries_are_multiples_of_q_after_the_next_event() {
+        assert_eq!(next_boundary(Some(10), 300, 300), 600, "no skip");
+        assert_eq!(next_boundary(Some(1000), 300, 300), 1200, "a skip");
+        assert_eq!(next_boundary(None, 300, 300), 600);
     }
 }

@@ -116,6 +116,7 @@ mod ids;
 mod init;
 mod interrupt;
 mod issue;
+mod l2;
 mod landing;
 mod lanes;
 mod launch;

@@ -3,35 +3,27 @@
 //! the partitions' timing ([`MemTiming`]), which gives every request the
 //! cycle it completes.
 //!
-//! Timing a batch touches only the batch and the partitions, never an SM,
-//! so it can run on one host thread while other threads run the SMs'
-//! next quantum ([`crate::engine::run_parallel`] says when that is exact);
-//! the loads are then *landed* in the SMs, in the same order, at the next
-//! boundary. Timing and landing apart give what timing each request and
-//! landing it at once gives: landing changes no partition state.
+//! Timing a batch touches only the batch and the partitions, never an SM.
+//! Where each L2 set belongs to one partition, the partitions are cut in
+//! groups ([`MemTiming::groups`]) that several host threads time at once,
+//! each reading the whole ordered batch and timing its own partitions'
+//! sectors ([`Batch::time_group`]); a request completes with the latest of
+//! its groups' sectors ([`Batch::merge`]). The loads are then *landed* in
+//! their SMs, in the same order, as each SM starts its next run. Timing and
+//! landing apart give what timing each request and landing it at once
+//! gives: landing changes no partition state.
 
 use crate::engine::Pending;
 use crate::global_mem::MemTiming;
 use crate::launch::Worker;
 use crate::stats::KernelStats;
 
-/// How many sectors ahead of the one it times [`Batch::time`] prefetches
-/// the L2 set of: far enough that several host cache misses are in flight
-/// (8 coalesced requests of 4 sectors, or 32 scattered ones), near enough
-/// that what it fetched is still in the host's L1 when it is used.
+/// How many of a group's sectors ahead of the one it times
+/// [`Batch::time_group`] prefetches the L2 set of: far enough that several
+/// host cache misses are in flight (8 coalesced requests of 4 sectors, or
+/// 32 scattered ones), near enough that what it fetched is still in the
+/// host's L1 when it is used.
 const PREFETCH_AHEAD: usize = 32;
-
-/// Prefetches the L2 set of `flat[k]` (if there is one), unless the
-/// sector before it is in the same line (a line's sectors cost one
-/// prefetch).
-#[inline(always)]
-fn prefetch_set(flat: &[u64], k: usize, timing: &MemTiming) {
-    if let Some(&sector) = flat.get(k)
-        && (k == 0 || timing.line(flat[k - 1]) != timing.line(sector))
-    {
-        timing.prefetch(sector);
-    }
-}
 
 /// One quantum's global requests and, once timed, when each completes.
 #[derive(Default)]
@@ -54,9 +46,18 @@ pub(crate) struct Batch {
     by_sm: Vec<u64>,
     /// The sectors of the requests in `order`, one after the other, and
     /// per request its first sector's cycle, sector count and kind (see
-    /// [`Batch::time`]).
+    /// [`Batch::order`]).
     flat: Vec<u64>,
     timed: Vec<(u64, u32, bool)>,
+}
+
+/// What one group of partitions made of a batch ([`Batch::time_group`]):
+/// per request in timing order, the cycle its last sector of the group
+/// completes (0: none in the group), and the group's memory counters.
+#[derive(Default)]
+pub(crate) struct GroupTimes {
+    done: Vec<u64>,
+    stats: KernelStats,
 }
 
 impl Batch {
@@ -65,7 +66,8 @@ impl Batch {
     }
 
     /// Takes every worker's waiting requests, in worker order (each SM's
-    /// requests are all in one worker's list, in issue order).
+    /// requests of the quantum are all in one worker's list, in issue
+    /// order).
     pub fn gather(&mut self, workers: &mut [Worker]) {
         for w in workers.iter_mut() {
             let base = self.sectors.len() as u32;
@@ -80,15 +82,30 @@ impl Batch {
 
     /// Sends the requests to the partitions in cycle-by-cycle order (by
     /// issue cycle, then SM, then issue order), the LSU sending
-    /// `per_cycle` sectors a cycle, and notes when each completes.
-    ///
-    /// The requests are first copied in timing order into two flat
-    /// arrays (their sectors, and each one's start, count and kind), so
-    /// the timing loop and its prefetch cursor read memory front to back:
-    /// picking them out of the batch in timing order jumps between the
-    /// SMs' requests, and at 16M keys those reads, made one at a time by
-    /// the cursor, were most of the loop's host cache misses.
+    /// `per_cycle` sectors a cycle, and notes when each completes: on
+    /// this thread, all partitions in one group.
     pub fn time(&mut self, timing: &mut MemTiming, per_cycle: u64) {
+        self.order();
+        self.flat_parts(1).into_iter().for_each(FlatPart::copy);
+        let mut times = GroupTimes::default();
+        let stamp = timing.stamp(0);
+        for mut g in timing.groups(1) {
+            self.time_group(&mut g, stamp, per_cycle, &mut times);
+        }
+        self.merge(&[&times], timing);
+    }
+
+    /// Puts the requests in cycle-by-cycle order; their sectors are then
+    /// copied in that order ([`Self::flat_parts`]), as
+    /// [`Self::time_group`] reads them.
+    ///
+    /// The sectors are copied in timing order into one flat array (and
+    /// each request's start, count and kind into another), so the timing
+    /// loop and its prefetch cursor read memory front to back: picking
+    /// them out of the batch in timing order jumps between the SMs'
+    /// requests, and at 16M keys those reads, made one at a time by the
+    /// cursor, were most of the loop's host cache misses.
+    pub fn order(&mut self) {
         sort_pending(
             &self.pending,
             &mut self.order,
@@ -96,42 +113,115 @@ impl Batch {
             &mut self.by_sm,
         );
         self.done.clear();
-        self.flat.clear();
         self.timed.clear();
-        self.flat.reserve(self.sectors.len());
-        for &i in &self.order {
+        self.timed.extend(self.order.iter().map(|&i| {
             let p = &self.pending[i as usize];
-            let from = p.first as usize;
-            // Element by element: a request has a few sectors, and
-            // `extend_from_slice` made each a `memcpy` call.
-            for &sector in &self.sectors[from..from + p.n as usize] {
-                self.flat.push(sector);
+            (p.start, p.n, p.store)
+        }));
+        self.flat.clear();
+        self.flat.resize(self.sectors.len(), 0);
+    }
+
+    /// The ordered batch's sector copy cut in up to `parts` pieces of
+    /// whole requests and near-equal sector counts, each to be copied by
+    /// one thread ([`FlatPart::copy`]).
+    pub fn flat_parts(&mut self, parts: usize) -> Vec<FlatPart<'_>> {
+        let total = self.flat.len();
+        let parts = parts.clamp(1, self.order.len().max(1));
+        let (mut out, mut rest) = (Vec::with_capacity(parts), &mut self.flat[..]);
+        let (mut from, mut at) = (0, 0);
+        for k in 1..=parts {
+            let goal = total * k / parts;
+            let mut to = from;
+            let mut end = at;
+            while to < self.order.len() && (end < goal || k == parts) {
+                end += self.timed[to].1 as usize;
+                to += 1;
             }
-            self.timed.push((p.start, p.n, p.store));
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(end - at);
+            rest = tail;
+            out.push(FlatPart {
+                order: &self.order[from..to],
+                pending: &self.pending,
+                sectors: &self.sectors,
+                out: piece,
+            });
+            (from, at) = (to, end);
         }
+        out
+    }
+
+    /// Times the ordered batch's sectors of group `g`'s partitions (the
+    /// `k`-th sector of the batch as the L2 access with stamp `stamp +
+    /// k`), into `out`. The groups of one batch may be timed on several
+    /// threads at once ([`MemTiming::groups`]).
+    pub fn time_group(
+        &self,
+        g: &mut crate::global_mem::PartTiming<'_>,
+        stamp: u32,
+        per_cycle: u64,
+        out: &mut GroupTimes,
+    ) {
+        out.done.clear();
+        out.done.resize(self.timed.len(), 0);
+        out.stats = KernelStats::default();
         let flat = &self.flat;
         // The L2 is far larger than a host cache: start fetching the L2
-        // sets of the sectors a few ahead, so a request scattered over many
-        // lines has them all in flight.
-        (0..PREFETCH_AHEAD).for_each(|k| prefetch_set(flat, k, timing));
+        // sets of the group's sectors a few ahead, so a request scattered
+        // over many lines has them all in flight. A line's sectors cost
+        // one prefetch.
+        let mut ahead = Ahead {
+            k: 0,
+            last_line: u64::MAX,
+            found: 0,
+        };
+        ahead.fill(flat, g);
         let mut at = 0;
-        for &(start, n, store) in &self.timed {
-            let mut done = start + 1;
+        for (r, &(start, n, store)) in self.timed.iter().enumerate() {
+            let mut done = 0;
             let (mut depart, mut sent) = (start, 0);
             for &sector in &flat[at..at + n as usize] {
-                prefetch_set(flat, at + PREFETCH_AHEAD, timing);
+                if g.owns(sector) {
+                    ahead.found -= 1;
+                    ahead.fill(flat, g);
+                    let stamp = stamp.wrapping_add(at as u32);
+                    done = done.max(g.sector(depart, sector, store, stamp, &mut out.stats));
+                }
                 at += 1;
-                done = done.max(timing.sector(depart, sector, store, &mut self.stats));
                 sent += 1;
                 if sent == per_cycle {
                     (depart, sent) = (depart + 1, 0);
                 }
             }
+            out.done[r] = done;
+        }
+    }
+
+    /// Each request completes with its last sector, at least a cycle after
+    /// it starts: the latest of the groups' times ([`Self::time_group`]);
+    /// counts the batch's sectors in the L2's stamps and its memory
+    /// counters.
+    pub fn merge<G: std::ops::Deref<Target = GroupTimes>>(
+        &mut self,
+        groups: &[G],
+        timing: &mut MemTiming,
+    ) {
+        self.done.clear();
+        for (r, &(start, _, store)) in self.timed.iter().enumerate() {
+            let done = groups.iter().fold(start + 1, |d, g| d.max(g.done[r]));
             if store {
                 self.last_store_done = self.last_store_done.max(done);
             }
             self.done.push(done);
         }
+        for g in groups {
+            let (s, t) = (&mut self.stats, &g.stats);
+            s.l2_sector_hits += t.l2_sector_hits;
+            s.l2_sector_misses += t.l2_sector_misses;
+            s.dram_sectors_read += t.dram_sectors_read;
+            s.dram_sectors_write += t.dram_sectors_write;
+        }
+        timing.count(self.flat.len());
     }
 
     /// The timed loads, in the order they were timed, each with the cycle
@@ -162,6 +252,62 @@ impl Batch {
         self.order.clear();
         self.done.clear();
         std::mem::take(&mut self.last_store_done)
+    }
+}
+
+/// Some requests of an ordered batch whose sectors one thread copies into
+/// their place in the flat array ([`Batch::flat_parts`]).
+pub(crate) struct FlatPart<'a> {
+    order: &'a [u64],
+    pending: &'a [Pending],
+    sectors: &'a [u64],
+    out: &'a mut [u64],
+}
+
+impl FlatPart<'_> {
+    /// Copies the requests' sectors, one request after the other.
+    pub fn copy(self) {
+        let mut at = 0;
+        for &i in self.order {
+            let p = &self.pending[i as usize];
+            let from = p.first as usize;
+            // Element by element: a request has a few sectors, and
+            // `copy_from_slice` made each a `memcpy` call.
+            for &sector in &self.sectors[from..from + p.n as usize] {
+                self.out[at] = sector;
+                at += 1;
+            }
+        }
+    }
+}
+
+/// The prefetch cursor of [`Batch::time_group`]: it keeps the L2 sets of
+/// the group's next [`PREFETCH_AHEAD`] sectors (those of other groups
+/// skipped) on their way into the host's caches.
+struct Ahead {
+    /// The next sector of the batch to look at.
+    k: usize,
+    /// The line of the last sector prefetched.
+    last_line: u64,
+    /// The group's sectors prefetched and not yet timed.
+    found: usize,
+}
+
+impl Ahead {
+    #[inline(always)]
+    fn fill(&mut self, flat: &[u64], g: &crate::global_mem::PartTiming<'_>) {
+        while self.found < PREFETCH_AHEAD && self.k < flat.len() {
+            let sector = flat[self.k];
+            self.k += 1;
+            if g.owns(sector) {
+                self.found += 1;
+                let line = g.line(sector);
+                if line != self.last_line {
+                    g.prefetch(sector);
+                    self.last_line = line;
+                }
+            }
+        }
     }
 }
 

@@ -13,7 +13,6 @@
 //! not have).
 
 use crate::memory::GlobalMem;
-use crate::team::{Team, exclusive, take};
 
 /// Stores waiting for the quantum boundary, in issue order.
 #[derive(Debug, Default)]
@@ -133,7 +132,7 @@ impl StoreLog {
     }
 
     /// Empties the log.
-    fn clear(&mut self) {
+    pub fn clear(&mut self) {
         if !self.entries.is_empty() {
             self.stored.clear();
         }
@@ -256,48 +255,66 @@ fn copy(dst: &mut [u8], src: &[u8]) {
 /// job costs more than copying them.
 const PARALLEL_BYTES: usize = 32 << 10;
 
-/// Writes every SM's logged stores to `mem` and empties the logs, SM by
-/// SM (for a byte stored by two SMs the higher one wins). On a team of N
-/// members the address range the stores cover is cut in N slices, each
-/// written by one member with every log's stores inside it, in SM order:
-/// the same bytes as one thread writes, and the quantum boundary, which
-/// no other work overlaps, waits for half the copying on 2 threads.
-pub(crate) fn apply_all(logs: &mut [StoreLog], mem: &mut GlobalMem, team: &Team) {
-    let parts = team.threads();
+/// Where to cut the address range the logged stores cover so that `parts`
+/// threads can write them at once, one slice each, or `None` when one
+/// thread should write them (one part, nothing logged, or fewer than
+/// [`PARALLEL_BYTES`]). Cuts fall at host cache lines, so two threads
+/// never write one line.
+pub(crate) fn cuts(logs: &[StoreLog], parts: usize) -> Option<Vec<u64>> {
     let bytes: usize = logs.iter().map(|l| l.bytes.len()).sum();
-    let used = logs.iter().filter(|l| !l.entries.is_empty());
-    let lo = used.clone().map(|l| l.lo).min();
-    let hi = used.map(|l| l.hi).max();
-    let (Some(lo), Some(hi)) = (lo, hi) else {
-        logs.iter_mut().for_each(|l| l.apply(mem));
-        return;
-    };
     if parts < 2 || bytes < PARALLEL_BYTES {
-        logs.iter_mut().for_each(|l| l.apply(mem));
-        return;
+        return None;
     }
-    // Cuts at host cache lines, so two threads never write one line.
+    let used = logs.iter().filter(|l| !l.entries.is_empty());
+    let lo = used.clone().map(|l| l.lo).min()?;
+    let hi = used.map(|l| l.hi).max()?;
     let mut cuts: Vec<u64> = (0..=parts as u64)
         .map(|k| lo + (u128::from(hi - lo) * u128::from(k) / parts as u128) as u64)
         .map(|c| if c == hi { hi } else { c & !63 })
         .collect();
     cuts[0] = lo;
     cuts.dedup();
-    let slices = exclusive(mem.slices(&cuts).into_iter());
-    let shared: &[StoreLog] = logs;
-    team.run(&|m| {
-        let Some(slot) = slices.get(m) else { return };
-        let mut pieces = take(slot);
-        for log in shared {
-            log.write_range(cuts[m], cuts[m + 1], &mut pieces);
-        }
-    });
-    logs.iter_mut().for_each(StoreLog::clear);
+    Some(cuts)
+}
+
+/// Writes every log's stores inside slice `k` of `cuts` (device memory's
+/// `pieces` there, from [`GlobalMem::slices`]), in SM order: with the
+/// other slices written likewise, the same bytes as one thread writes.
+/// The logs are emptied afterwards by the caller.
+pub(crate) fn write_slice(
+    logs: &[StoreLog],
+    cuts: &[u64],
+    k: usize,
+    mut pieces: Vec<(u64, &mut [u8])>,
+) {
+    for log in logs {
+        log.write_range(cuts[k], cuts[k + 1], &mut pieces);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::team::{Team, exclusive, take};
+
+    /// Writes every SM's logged stores to `mem` and empties the logs, SM by
+    /// SM (for a byte stored by two SMs the higher one wins): on `team`'s
+    /// members at once where [`cuts`] says so, else on this thread (the
+    /// engine does the same inside its boundary job).
+    fn apply_all(logs: &mut [StoreLog], mem: &mut GlobalMem, team: &Team) {
+        let Some(cuts) = cuts(logs, team.threads()) else {
+            logs.iter_mut().for_each(|l| l.apply(mem));
+            return;
+        };
+        let slices = exclusive(mem.slices(&cuts).into_iter());
+        let shared: &[StoreLog] = logs;
+        team.run(&|m| {
+            if let Some(slot) = slices.get(m) {
+                write_slice(shared, &cuts, m, take(slot));
+            }
+        });
+        logs.iter_mut().for_each(StoreLog::clear);
+    }
 
     #[test]
     fn loads_see_the_latest_own_store_and_memory_elsewhere() {

@@ -110,7 +110,12 @@ fn memory_and_barriers_show_up_as_their_reasons() {
 
 #[test]
 fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
-    for cfg in [GpuConfig::tiny(), GpuConfig::h200()] {
+    // An interleave finer than a line puts a line's sectors in several
+    // partitions: the L2 cannot be cut by partition, and one thread times
+    // the memory however many run the SMs (`MemTiming::groups`).
+    let mut fine = GpuConfig::tiny();
+    fine.partition_interleave_bytes = 64;
+    for cfg in [GpuConfig::tiny(), GpuConfig::h200(), fine] {
         let warp = cfg.warp_size;
         let mut cfg = cfg;
         cfg.num_sms = 3;

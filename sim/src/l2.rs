@@ -1,0 +1,633 @@
+//! The L2 sector cache: set-associative, LRU, allocating on loads and
+//! stores, with dirty lines written back when evicted ([`crate::global_mem`]
+//! has the queues around it).
+//!
+//! **Layout.** Where the machine allows it (each set's lines all belong to
+//! one memory partition, as on `h200`), a set's ways are stored so that
+//! each partition's sets form one contiguous run ([`Layout`]); the lines a
+//! set holds do not depend on where it is stored, so this changes no
+//! result. Then the L2 splits into independent views, one per group of
+//! partitions ([`L2::split`]), which several host threads time at once:
+//! a sector only ever touches its own partition's sets.
+
+use crate::aligned::LineAligned;
+use crate::config::GpuConfig;
+
+/// Bits of a way's key that hold its generation (launches before the
+/// keys are cleared). Line numbers stay below `2^(64 - GEN_BITS)`: device
+/// memory is far smaller than `2^44` lines.
+const GEN_BITS: u32 = 20;
+const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
+
+/// The most sectors per line whose way state packs into one word: the
+/// stamp in the high half, the dirty sectors in bits 16..32, the valid
+/// ones in bits 0..16. On `h200` (4 sectors a line) a set's state is then
+/// two host cache lines instead of five, and the whole L2's 6.5 MB
+/// instead of 11.5 MB: looking a sector up missed the host caches on
+/// those lines more than on anything else.
+const NARROW_SECTORS: u64 = 16;
+
+/// The L2: `sets * ways` lines, structure of arrays so a lookup scans
+/// only the set's keys (and its LRU stamps when it misses).
+#[derive(Clone, Debug)]
+pub(crate) struct L2 {
+    /// Per way, its line number (address / line size) and the launch that
+    /// filled it, as `line << GEN_BITS | generation`: one compare finds a
+    /// line of this launch, and lines of older launches are invalid
+    /// (flushed). Sets in [`Layout`] order.
+    keys: LineAligned<u64>,
+    /// Per way, its last use (for LRU) and its valid and dirty sectors, in
+    /// `shape.words` words (see [`L2View::state`]).
+    meta: LineAligned<u64>,
+    shape: Shape,
+    generation: u64,
+    /// Sector accesses so far this launch: an access's LRU stamp is its
+    /// number in the launch (from 1), whichever view makes it.
+    accesses: u32,
+}
+
+/// The L2's dimensions and layout, copied into each view.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// Words of `meta` per way: 1 when a line has at most
+    /// [`NARROW_SECTORS`] sectors, else 3.
+    words: usize,
+    sets: u64,
+    /// `sets` as a [`FastMod`]: `tag % sets` without a division.
+    set_mod: FastMod,
+    ways: usize,
+    sectors_per_line: u64,
+    layout: Layout,
+}
+
+/// Where a set's ways are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// Set `s` in slot `s`: sets share partitions, one view only.
+    Plain,
+    /// Each partition's sets in one run of `per_part` slots, partition by
+    /// partition. A set `s` is `(q * parts + p) * c + r` with `c = 2^shift`
+    /// lines per interleave chunk (`r < c`, partition `p < parts`), and is
+    /// stored in slot `p * per_part + q * c + r`.
+    ByPartition {
+        shift: u32,
+        parts: u64,
+        per_part: u64,
+    },
+}
+
+impl Layout {
+    /// The layout for a machine: by partition when every set's lines fall
+    /// in one partition, i.e. an interleave chunk holds whole lines and
+    /// the set count is a multiple of a full round of chunks.
+    fn of(cfg: &GpuConfig, sets: u64) -> Layout {
+        let (line, chunk) = (
+            u64::from(cfg.l2_line_bytes),
+            u64::from(cfg.partition_interleave_bytes),
+        );
+        let parts = u64::from(cfg.mem_partitions).max(1);
+        if chunk < line || !chunk.is_power_of_two() || !line.is_power_of_two() {
+            return Layout::Plain;
+        }
+        let c = chunk / line;
+        if !sets.is_multiple_of(c * parts) {
+            return Layout::Plain;
+        }
+        Layout::ByPartition {
+            shift: c.trailing_zeros(),
+            parts,
+            per_part: sets / parts,
+        }
+    }
+
+    #[inline]
+    fn slot(self, set: u64) -> u64 {
+        match self {
+            Layout::Plain => set,
+            Layout::ByPartition {
+                shift,
+                parts,
+                per_part,
+            } => {
+                let chunk = set >> shift;
+                let (q, p) = if parts.is_power_of_two() {
+                    (chunk >> parts.trailing_zeros(), chunk & (parts - 1))
+                } else {
+                    (chunk / parts, chunk % parts)
+                };
+                p * per_part + (q << shift) + (set & ((1 << shift) - 1))
+            }
+        }
+    }
+}
+
+/// What an L2 lookup found.
+pub(crate) struct Lookup {
+    pub hit: bool,
+    /// Dirty sectors of an evicted line, and that line's number.
+    pub writeback: Option<(u64, u32)>,
+}
+
+impl L2 {
+    pub fn new(cfg: &GpuConfig) -> L2 {
+        let line_bytes = u64::from(cfg.l2_line_bytes);
+        let ways = cfg.l2_ways as usize;
+        let sets = (cfg.l2_bytes / line_bytes / ways as u64).max(1);
+        let sectors_per_line = line_bytes / u64::from(cfg.sector_bytes);
+        L2 {
+            keys: LineAligned::default(),
+            meta: LineAligned::default(),
+            shape: Shape {
+                words: if sectors_per_line <= NARROW_SECTORS {
+                    1
+                } else {
+                    3
+                },
+                sets,
+                set_mod: FastMod::new(sets),
+                ways,
+                sectors_per_line,
+                layout: Layout::of(cfg, sets),
+            },
+            generation: 0,
+            accesses: 0,
+        }
+    }
+
+    /// Empties the cache for a new launch.
+    pub fn flush(&mut self) {
+        self.generation += 1;
+        let n = self.shape.sets as usize * self.shape.ways;
+        if self.keys.is_empty() || self.generation > GEN_MASK {
+            // Generation 0 is never current: every way starts invalid.
+            self.keys = LineAligned::zeroed(n);
+            self.meta = LineAligned::zeroed(n * self.shape.words);
+            self.generation = 1;
+        }
+        self.accesses = 0;
+    }
+
+    /// The LRU stamp of the `k`-th access (from 0) after those counted
+    /// so far ([`Self::count`]).
+    pub fn stamp(&self, k: usize) -> u32 {
+        self.accesses.wrapping_add(k as u32).wrapping_add(1)
+    }
+
+    /// Counts `n` more accesses, made through views with [`Self::stamp`].
+    pub fn count(&mut self, n: usize) {
+        self.accesses = self.accesses.wrapping_add(n as u32);
+    }
+
+    /// How many views the cache can be cut into, at most `want`: one per
+    /// group of partitions when the layout is by partition.
+    pub fn max_views(&self, want: u64) -> u64 {
+        match self.shape.layout {
+            Layout::Plain => 1,
+            Layout::ByPartition { parts, .. } => want.clamp(1, parts),
+        }
+    }
+
+    /// Views of the partitions `cuts[g]..cuts[g + 1]` (ascending, from 0
+    /// to the partition count; a single view `[0, n]` for any layout).
+    pub fn split(&mut self, cuts: &[u64]) -> Vec<L2View<'_>> {
+        let shape = self.shape;
+        // The slots of partitions `a..b`; a plain layout's one view holds
+        // every set.
+        let slots = |a: u64, b: u64| match shape.layout {
+            Layout::ByPartition { per_part, .. } => (a * per_part, (b - a) * per_part),
+            Layout::Plain => {
+                assert_eq!(cuts.len(), 2, "a plain L2 is one view");
+                (0, shape.sets)
+            }
+        };
+        let generation = self.generation;
+        let (mut keys, mut meta) = (&mut self.keys[..], &mut self.meta[..]);
+        let mut views = Vec::with_capacity(cuts.len().saturating_sub(1));
+        for w in cuts.windows(2) {
+            let (first, n) = slots(w[0], w[1]);
+            let slots = n as usize;
+            let (k, rest) = std::mem::take(&mut keys).split_at_mut(slots * shape.ways);
+            keys = rest;
+            let (m, rest) =
+                std::mem::take(&mut meta).split_at_mut(slots * shape.ways * shape.words);
+            meta = rest;
+            views.push(L2View {
+                keys: k,
+                meta: m,
+                first,
+                shape,
+                generation,
+                last: (0, 0),
+            });
+        }
+        views
+    }
+}
+
+/// Some partitions' share of the L2 (all of it for a plain layout), which
+/// one host thread looks sectors up in.
+pub(crate) struct L2View<'a> {
+    keys: &'a mut [u64],
+    meta: &'a mut [u64],
+    /// The first slot it holds.
+    first: u64,
+    shape: Shape,
+    generation: u64,
+    /// The key of the line accessed last and its way in this view (key 0:
+    /// none, as generation 0 is never current). A coalesced request's
+    /// sectors come in line order, so most sectors find their line here
+    /// without comparing the set's keys: nothing else touched the view in
+    /// between.
+    last: (u64, usize),
+}
+
+impl L2View<'_> {
+    /// The view's ways of the set that holds `tag`'s line.
+    #[inline]
+    fn ways(&self, tag: u64) -> std::ops::Range<usize> {
+        let set = self.shape.set_mod.rem(tag);
+        let slot = (self.shape.layout.slot(set) - self.first) as usize;
+        slot * self.shape.ways..(slot + 1) * self.shape.ways
+    }
+
+    /// Way `i`'s last use, valid sectors and dirty sectors.
+    #[inline]
+    fn state(&self, i: usize) -> (u32, u64, u64) {
+        if self.shape.words == 1 {
+            let m = self.meta[i];
+            ((m >> 32) as u32, m & 0xFFFF, (m >> 16) & 0xFFFF)
+        } else {
+            let m = &self.meta[3 * i..3 * i + 3];
+            (m[0] as u32, m[1], m[2])
+        }
+    }
+
+    #[inline]
+    fn set_state(&mut self, i: usize, lru: u32, valid: u64, dirty: u64) {
+        if self.shape.words == 1 {
+            self.meta[i] = (u64::from(lru) << 32) | (dirty << 16) | valid;
+        } else {
+            self.meta[3 * i..3 * i + 3].copy_from_slice(&[lru.into(), valid, dirty]);
+        }
+    }
+
+    /// Asks the host CPU to fetch the cache lines that [`Self::access`] of
+    /// `sector` will read first (the set's keys and way state), so a loop
+    /// over many sectors has several of its host cache misses in flight at
+    /// once. No effect on the model.
+    #[inline]
+    pub fn prefetch(&self, sector: u64) {
+        let ways = self.ways(sector >> self.shape.sectors_per_line.trailing_zeros());
+        if ways.end <= self.keys.len() {
+            let words = self.shape.words;
+            prefetch_lines(&self.keys[ways.clone()]);
+            prefetch_lines(&self.meta[ways.start * words..ways.end * words]);
+        }
+    }
+
+    /// Looks `sector` up (a store if `write`) as the access with LRU stamp
+    /// `stamp` ([`L2::stamp`]), filling it on a miss.
+    pub fn access(&mut self, sector: u64, write: bool, stamp: u32) -> Lookup {
+        // Both sizes are powers of two (`GpuConfig::validate`): shifts.
+        let per_line = self.shape.sectors_per_line;
+        let tag = sector >> per_line.trailing_zeros();
+        let bit = 1u64 << (sector & (per_line - 1));
+        let ways = self.ways(tag);
+        let generation = self.generation;
+        debug_assert!(
+            tag < 1 << (64 - GEN_BITS),
+            "line numbers fit beside the generation"
+        );
+        let key = (tag << GEN_BITS) | generation;
+        let hit_way = if self.last.0 == key {
+            debug_assert_eq!(self.keys[self.last.1], key);
+            Some(self.last.1)
+        } else {
+            find_way(&self.keys[ways.clone()], key).map(|i| ways.start + i)
+        };
+        if let Some(i) = hit_way {
+            self.last = (key, i);
+            let (_, valid, dirty) = self.state(i);
+            let dirty = if write { dirty | bit } else { dirty };
+            self.set_state(i, stamp, valid | bit, dirty);
+            return Lookup {
+                hit: valid & bit != 0,
+                writeback: None,
+            };
+        }
+        // The victim: an invalid (flushed) way first, else the least recently used.
+        let victim = if self.shape.words == 1 {
+            ways.start + lru_way(&self.keys[ways.clone()], &self.meta[ways], generation)
+        } else {
+            ways.min_by_key(|&i| {
+                if self.keys[i] & GEN_MASK == generation {
+                    self.state(i).0
+                } else {
+                    0
+                }
+            })
+            .expect("at least one way")
+        };
+        self.last = (key, victim);
+        let old = self.keys[victim];
+        let dirty = self.state(victim).2;
+        let writeback = (old & GEN_MASK == generation && dirty != 0)
+            .then(|| (old >> GEN_BITS, dirty.count_ones()));
+        self.keys[victim] = key;
+        self.set_state(victim, stamp, bit, if write { bit } else { 0 });
+        Lookup {
+            hit: false,
+            writeback,
+        }
+    }
+}
+
+/// Asks the host CPU for every cache line of `s`.
+#[inline]
+fn prefetch_lines(s: &[u64]) {
+    let mut p = s.as_ptr().cast::<u8>();
+    let end = s.as_ptr_range().end.cast::<u8>();
+    while p < end {
+        crate::aligned::prefetch(p);
+        p = p.wrapping_add(64);
+    }
+}
+
+/// The first way of a set holding one word of state per way (see
+/// [`NARROW_SECTORS`]) with the least last use, a way not of this
+/// `generation` (flushed) counting as never used: the victim of a miss.
+/// Each way's last use and index packed into one word and the least of
+/// them taken, with no branch per way (vector minimums), where a scan that
+/// kept the best so far compared and branched way by way.
+#[inline]
+fn lru_way(keys: &[u64], meta: &[u64], generation: u64) -> usize {
+    let packed = keys.iter().zip(meta).enumerate().map(|(j, (&k, &m))| {
+        let stamp = if k & GEN_MASK == generation {
+            m & !0xFFFF_FFFF
+        } else {
+            0
+        };
+        stamp | j as u64
+    });
+    (packed.min().expect("at least one way") & 0xFFFF_FFFF) as usize
+}
+
+/// Ways compared at once by [`find_way`].
+const WAY_CHUNK: usize = 16;
+
+/// The first of a set's `keys` equal to `key`. Compares a chunk of ways
+/// at a time into a bit mask (vector compares, no branch per way): the
+/// way a line sits in is random, and a scan that stops at it mispredicted
+/// its exit about once a lookup.
+#[inline]
+fn find_way(keys: &[u64], key: u64) -> Option<usize> {
+    let mut chunks = keys.chunks_exact(WAY_CHUNK);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let chunk: &[u64; WAY_CHUNK] = chunk.try_into().expect("a whole chunk");
+        let mut hits = 0u32;
+        for (j, &k) in chunk.iter().enumerate() {
+            hits |= u32::from(k == key) << j;
+        }
+        if hits != 0 {
+            return Some(base + hits.trailing_zeros() as usize);
+        }
+        base += WAY_CHUNK;
+    }
+    let rest = chunks.remainder();
+    rest.iter().position(|&k| k == key).map(|i| base + i)
+}
+
+/// `a % d` for a fixed divisor by multiplications (Lemire, Kaser and
+/// Kurz, "Faster remainder by direct computation", 2019): the L2's set
+/// count is rarely a power of two (25,600 sets on `h200`), and a 64-bit
+/// division per sector was a visible share of the timing.
+#[derive(Clone, Copy, Debug)]
+struct FastMod {
+    d: u64,
+    /// `ceil(2^64 / d)` when `d` fits in 32 bits, else 0 (plain `%`).
+    m: u64,
+}
+
+impl FastMod {
+    fn new(d: u64) -> FastMod {
+        let m = if (1..=u64::from(u32::MAX)).contains(&d) {
+            (u64::MAX / d).wrapping_add(1)
+        } else {
+            0
+        };
+        FastMod { d, m }
+    }
+
+    #[inline]
+    fn rem(self, a: u64) -> u64 {
+        if self.m != 0 && a <= u64::from(u32::MAX) {
+            let low = self.m.wrapping_mul(a);
+            ((u128::from(low) * u128::from(self.d)) >> 64) as u64
+        } else {
+            a % self.d
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_remainders_equal_division() {
+        for d in [
+            1u64,
+            2,
+            3,
+            7,
+            25_600,
+            65_535,
+            1 << 20,
+            u64::from(u32::MAX),
+            1 << 40,
+        ] {
+            let f = FastMod::new(d);
+            let probes = (0..5000u64).chain([
+                u64::from(u32::MAX) - 1,
+                u64::from(u32::MAX),
+                1 << 32,
+                u64::MAX,
+            ]);
+            for a in probes.chain((0..5000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))) {
+                assert_eq!(f.rem(a), a % d, "{a} % {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_layout_stores_each_set_once_and_each_partition_in_one_run() {
+        let cases = [
+            // (sets, line, interleave, partitions, by partition)
+            (25_600, 128, 256, 32, true),
+            (8, 128, 256, 2, true),
+            (96, 128, 128, 3, true),
+            (24, 128, 512, 3, true),
+            (100, 128, 256, 32, false),
+            (64, 128, 64, 2, false),
+        ];
+        for (sets, line, chunk, parts, by_part) in cases {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2_line_bytes = line;
+            cfg.partition_interleave_bytes = chunk;
+            cfg.mem_partitions = parts;
+            let layout = Layout::of(&cfg, sets);
+            assert_eq!(
+                layout != Layout::Plain,
+                by_part,
+                "{sets} sets, {parts} parts"
+            );
+            let mut seen = vec![false; sets as usize];
+            for set in 0..sets {
+                let slot = layout.slot(set) as usize;
+                assert!(!seen[slot], "slot {slot} taken twice");
+                seen[slot] = true;
+                if let Layout::ByPartition { per_part, .. } = layout {
+                    // The partition of the set's lines owns the slot.
+                    let p = (set * u64::from(line) / u64::from(chunk)) % u64::from(parts);
+                    assert_eq!(slot as u64 / per_part, p, "set {set}");
+                    for line_no in [set, set + sets, set + 7 * sets] {
+                        let addr = line_no * u64::from(line);
+                        assert_eq!((addr / u64::from(chunk)) % u64::from(parts), p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A plain model of a set-associative LRU cache of sectors, way by
+    /// way: what [`L2`] must agree with, whatever its layout.
+    struct Plain {
+        /// Per set, its ways: (line, valid, dirty, last use).
+        sets: Vec<Vec<(u64, u64, u64, u64)>>,
+        ways: usize,
+        per_line: u64,
+        now: u64,
+    }
+
+    impl Plain {
+        fn access(&mut self, sector: u64, write: bool) -> (bool, Option<(u64, u32)>) {
+            self.now += 1;
+            let (line, bit) = (sector / self.per_line, 1 << (sector % self.per_line));
+            let n = self.sets.len() as u64;
+            let set = &mut self.sets[(line % n) as usize];
+            if let Some(w) = set.iter_mut().find(|w| w.0 == line) {
+                let hit = w.1 & bit != 0;
+                w.1 |= bit;
+                w.2 |= if write { bit } else { 0 };
+                w.3 = self.now;
+                return (hit, None);
+            }
+            let fresh = (line, bit, if write { bit } else { 0 }, self.now);
+            if set.len() < self.ways {
+                set.push(fresh);
+                return (false, None);
+            }
+            let victim = (0..set.len()).min_by_key(|&i| set[i].3).unwrap();
+            let old = std::mem::replace(&mut set[victim], fresh);
+            (false, (old.2 != 0).then(|| (old.0, old.2.count_ones())))
+        }
+    }
+
+    /// Which of `cuts`' views holds `sector` of an L2 with `per_part`
+    /// slots per partition (`None`: a plain layout's one view).
+    fn view_of(l2: &L2, cuts: &[u64], sector: u64) -> usize {
+        match l2.shape.layout {
+            Layout::Plain => 0,
+            Layout::ByPartition { per_part, .. } => {
+                let set = (sector / l2.shape.sectors_per_line) % l2.shape.sets;
+                let p = l2.shape.layout.slot(set) / per_part;
+                cuts.windows(2).position(|w| w[0] <= p && p < w[1]).unwrap()
+            }
+        }
+    }
+
+    #[test]
+    fn the_l2_agrees_with_a_plain_lru_cache_however_it_is_cut() {
+        // 4 sectors a line (one word of state per way) and 32 (three), over
+        // two launches; lines crowd few sets so evictions are frequent.
+        // tiny's two partitions, looked up as one view or two.
+        for (line_bytes, ways, chunk) in
+            [(128, 2, 256), (1024, 4, 1024), (128, 3, 256), (128, 2, 64)]
+        {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2_line_bytes = line_bytes;
+            cfg.l2_ways = ways;
+            cfg.l2_bytes = 8192;
+            cfg.partition_interleave_bytes = chunk;
+            let mut l2 = L2::new(&cfg);
+            let per_line = l2.shape.sectors_per_line;
+            let cuts: &[u64] = match l2.max_views(2) {
+                2 => &[0, 1, 2],
+                _ => &[0, 2],
+            };
+            let plain_cuts = [0, 2];
+            let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+            let mut last = 0;
+            for _launch in 0..2 {
+                l2.flush();
+                let sets = vec![Vec::new(); l2.shape.sets as usize];
+                let mut plain = Plain {
+                    sets,
+                    ways: l2.shape.ways,
+                    per_line,
+                    now: 0,
+                };
+                let mut sectors = Vec::new();
+                for _ in 0..5000 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    // A quarter of the accesses stay in the last line (as
+                    // a coalesced request's sectors do).
+                    let sector = if seed >> 62 == 0 {
+                        last / per_line * per_line + seed % per_line
+                    } else {
+                        seed % (per_line * l2.shape.sets * 3 * l2.shape.ways as u64)
+                    };
+                    last = sector;
+                    sectors.push((sector, seed >> 60 < 5));
+                }
+                let owner: Vec<usize> = sectors
+                    .iter()
+                    .map(|&(s, _)| match cuts.len() {
+                        2 => view_of(&l2, &plain_cuts, s),
+                        _ => view_of(&l2, cuts, s),
+                    })
+                    .collect();
+                let stamps: Vec<u32> = (0..sectors.len()).map(|k| l2.stamp(k)).collect();
+                let mut views = l2.split(cuts);
+                for (k, &(sector, write)) in sectors.iter().enumerate() {
+                    let got = views[owner[k]].access(sector, write, stamps[k]);
+                    let want = plain.access(sector, write);
+                    assert_eq!(
+                        (got.hit, got.writeback),
+                        want,
+                        "{line_bytes}-byte lines, sector {sector}"
+                    );
+                }
+                drop(views);
+                l2.count(sectors.len());
+            }
+        }
+    }
+
+    #[test]
+    fn find_way_finds_the_first_match_in_any_set_size() {
+        for ways in [1usize, 2, 15, 16, 17, 33, 256] {
+            for at in [0, ways / 2, ways - 1] {
+                let mut keys: Vec<u64> = (0..ways as u64).map(|i| i * 3 + 1).collect();
+                assert_eq!(find_way(&keys, 0), None, "{ways} ways: no match");
+                keys[at] = 0;
+                assert_eq!(find_way(&keys, 0), Some(at), "{ways} ways, match at {at}");
+                keys[ways - 1] = 0;
+                assert_eq!(find_way(&keys, 0), Some(at), "{ways} ways: the first match");
+            }
+        }
+    }
+}
