@@ -32,7 +32,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::SimError;
 use crate::global_mem::MemTiming;
@@ -159,7 +158,6 @@ impl<'m> Shared<'m> {
         l: &Launch<'_>,
         workers: &mut [Worker],
         team: &Team,
-        ran_on: &[AtomicUsize],
     ) {
         let n = sms.len() as u64;
         let total = l.total_blocks;
@@ -173,7 +171,6 @@ impl<'m> Shared<'m> {
             let mut w = lock(&workers[m]);
             while let Some(i) = claims.next(m) {
                 let (sm, log) = take(&items[i]);
-                ran_on[i].store(m, Ordering::Relaxed);
                 sm.reset(l.blocks_per_sm);
                 let mut id = u64::from(sm.id);
                 while id < first_total {
@@ -194,11 +191,11 @@ impl<'m> Shared<'m> {
     fn memory_phase(
         &mut self,
         team: &Team,
-        workers: &mut [Worker],
+        sms: &mut [Sm],
         times: &[Mutex<GroupTimes>],
         per_cycle: u64,
     ) {
-        self.batch.gather(workers);
+        self.batch.gather(sms);
         let requests = !self.batch.is_empty();
         if requests {
             self.batch.order();
@@ -264,7 +261,7 @@ impl<'m> Shared<'m> {
         woke: impl FnMut(&Sm),
     ) {
         self.apply_logs();
-        self.batch.gather(workers);
+        self.batch.gather(sms);
         self.batch
             .time(self.timing, l.cfg.lsu_sectors_per_cycle.into());
         self.land(sms, l, tracer, &mut workers[0], woke);
@@ -341,7 +338,7 @@ pub(crate) fn run_ordered(
     loop {
         let next = queue.peek().map(|Reverse((k, _))| *k);
         if next.is_none_or(|k| k >= boundary) {
-            if workers[0].pending.is_empty() && next.is_none() {
+            if sms.iter().all(|sm| sm.requests.is_empty()) && next.is_none() {
                 break;
             }
             crate::interrupt::publish(boundary, sh.next_block);
@@ -417,8 +414,9 @@ fn finish(
 /// 1. every SM lands its loads timed at the last boundary, then runs up
 ///    to the boundary or its first block retirement, the members at once
 ///    (each takes its own SMs first, [`Claims`]);
-/// 2. on this thread, the retirements take the next blocks in (cycle, SM)
-///    order and their SMs run on to the boundary;
+/// 2. the freed block slots take the next blocks of the grid in (cycle,
+///    SM) order, and their SMs run on to the boundary or their next
+///    retirement, in rounds ([`start_retired`]);
 /// 3. the quantum's global requests are put in cycle-by-cycle order, then
 ///    timed through the memory partitions, the members at once, each a
 ///    group of partitions ([`MemTiming::groups`]), while they also write
@@ -432,11 +430,8 @@ fn finish(
 ///
 /// The results are those of [`run_ordered`] for any number of members:
 /// within a quantum an SM reads and writes nothing another SM can see
-/// (stores wait in its log), blocks start in the same order, and each
-/// partition sees its sectors in the same order. Each member has its own
-/// [`Worker`] (`workers[m]`); an SM's requests of one quantum all go to the
-/// worker of the member that ran it (`ran_on`), in issue order, which is
-/// all the batch's ordering needs.
+/// (stores wait in its log, requests in its own list), blocks start in
+/// the same order, and each partition sees its sectors in the same order.
 pub(crate) fn run_parallel(
     l: &Launch<'_>,
     sms: &mut [Sm],
@@ -448,14 +443,12 @@ pub(crate) fn run_parallel(
     let members = team.threads();
     debug_assert_eq!(workers.len(), members, "one worker per member");
     let mut off = Tracer::new(None);
-    // Per SM, the member that ran it in the running quantum.
-    let ran_on: Vec<AtomicUsize> = (0..sms.len()).map(|_| AtomicUsize::new(0)).collect();
-    sh.dispatch_first_parallel(sms, l, workers, team, &ran_on);
+    sh.dispatch_first_parallel(sms, l, workers, team);
     crate::interrupt::publish(0, sh.next_block);
     let q = quantum(l, false);
     let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
+    let bounds = crate::lookahead::finish_bounds(l.prog, l.cfg);
     let mut boundary = q;
-    let mut retired: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     // The loads timed at the last boundary, which each SM lands as it
     // starts its next run; per member, its group's times of a batch.
     let mut to_land = Landing::default();
@@ -493,58 +486,16 @@ pub(crate) fn run_parallel(
             let e = sm.run(horizon, &mut ctx).err()?;
             Some((k, sm.id, e))
         };
-        let items = exclusive(sms.iter_mut().zip(sh.logs.iter_mut()));
-        let own: Vec<Mutex<&mut Worker>> = workers.iter_mut().map(Mutex::new).collect();
-        let errors: Vec<Mutex<Option<(u64, u32, SimError)>>> =
-            (0..members).map(|_| Mutex::new(None)).collect();
-        let claims = Claims::even(items.len(), members);
-        team.run(&|m| {
-            let mut w = lock(&own[m]);
-            let mut tracer = Tracer::new(None);
-            let mut first: Option<(u64, u32, SimError)> = None;
-            while let Some(i) = claims.next(m) {
-                ran_on[i].store(m, Ordering::Relaxed);
-                let (sm, log) = take(&items[i]);
-                if let Some(e) = run_one(sm, log, &mut w, &mut tracer)
-                    && first.as_ref().is_none_or(|f| (e.0, e.1) < (f.0, f.1))
-                {
-                    first = Some(e);
-                }
-            }
-            *lock(&errors[m]) = first;
+        let every: Vec<usize> = (0..sms.len()).collect();
+        let first = on_team(team, workers, sms, sh.logs, &every, |sm, log, w, tracer| {
+            run_one(sm, log, w, tracer)
         });
-        drop((items, own));
         to_land.clear();
         // The error of the SM that would have run first.
-        let first = errors
-            .into_iter()
-            .filter_map(into_inner)
-            .min_by_key(|e| (e.0, e.1));
-        if let Some((_, _, e)) = first {
+        if let Some((_, _, e)) = first.into_iter().min_by_key(|e| (e.0, e.1)) {
             return Err(e);
         }
-        // Freed block slots, in (cycle, SM) order.
-        retired.extend(sms.iter().filter_map(|sm| {
-            let r = sm.retire_at?;
-            (r < boundary && r <= limit.0).then_some(Reverse((r, sm.id)))
-        }));
-        while let Some(Reverse((r, i))) = retired.pop() {
-            let sm = &mut sms[i as usize];
-            // The worker that holds the SM's requests of this quantum.
-            let w = &mut workers[ran_on[i as usize].load(Ordering::Relaxed)];
-            sm.retire_at = None;
-            sh.dispatch(sm, r, l, &mut off, w);
-            let left = sh.next_block < l.total_blocks;
-            let log = &mut sh.logs[i as usize];
-            let mut ctx = Ctx::new(l, left, sh.mem, log, &mut off, w);
-            sm.run(horizon, &mut ctx)?;
-            if let Some(r) = sm.retire_at
-                && r < boundary
-                && r <= limit.0
-            {
-                retired.push(Reverse((r, i)));
-            }
-        }
+        start_retired(l, sms, sh, workers, team, &bounds, boundary, horizon, limit)?;
         let low = sms.iter().filter_map(Sm::key).min();
         if low.is_some_and(|k| k < boundary) {
             // Only SMs past the cycle limit are left behind.
@@ -555,7 +506,7 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
-        sh.memory_phase(team, workers, &times, per_cycle);
+        sh.memory_phase(team, sms, &times, per_cycle);
         to_land.fill(&sh.batch, sms.len());
         let stores = sh.batch.finish(&mut mem_stats);
         sh.last_store_done = sh.last_store_done.max(stores);
@@ -585,6 +536,134 @@ pub(crate) fn run_parallel(
     }
     workers[0].stats.add_part(&mem_stats);
     finish(l, sms, sh, workers)
+}
+
+/// Runs `run(sm, log, worker, tracer)` for the SMs `which` (ascending
+/// indices), on the team's members when there are several SMs (each
+/// member its own worker), on this thread otherwise; returns what the
+/// runs returned.
+fn on_team<T: Send>(
+    team: &Team,
+    workers: &mut [Worker],
+    sms: &mut [Sm],
+    logs: &mut [StoreLog],
+    which: &[usize],
+    run: impl Fn(&mut Sm, &mut StoreLog, &mut Worker, &mut Tracer<'_>) -> Option<T> + Sync,
+) -> Vec<T> {
+    let mut tracer = Tracer::new(None);
+    if which.len() == 1 || team.threads() == 1 {
+        let w = &mut workers[0];
+        return which
+            .iter()
+            .filter_map(|&i| run(&mut sms[i], &mut logs[i], w, &mut tracer))
+            .collect();
+    }
+    let mut wanted = which.iter().peekable();
+    let items = exclusive(
+        sms.iter_mut()
+            .zip(logs.iter_mut())
+            .enumerate()
+            .filter(|(i, _)| wanted.next_if_eq(&i).is_some())
+            .map(|(_, x)| x),
+    );
+    let own: Vec<Mutex<&mut Worker>> = workers.iter_mut().map(Mutex::new).collect();
+    let out: Vec<Mutex<Vec<T>>> = own.iter().map(|_| Mutex::default()).collect();
+    let claims = Claims::even(items.len(), own.len());
+    team.run(&|m| {
+        let mut w = lock(&own[m]);
+        let mut tracer = Tracer::new(None);
+        let mut got = Vec::new();
+        while let Some(i) = claims.next(m) {
+            let (sm, log) = take(&items[i]);
+            got.extend(run(sm, log, &mut w, &mut tracer));
+        }
+        *lock(&out[m]) = got;
+    });
+    out.into_iter().flat_map(into_inner).collect()
+}
+
+/// Step 2 of a quantum ([`run_parallel`]): the SMs whose runs stopped at
+/// a block retirement before the boundary take the next blocks of the
+/// grid, in (cycle, SM) order, and run on to the boundary or their next
+/// retirement, until none is left.
+///
+/// A block start is final only once no SM can retire a block before it
+/// any more, since such a retirement takes the earlier block. The SMs
+/// that have not retired are at the boundary, and those waiting to start
+/// their blocks cannot run before they do; so the earliest retirement can
+/// start its blocks, and each following one too while every SM started
+/// so far provably retires nothing earlier ([`Sm::retire_bound`]). Those
+/// SMs then run at once, on the team's members when there are several;
+/// their next retirements join the queue. The blocks start where the
+/// one-SM-at-a-time order starts them, and each SM runs exactly as it
+/// would there.
+#[allow(clippy::too_many_arguments)]
+fn start_retired(
+    l: &Launch<'_>,
+    sms: &mut [Sm],
+    sh: &mut Shared<'_>,
+    workers: &mut [Worker],
+    team: &Team,
+    bounds: &[u64],
+    boundary: u64,
+    horizon: u64,
+    limit: Cycle,
+) -> Result<(), SimError> {
+    let mut off = Tracer::new(None);
+    let stops = |sm: &Sm| {
+        let r = sm.retire_at?;
+        (r < boundary && r <= limit.0).then_some(Reverse((r, sm.id)))
+    };
+    let mut retired: BinaryHeap<Reverse<(u64, u32)>> = sms.iter().filter_map(stops).collect();
+    // Per SM, its bound when it last started blocks (checked in tests).
+    let mut lbs = vec![0u64; sms.len()];
+    // Per SM, whether blocks were left after its start, and the
+    // retirement that started it: the key of its error.
+    let (mut round, mut left_of) = (Vec::new(), vec![(false, 0); sms.len()]);
+    while !retired.is_empty() {
+        round.clear();
+        // The least (retirement, SM) an SM started in this round could
+        // reach next.
+        let mut bound = (u64::MAX, u32::MAX);
+        while let Some(&Reverse((r, i))) = retired.peek() {
+            if !round.is_empty() && bound <= (r, i) {
+                break;
+            }
+            retired.pop();
+            let sm = &mut sms[i as usize];
+            sm.retire_at = None;
+            sh.dispatch(sm, r, l, &mut off, &mut workers[0]);
+            left_of[i as usize] = (sh.next_block < l.total_blocks, r);
+            let lb = sm.retire_bound(bounds);
+            lbs[i as usize] = lb;
+            bound = bound.min((lb, i));
+            round.push(i as usize);
+        }
+        round.sort_unstable();
+        let mem: &GlobalMem = sh.mem;
+        let left_of = &left_of;
+        // The error of the SM that would have run first.
+        let failed = on_team(team, workers, sms, sh.logs, &round, |sm, log, w, tracer| {
+            let (left, r) = left_of[sm.id as usize];
+            let mut ctx = Ctx::new(l, left, mem, log, tracer, w);
+            sm.run(horizon, &mut ctx).err().map(|e| (r, sm.id, e))
+        });
+        if let Some((_, _, e)) = failed.into_iter().min_by_key(|e| (e.0, e.1)) {
+            return Err(e);
+        }
+        if cfg!(debug_assertions) {
+            for &i in &round {
+                let r = sms[i].retire_at.unwrap_or(u64::MAX);
+                debug_assert!(
+                    r >= lbs[i],
+                    "SM {i} retired at {r}, before its bound {}",
+                    lbs[i]
+                );
+            }
+        }
+        retired.extend(round.iter().filter_map(|&i| stops(&sms[i])));
+    }
+    Ok(())
 }
 
 impl Sm {

@@ -327,10 +327,9 @@ impl Sm {
             );
         } else {
             // The partitions are shared: timing is resolved in order later.
-            let wk: &mut crate::launch::Worker = ctx;
-            let first = wk.pending_sectors.len() as u32;
-            wk.pending_sectors.extend_from_slice(&wk.sectors);
-            wk.pending.push(Pending {
+            let first = self.request_sectors.len() as u32;
+            self.request_sectors.extend_from_slice(&ctx.sectors);
+            self.requests.push(Pending {
                 t,
                 sm: self.id,
                 start,

@@ -1,8 +1,8 @@
 //! What one launch hands an SM while it runs, split by who may change it:
 //! - [`Launch`]: launch-wide and read-only (the machine, the decoded
 //!   program, the grid), shared by every host thread;
-//! - [`Worker`]: one host thread's counters, scratch and global requests
-//!   waiting for their timing, merged or drained at quantum boundaries;
+//! - [`Worker`]: one host thread's counters and scratch, merged at the end
+//!   of the launch (an SM's global requests wait in the SM itself);
 //! - per SM (in [`Ctx`]): its store log, and the tracer of a traced launch
 //!   (which runs on one thread).
 //!
@@ -16,7 +16,6 @@ use kernels_ir::{Dim3, VerifiedKernel};
 
 use crate::config::GpuConfig;
 use crate::decode::Program;
-use crate::engine::Pending;
 use crate::memory::GlobalMem;
 use crate::shared_mem::Banks;
 use crate::stats::{KernelStats, StallReason};
@@ -46,10 +45,6 @@ pub(crate) struct Worker {
     pub sectors: Vec<u64>,
     /// The cycle after the last warp exit so far.
     pub last_exit: u64,
-    /// Global requests waiting for their partition timing, and their
-    /// sectors ([`crate::engine`]), in each SM's issue order.
-    pub pending: Vec<Pending>,
-    pub pending_sectors: Vec<u64>,
     /// Lane vectors for executing instructions.
     pub scratch: crate::exec::Scratch,
 }
@@ -60,8 +55,6 @@ impl Worker {
             stats,
             sectors: Vec::new(),
             last_exit: 0,
-            pending: Vec::new(),
-            pending_sectors: Vec::new(),
             scratch: Default::default(),
         }
     }

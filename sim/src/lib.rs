@@ -120,6 +120,7 @@ mod l2;
 mod landing;
 mod lanes;
 mod launch;
+mod lookahead;
 mod memory;
 mod options;
 mod regfile;

@@ -15,7 +15,7 @@
 
 use crate::engine::Pending;
 use crate::global_mem::MemTiming;
-use crate::launch::Worker;
+use crate::sm::Sm;
 use crate::stats::KernelStats;
 
 /// How many of a group's sectors ahead of the one it times
@@ -65,18 +65,17 @@ impl Batch {
         self.pending.is_empty()
     }
 
-    /// Takes every worker's waiting requests, in worker order (each SM's
-    /// requests of the quantum are all in one worker's list, in issue
+    /// Takes every SM's waiting requests, SM by SM (each SM's in issue
     /// order).
-    pub fn gather(&mut self, workers: &mut [Worker]) {
-        for w in workers.iter_mut() {
+    pub fn gather(&mut self, sms: &mut [Sm]) {
+        for sm in sms.iter_mut() {
             let base = self.sectors.len() as u32;
-            self.sectors.extend_from_slice(&w.pending_sectors);
-            self.pending.extend(w.pending.drain(..).map(|mut p| {
+            self.sectors.extend_from_slice(&sm.request_sectors);
+            self.pending.extend(sm.requests.drain(..).map(|mut p| {
                 p.first += base;
                 p
             }));
-            w.pending_sectors.clear();
+            sm.request_sectors.clear();
         }
     }
 
@@ -507,12 +506,14 @@ mod tests {
         use crate::config::GpuConfig;
         let mut timing = MemTiming::new(&GpuConfig::tiny());
         timing.start_launch();
-        let mut w = Worker::new(KernelStats::default());
+        let cfg = GpuConfig::tiny();
+        let mut sms = [Sm::new(0, &cfg), Sm::new(1, &cfg)];
         // SM 1's load at cycle 5, then SM 0's store and load at cycle 3.
         for (t, sm, store, sector) in [(5, 1, false, 0), (3, 0, true, 8), (3, 0, false, 0)] {
-            let first = w.pending_sectors.len() as u32;
-            w.pending_sectors.push(sector);
-            w.pending.push(Pending {
+            let sm_ = &mut sms[sm as usize];
+            let first = sm_.request_sectors.len() as u32;
+            sm_.request_sectors.push(sector);
+            sm_.requests.push(Pending {
                 store,
                 first,
                 n: 1,
@@ -520,8 +521,11 @@ mod tests {
             });
         }
         let mut batch = Batch::default();
-        batch.gather(std::slice::from_mut(&mut w));
-        assert!(w.pending.is_empty() && w.pending_sectors.is_empty());
+        batch.gather(&mut sms);
+        assert!(
+            sms.iter()
+                .all(|s| s.requests.is_empty() && s.request_sectors.is_empty())
+        );
         batch.time(&mut timing, 1);
         let loads: Vec<(u64, u32, u64)> = batch.loads().map(|(p, d)| (p.t, p.sm, d)).collect();
         // tiny: the store goes to the other partition (sector 8 = byte

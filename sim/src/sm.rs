@@ -93,6 +93,11 @@ pub(crate) struct Sm {
     /// The first cycle the next block may start: block starts on one SM are
     /// `block_dispatch_cycles` apart.
     next_dispatch: u64,
+    /// The global requests issued since the last quantum boundary, in
+    /// issue order, waiting for their partition timing, and their sectors
+    /// ([`crate::engine`]): the SM's own, so any host thread may run it.
+    pub requests: Vec<crate::engine::Pending>,
+    pub request_sectors: Vec<u64>,
 }
 
 impl Sm {
@@ -132,6 +137,8 @@ impl Sm {
             age_counter: 0,
             retire_at: None,
             next_dispatch: 0,
+            requests: Vec::new(),
+            request_sectors: Vec::new(),
         }
     }
 

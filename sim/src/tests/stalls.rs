@@ -308,3 +308,45 @@ fn lazy_not_selected_charges_equal_the_pass_by_pass_ones() {
         }
     }
 }
+
+/// Many short blocks, several resident per SM: their slots free up at
+/// many cycles of each quantum, and the engine starts the next blocks of
+/// several SMs at once where no earlier retirement can come between
+/// (`engine::start_retired`). The blocks must start where the lockstep
+/// loop starts them, on any thread count.
+#[test]
+fn short_blocks_start_in_cycle_order_on_any_thread_count() {
+    for cfg in [GpuConfig::tiny(), GpuConfig::h200()] {
+        let warp = cfg.warp_size;
+        let mut cfg = cfg;
+        cfg.num_sms = 5;
+        for named in kernels_ir::kernels::catalog(warp) {
+            let name = named.name().to_string();
+            let k = verified(named.kernel);
+            let run = |lockstep: bool, threads: usize| {
+                let mut g = crate::Gpu::new(
+                    cfg.clone(),
+                    crate::RunOptions {
+                        lockstep,
+                        threads,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+                let (dst, params) = catalog_inputs(&mut g, &k, warp);
+                let s = g.launch(&k, Dim3::x(150), Dim3::x(warp), &params).unwrap();
+                (s, g.read_u32s(dst, 1 << 18).unwrap())
+            };
+            let lockstep = run(true, 1);
+            for threads in 1..=3 {
+                let quanta = run(false, threads);
+                assert!(
+                    quanta == lockstep,
+                    "{name}, {threads} threads: {:?}\nvs\n{:?}",
+                    quanta.0,
+                    lockstep.0
+                );
+            }
+        }
+    }
+}
