@@ -139,7 +139,11 @@ impl Sm {
     pub fn reset(&mut self, blocks: u32) {
         self.blocks.clear();
         self.blocks.resize_with(blocks as usize, BlockSlot::default);
-        self.warps.iter_mut().for_each(|w| w.state = State::Free);
+        self.warps.iter_mut().for_each(|w| {
+            w.state = State::Free;
+            // A new launch: its specials' rows may be other specials.
+            w.specials_of = 0;
+        });
         self.ready.iter_mut().for_each(|r| *r = u64::MAX);
         let n = self.warps.len();
         self.free = vec![u64::MAX; n.div_ceil(64)];
@@ -359,6 +363,17 @@ impl Sm {
     /// before `horizon`, the rows of its next instruction, its predicates
     /// and its scoreboard (reading the warp's state brings its slot in too).
     pub fn prefetch_due(&self, horizon: u64, prog: &Program) {
+        // First the lines of every due warp's slot that an issue reads
+        // (`Warp`'s layout), which needs no load: the rows' addresses
+        // below are read from them, and asking for them all at once lets
+        // their misses overlap instead of waiting for each in turn.
+        for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
+            if self.ready[h as usize] < horizon {
+                let w: *const u8 = (&raw const self.warps[slot]).cast();
+                crate::aligned::prefetch(w);
+                crate::aligned::prefetch(w.wrapping_add(64));
+            }
+        }
         for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
             let h = h as usize;
             if self.ready[h] < horizon {
@@ -441,27 +456,50 @@ fn init_warp(
         mask: live,
         rpc: prog.end,
     });
-    w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width, &prog.zero_slots);
+    let reshaped =
+        w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width, &prog.zero_slots);
     w.blocked = None;
+    // What the slot's special rows already hold (see `Warp::specials_of`).
+    let (same_index, any_index) = if reshaped {
+        (false, false)
+    } else {
+        (w.specials_of == index + 1, w.specials_of != 0)
+    };
+    w.specials_of = index + 1;
     let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
     let first = u64::from(index) * width as u64;
+    // Thread t = first + lane of the block is (t % bx, t / bx % by,
+    // t / (bx * by)): divide once, then count up.
+    let (x0, y0, z0) = (first % bx, (first / bx) % by, first / (bx * by));
+    // The warp's lanes share one row of the block: `%tid.x` counts up
+    // from `x0`, `%tid.y` and `%tid.z` are the same in every lane.
+    let one_row = x0 + width as u64 <= bx;
     for s in &prog.specials {
-        let lanes = w.rf.r32_mut(s.slot);
         let uniform = |v: u64| v as u32;
         match s.special {
-            Special::LaneId => lanes
-                .iter_mut()
-                .enumerate()
-                .for_each(|(lane, v)| *v = uniform(lane as u64)),
-            Special::WarpId => lanes.fill(uniform(index.into())),
-            Special::CtaidX => lanes.fill(uniform(ctaid[0].into())),
-            Special::CtaidY => lanes.fill(uniform(ctaid[1].into())),
-            Special::CtaidZ => lanes.fill(uniform(ctaid[2].into())),
+            Special::LaneId if !any_index => {
+                w.rf.r32_mut(s.slot)
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(lane, v)| *v = uniform(lane as u64))
+            }
+            Special::LaneId => {}
+            Special::CtaidX => w.rf.r32_mut(s.slot).fill(uniform(ctaid[0].into())),
+            Special::CtaidY => w.rf.r32_mut(s.slot).fill(uniform(ctaid[1].into())),
+            Special::CtaidZ => w.rf.r32_mut(s.slot).fill(uniform(ctaid[2].into())),
+            Special::WarpId | Special::TidX | Special::TidY | Special::TidZ if same_index => {}
+            Special::WarpId => w.rf.r32_mut(s.slot).fill(uniform(index.into())),
+            Special::TidX if one_row => {
+                w.rf.r32_mut(s.slot)
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(lane, v)| *v = uniform(x0 + lane as u64))
+            }
+            Special::TidY if one_row => w.rf.r32_mut(s.slot).fill(uniform(y0)),
+            Special::TidZ if one_row => w.rf.r32_mut(s.slot).fill(uniform(z0)),
             Special::TidX | Special::TidY | Special::TidZ => {
-                // Thread t = first + lane of the block is (t % bx,
-                // t / bx % by, t / (bx * by)): divide once, then count up.
-                let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
-                for v in lanes.iter_mut() {
+                let (mut x, mut y, mut z) = (x0, y0, z0);
+                for v in w.rf.r32_mut(s.slot).iter_mut() {
                     *v = uniform(match s.special {
                         Special::TidX => x,
                         Special::TidY => y,
