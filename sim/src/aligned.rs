@@ -87,12 +87,16 @@ impl<T: Zeroable> LineAligned<T> {
     #[inline]
     pub fn prefetch(&self, start: usize, end: usize) {
         let s = &self[start..end];
-        let mut p = s.as_ptr().cast::<u8>();
-        let last = s.as_ptr_range().end.cast::<u8>();
-        while p < last {
-            prefetch(p);
-            p = p.wrapping_add(LINE);
-        }
+        prefetch_bytes(s.as_ptr().cast(), size_of_val(s));
+    }
+
+    /// [`Self::prefetch`] of `len` elements from `start`, without checking
+    /// that they are inside the array: a hint never reads memory, and the
+    /// register file's row lookups need no bounds check for it.
+    #[inline(always)]
+    pub fn prefetch_unchecked(&self, start: usize, len: usize) {
+        let p = self.ptr.as_ptr().wrapping_add(start);
+        prefetch_bytes(p.cast(), len * size_of::<T>());
     }
 }
 
@@ -141,6 +145,16 @@ impl<T: Zeroable> DerefMut for LineAligned<T> {
     fn deref_mut(&mut self) -> &mut [T] {
         // SAFETY: as in `deref`, and `&mut self` makes the access unique.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// [`prefetch`] of every line of the `len` bytes at `p`.
+#[inline(always)]
+pub(crate) fn prefetch_bytes(p: *const u8, len: usize) {
+    let (mut p, last) = (p, p.wrapping_add(len));
+    while p < last {
+        prefetch(p);
+        p = p.wrapping_add(LINE);
     }
 }
 

@@ -206,11 +206,10 @@ impl RegFile {
         let w = self.width;
         for &r in rows {
             if r & ROW64 == 0 {
-                let s = r as usize * w;
-                self.r32.prefetch(s, s + w);
+                self.r32.prefetch_unchecked(r as usize * w, w);
             } else {
                 let s = self.base64 as usize + (r & !ROW64) as usize * w;
-                self.data.prefetch(s, s + w);
+                self.data.prefetch_unchecked(s, w);
             }
         }
     }

@@ -45,7 +45,8 @@ pub(crate) struct Sm {
     /// Per warp slot, the hot scheduling state kept apart from the rest so
     /// a scheduling pass reads small contiguous arrays: the first cycle not
     /// yet charged to a stall reason, before which the warp cannot issue
-    /// (`u64::MAX` unless the slot holds a running warp not at a barrier),
+    /// ([`crate::scheduler::NEVER`] unless the slot holds a running warp
+    /// not at a barrier),
     /// sub-partition-major (see `per_sp`)...
     pub ready: Vec<u64>,
     /// ...its current pc...
@@ -53,6 +54,11 @@ pub(crate) struct Sm {
     /// ...and the throttle class of the instruction there
     /// ([`crate::scheduler::throttle_class`]).
     pub pipes: Vec<u8>,
+    /// ...and the same class as the top two bits of a `u64` (bit 62 its
+    /// low bit, the sign bit its high bit), so `next_eligible`'s vector
+    /// scan picks each warp's pipe with sign-bit selects (`vblendvpd`)
+    /// instead of three compares and masks per class.
+    pub sels: Vec<u64>,
     /// The warps' ages (launch order on this SM), laid out like `ready`.
     pub ages: Vec<u64>,
     /// Warp slots per sub-partition: `ready` and `ages` hold sub-partition
@@ -63,7 +69,7 @@ pub(crate) struct Sm {
     /// (worked out once: the scheduler's inner loop has no divisions).
     pub hot_of: Vec<(u32, u32)>,
     /// Per sub-partition, one past the highest position that has held a
-    /// warp this launch: beyond it every `ready` is `u64::MAX`, so a
+    /// warp this launch: beyond it every `ready` is `NEVER`, so a
     /// scheduling pass need not look there.
     pub scan_len: Vec<usize>,
     /// Free warp slots, one bit each.
@@ -101,9 +107,10 @@ impl Sm {
         Sm {
             id,
             warps: (0..cfg.max_warps_per_sm).map(|_| Warp::default()).collect(),
-            ready: vec![u64::MAX; per_sp * cfg.num_subpartitions as usize],
+            ready: vec![crate::scheduler::NEVER; per_sp * cfg.num_subpartitions as usize],
             pcs: vec![0; per_sp * cfg.num_subpartitions as usize],
             pipes: vec![0; per_sp * cfg.num_subpartitions as usize],
+            sels: vec![0; per_sp * cfg.num_subpartitions as usize],
             ages: vec![0; per_sp * cfg.num_subpartitions as usize],
             per_sp,
             hot_of: (0..cfg.max_warps_per_sm as usize)
@@ -144,7 +151,9 @@ impl Sm {
             // A new launch: its specials' rows may be other specials.
             w.specials_of = 0;
         });
-        self.ready.iter_mut().for_each(|r| *r = u64::MAX);
+        self.ready
+            .iter_mut()
+            .for_each(|r| *r = crate::scheduler::NEVER);
         let n = self.warps.len();
         self.free = vec![u64::MAX; n.div_ceil(64)];
         if !n.is_multiple_of(64) {
@@ -367,6 +376,8 @@ impl Sm {
         // (`Warp`'s layout), which needs no load: the rows' addresses
         // below are read from them, and asking for them all at once lets
         // their misses overlap instead of waiting for each in turn.
+        // `NEVER`: no warp, or none that can issue.
+        let horizon = horizon.min(crate::scheduler::NEVER);
         for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
             if self.ready[h as usize] < horizon {
                 let w: *const u8 = (&raw const self.warps[slot]).cast();
@@ -388,7 +399,9 @@ impl Sm {
     pub fn set_pc(&mut self, slot: u16, pc: u32, prog: &Program) {
         let h = self.hot(slot);
         self.pcs[h] = pc;
-        self.pipes[h] = crate::scheduler::throttle_class(prog.insts[pc as usize].pipe);
+        let class = prog.insts[pc as usize].class;
+        self.pipes[h] = class;
+        self.sels[h] = u64::from(class) << 62;
     }
 
     /// The lowest free warp slot (occupancy guarantees one).
