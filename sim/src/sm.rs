@@ -203,9 +203,19 @@ impl Sm {
         let w = ctx.cfg.warp_size as usize;
         let mut slots = std::mem::take(&mut self.blocks[b].warps);
         slots.clear();
-        for index in 0..nwarps {
+        // Every warp slot first, each asked for at once: a slot is cold (its
+        // last warp left long ago) and starting a warp writes its first
+        // three lines, so the misses overlap instead of each store waiting.
+        for _ in 0..nwarps {
             let slot = self.take_free_slot();
             slots.push(slot as u16);
+            let w: *const u8 = (&raw const self.warps[slot]).cast();
+            for line in 0..3 {
+                crate::aligned::prefetch(w.wrapping_add(64 * line));
+            }
+        }
+        for (index, &slot) in (0..nwarps).zip(&slots) {
+            let slot = usize::from(slot);
             let first = u64::from(index) * w as u64;
             let lanes = (threads - first).min(w as u64) as usize;
             self.age_counter += 1;
