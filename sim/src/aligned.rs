@@ -7,37 +7,74 @@
 //! Starting every array at a line boundary makes a set's slice of it
 //! cover exactly `size / 64` lines, which [`LineAligned::prefetch`] fetches.
 
+use std::alloc::Layout;
 use std::ops::{Deref, DerefMut};
+use std::ptr::NonNull;
 
 /// Bytes in a host cache line (x86-64 and most others).
 const LINE: usize = 64;
 
+/// Element types whose all-zero bit pattern is their `Default` value, so
+/// a zeroed allocation holds valid zeroes.
+pub(crate) trait Zeroable: Copy + Default {}
+impl Zeroable for u32 {}
+impl Zeroable for u64 {}
+
 /// `len` zeroed `T`s whose first element starts a host cache line.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LineAligned<T> {
-    buf: Vec<T>,
-    off: usize,
+///
+/// One allocation of its own, aligned by the allocator: the pointer and
+/// the length are all a read needs (no offset into a larger `Vec` and no
+/// second length to check against), which matters where a warp's register
+/// rows are looked up at every instruction.
+pub(crate) struct LineAligned<T: Zeroable> {
+    /// The first element; line-aligned (for no elements, a dangling
+    /// pointer at address `LINE`).
+    ptr: NonNull<T>,
     len: usize,
+    /// Elements allocated (0: nothing allocated).
+    cap: usize,
 }
 
-impl<T: Copy + Default> LineAligned<T> {
-    pub fn zeroed(len: usize) -> LineAligned<T> {
-        let size = size_of::<T>().max(1);
-        let spare = LINE / size;
-        let buf = vec![T::default(); len + spare];
-        let misalign = buf.as_ptr() as usize % LINE;
-        let off = if misalign == 0 {
-            0
-        } else {
-            (LINE - misalign) / size
-        };
-        LineAligned { buf, off, len }
+// SAFETY: a `LineAligned` owns its elements exactly as a `Vec` does.
+unsafe impl<T: Zeroable + Send> Send for LineAligned<T> {}
+// SAFETY: shared access only reads, as for `&[T]`.
+unsafe impl<T: Zeroable + Sync> Sync for LineAligned<T> {}
+
+impl<T: Zeroable> LineAligned<T> {
+    /// The layout of `cap` elements (`cap > 0`).
+    fn layout(cap: usize) -> Layout {
+        Layout::array::<T>(cap)
+            .and_then(|l| l.align_to(LINE.max(align_of::<T>())))
+            .expect("a line-aligned array fits the address space")
     }
 
-    /// Makes `self` `len` zeroes, in its buffer when that has room (a
+    /// The pointer of an empty array: dangling, but line-aligned and not null.
+    fn empty_ptr() -> NonNull<T> {
+        NonNull::new(std::ptr::without_provenance_mut(LINE)).expect("not null")
+    }
+
+    pub fn zeroed(len: usize) -> LineAligned<T> {
+        if len == 0 || size_of::<T>() == 0 {
+            return LineAligned {
+                ptr: Self::empty_ptr(),
+                len,
+                cap: 0,
+            };
+        }
+        let layout = Self::layout(len);
+        // SAFETY: the layout has a non-zero size (`len > 0`, `T` not
+        // zero-sized).
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let Some(ptr) = NonNull::new(raw.cast::<T>()) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        LineAligned { ptr, len, cap: len }
+    }
+
+    /// Makes `self` `len` zeroes, in its allocation when that has room (a
     /// warp slot's registers are reshaped at every launch).
     pub fn refill(&mut self, len: usize) {
-        if self.off + len <= self.buf.len() {
+        if len <= self.cap {
             self.len = len;
             self.fill(T::default());
         } else {
@@ -50,27 +87,74 @@ impl<T: Copy + Default> LineAligned<T> {
     #[inline]
     pub fn prefetch(&self, start: usize, end: usize) {
         let s = &self[start..end];
-        let mut p = s.as_ptr().cast::<u8>();
-        let last = s.as_ptr_range().end.cast::<u8>();
-        while p < last {
-            prefetch(p);
-            p = p.wrapping_add(LINE);
+        prefetch_bytes(s.as_ptr().cast(), size_of_val(s));
+    }
+
+    /// [`Self::prefetch`] of `len` elements from `start`, without checking
+    /// that they are inside the array: a hint never reads memory, and the
+    /// register file's row lookups need no bounds check for it.
+    #[inline(always)]
+    pub fn prefetch_unchecked(&self, start: usize, len: usize) {
+        let p = self.ptr.as_ptr().wrapping_add(start);
+        prefetch_bytes(p.cast(), len * size_of::<T>());
+    }
+}
+
+impl<T: Zeroable> Default for LineAligned<T> {
+    fn default() -> LineAligned<T> {
+        LineAligned::zeroed(0)
+    }
+}
+
+impl<T: Zeroable> Clone for LineAligned<T> {
+    fn clone(&self) -> LineAligned<T> {
+        let mut c = LineAligned::zeroed(self.len);
+        c.copy_from_slice(self);
+        c
+    }
+}
+
+impl<T: Zeroable + std::fmt::Debug> std::fmt::Debug for LineAligned<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Zeroable> Drop for LineAligned<T> {
+    fn drop(&mut self) {
+        if self.cap > 0 {
+            // SAFETY: allocated in `zeroed` with exactly this layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr().cast(), Self::layout(self.cap)) }
         }
     }
 }
 
-impl<T> Deref for LineAligned<T> {
+impl<T: Zeroable> Deref for LineAligned<T> {
     type Target = [T];
     #[inline]
     fn deref(&self) -> &[T] {
-        &self.buf[self.off..self.off + self.len]
+        // SAFETY: `ptr` is aligned and not null, and its first `len <= cap`
+        // elements are initialised (zeroed at allocation, `Zeroable`) and
+        // owned by `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
-impl<T> DerefMut for LineAligned<T> {
+impl<T: Zeroable> DerefMut for LineAligned<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
-        &mut self.buf[self.off..self.off + self.len]
+        // SAFETY: as in `deref`, and `&mut self` makes the access unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// [`prefetch`] of every line of the `len` bytes at `p`.
+#[inline(always)]
+pub(crate) fn prefetch_bytes(p: *const u8, len: usize) {
+    let (mut p, last) = (p, p.wrapping_add(len));
+    while p < last {
+        prefetch(p);
+        p = p.wrapping_add(LINE);
     }
 }
 

@@ -17,6 +17,17 @@ pub(crate) fn sectors(addrs: &[u64], exec: u64, bytes: u32, sector_bytes: u32, o
     // Accesses are aligned to their width (checked before), so one no
     // wider than a sector touches exactly one: a lane's sector is a shift,
     // and neighbouring lanes mostly share it or follow it.
+    if let Some(s) = crate::memory::Strided::of(addrs, exec, bytes)
+        && s.stride <= u64::from(sector_bytes)
+        && let Some(end) = addrs[0].checked_add(s.span - 1)
+    {
+        // Every lane, evenly spaced no more than a sector apart (the
+        // usual coalesced access): neighbouring lanes' sectors are the
+        // same or the next, so the sectors are every one from the first
+        // lane's to the last lane's, found without looking at each lane.
+        out.extend((addrs[0] >> shift)..=(end >> shift));
+        return;
+    }
     let mut buf = [0u64; crate::regfile::MAX_LANES];
     let mut n = 0;
     let mut sorted = true;
@@ -88,6 +99,32 @@ mod tests {
         assert_eq!(count(2, 4), 8);
         assert_eq!(count(8, 4), 32);
         assert_eq!(count(32, 4), 32);
+    }
+
+    #[test]
+    fn evenly_spaced_accesses_give_the_sectors_lane_by_lane() {
+        let mut out = Vec::new();
+        for bytes in [4u32, 8, 16] {
+            for stride in (0..=80).step_by(4) {
+                for base in [0x1000u64, 0x1010, 0x1FF0] {
+                    for (width, exec) in [(32, u64::from(u32::MAX)), (32, 0xFFFF_FFFE), (8, 0xFF)] {
+                        let addrs: Vec<u64> = (0..width)
+                            .map(|l| (base + l * stride) / u64::from(bytes) * u64::from(bytes))
+                            .collect();
+                        let want: std::collections::BTreeSet<u64> = (0..width as usize)
+                            .filter(|&l| (exec >> l) & 1 != 0)
+                            .flat_map(|l| {
+                                let a = addrs[l];
+                                (a / 32)..=((a + u64::from(bytes) - 1) / 32)
+                            })
+                            .collect();
+                        sectors(&addrs, exec, bytes, 32, &mut out);
+                        let want: Vec<u64> = want.into_iter().collect();
+                        assert_eq!(out, want, "bytes {bytes} stride {stride} base {base:#x}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

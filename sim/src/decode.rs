@@ -113,8 +113,10 @@ pub(crate) struct DInst {
     pub kind: Kind,
     /// The guard predicate, if any, and whether it is negated.
     pub guard: Option<(u32, bool)>,
-    /// The pipe it needs.
-    pub pipe: Pipe,
+    /// The throttle class of the pipe it needs
+    /// ([`crate::scheduler::throttle_class`]), which the scheduler keeps
+    /// for each warp's next instruction.
+    pub class: u8,
     /// Issue slots it takes (a `cmpx` is two SASS min/max instructions).
     pub issue_slots: u8,
     /// Scoreboard entries it must wait for: sources, guard, and
@@ -488,7 +490,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         insts.push(DInst {
             kind,
             guard: inst.guard.map(|g| (g.pred.index(), g.negated)),
-            pipe,
+            class: crate::scheduler::throttle_class(pipe),
             issue_slots: if matches!(kind, Kind::Cmpx { .. }) {
                 2
             } else {
@@ -507,7 +509,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         insts.push(DInst {
             kind: Kind::Exit,
             guard: None,
-            pipe: Pipe::Ctrl,
+            class: crate::scheduler::throttle_class(Pipe::Ctrl),
             issue_slots: 1,
             deps: [0; MAX_DEPS],
             ndeps: 0,

@@ -63,27 +63,34 @@ pub(crate) struct ZeroSlots {
 }
 
 /// One warp's registers and scoreboard.
+///
+/// In declaration order (`repr(C)`): what every instruction reads first,
+/// so that inside a [`crate::warp::Warp`] it shares the slot's first host
+/// cache line with the SIMT entry.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub(crate) struct RegFile {
     /// `npreds` lane masks, then `nsb` scoreboard entries, then from
     /// `base64` on (the next line boundary) the 64-bit slots, `width`
     /// lanes each.
     data: LineAligned<u64>,
-    /// The 32-bit slots, `width` lanes each.
-    r32: LineAligned<u32>,
-    npreds: usize,
-    nsb: usize,
-    /// Where the 64-bit slots start in `data`.
-    base64: usize,
-    slots: Slots,
     /// Lanes per warp.
     pub width: usize,
+    /// The 32-bit slots, `width` lanes each.
+    r32: LineAligned<u32>,
+    npreds: u32,
+    nsb: u32,
+    /// Where the 64-bit slots start in `data`.
+    base64: u32,
+    slots: Slots,
 }
 
 impl RegFile {
     /// Prepares for a new warp of `width` lanes: predicates false, the
     /// scoreboard clear, and the slots `zero` zeroed. Other slots keep what
     /// the slot's last warp left: the kernel writes them before reading.
+    /// Returns whether the registers were reshaped (every slot zeroed, so
+    /// no special value the last warp left survives).
     pub fn reset(
         &mut self,
         slots: Slots,
@@ -91,20 +98,26 @@ impl RegFile {
         nsb: usize,
         width: usize,
         zero: &ZeroSlots,
-    ) {
-        let fresh = (self.width, self.npreds, self.nsb, self.slots) != (width, npreds, nsb, slots);
+    ) -> bool {
+        let fresh = (
+            self.width,
+            self.npreds as usize,
+            self.nsb as usize,
+            self.slots,
+        ) != (width, npreds, nsb, slots);
         self.width = width;
-        self.npreds = npreds;
-        self.nsb = nsb;
+        self.npreds = npreds as u32;
+        self.nsb = nsb as u32;
         self.slots = slots;
         // u64s per host cache line.
         const LINE64: usize = 8;
-        self.base64 = (npreds + nsb).next_multiple_of(LINE64);
-        let len = self.base64 + slots.n64() * width;
+        let base64 = (npreds + nsb).next_multiple_of(LINE64);
+        self.base64 = base64 as u32;
+        let len = base64 + slots.n64() * width;
         if fresh || self.data.len() != len || self.r32.len() != slots.n32() * width {
             self.data.refill(len);
             self.r32.refill(slots.n32() * width);
-            return;
+            return true;
         }
         self.data[..npreds + nsb].fill(0);
         for &s in &zero.b32 {
@@ -113,30 +126,31 @@ impl RegFile {
         for &s in &zero.b64 {
             self.r64_mut(s).fill(0);
         }
+        false
     }
 
     /// The predicate masks.
     #[inline]
     pub fn preds(&self) -> &[u64] {
-        &self.data[..self.npreds]
+        &self.data[..self.npreds as usize]
     }
 
     /// The predicate masks, mutably.
     #[inline]
     pub fn preds_mut(&mut self) -> &mut [u64] {
-        &mut self.data[..self.npreds]
+        &mut self.data[..self.npreds as usize]
     }
 
     /// The scoreboard (see [`crate::scoreboard`]).
     #[inline]
     pub fn sb(&self) -> &[u64] {
-        &self.data[self.npreds..self.npreds + self.nsb]
+        &self.data[self.npreds as usize..(self.npreds + self.nsb) as usize]
     }
 
     /// The scoreboard, mutably.
     #[inline]
     pub fn sb_mut(&mut self) -> &mut [u64] {
-        &mut self.data[self.npreds..self.npreds + self.nsb]
+        &mut self.data[self.npreds as usize..(self.npreds + self.nsb) as usize]
     }
 
     /// The lanes of 32-bit slot `slot`.
@@ -156,14 +170,14 @@ impl RegFile {
     /// The lanes of 64-bit slot `slot`.
     #[inline(always)]
     pub fn r64(&self, slot: u32) -> &[u64] {
-        let s = self.base64 + slot as usize * self.width;
+        let s = self.base64 as usize + slot as usize * self.width;
         &self.data[s..s + self.width]
     }
 
     /// The lanes of 64-bit slot `slot`, mutably.
     #[inline(always)]
     pub fn r64_mut(&mut self, slot: u32) -> &mut [u64] {
-        let s = self.base64 + slot as usize * self.width;
+        let s = self.base64 as usize + slot as usize * self.width;
         &mut self.data[s..s + self.width]
     }
 
@@ -172,7 +186,7 @@ impl RegFile {
     #[inline]
     pub fn r32_to_r64(&mut self, src: u32, dst: u32) -> (&[u32], &mut [u64]) {
         let w = self.width;
-        let (s, d) = (src as usize * w, self.base64 + dst as usize * w);
+        let (s, d) = (src as usize * w, self.base64 as usize + dst as usize * w);
         (&self.r32[s..s + w], &mut self.data[d..d + w])
     }
 
@@ -180,7 +194,7 @@ impl RegFile {
     #[inline]
     pub fn r64_to_r32(&mut self, src: u32, dst: u32) -> (&[u64], &mut [u32]) {
         let w = self.width;
-        let (s, d) = (self.base64 + src as usize * w, dst as usize * w);
+        let (s, d) = (self.base64 as usize + src as usize * w, dst as usize * w);
         (&self.data[s..s + w], &mut self.r32[d..d + w])
     }
 
@@ -192,11 +206,10 @@ impl RegFile {
         let w = self.width;
         for &r in rows {
             if r & ROW64 == 0 {
-                let s = r as usize * w;
-                self.r32.prefetch(s, s + w);
+                self.r32.prefetch_unchecked(r as usize * w, w);
             } else {
-                let s = self.base64 + (r & !ROW64) as usize * w;
-                self.data.prefetch(s, s + w);
+                let s = self.base64 as usize + (r & !ROW64) as usize * w;
+                self.data.prefetch_unchecked(s, w);
             }
         }
     }
@@ -205,7 +218,7 @@ impl RegFile {
     #[inline]
     pub fn prefetch_all(&self, rows: &[u32]) {
         self.prefetch_rows(rows);
-        self.data.prefetch(0, self.npreds + self.nsb);
+        self.data.prefetch(0, (self.npreds + self.nsb) as usize);
     }
 
     /// The lanes of register `reg` (the scoreboard's numbering: `r`
@@ -283,7 +296,7 @@ impl Lane for u64 {
 
     #[inline(always)]
     fn area_mut(rf: &mut RegFile) -> &mut [u64] {
-        let base = rf.base64;
+        let base = rf.base64 as usize;
         &mut rf.data[base..]
     }
 

@@ -125,6 +125,14 @@ impl Mode {
     }
 }
 
+/// The `ready` cycle of a warp that cannot issue until something wakes it
+/// (no warp, at a barrier, waiting for a load's timing): the largest
+/// signed value, so the scans below compare `ready` cycles as `i64`, which
+/// the host's vector units do in half the instructions of an unsigned
+/// comparison (every real cycle is far below 2^63). What the scans return
+/// maps it back to `u64::MAX`, the sentinel of `next_at` and `first_pass`.
+pub(crate) const NEVER: u64 = i64::MAX as u64;
+
 /// The throttle classes an instruction's pipe falls in: its index in a
 /// pass's `busy` array (shuffles and shared accesses share the MIO queue).
 #[inline]
@@ -204,12 +212,13 @@ impl Sm {
     }
 
     /// Sets when the warp in `slot` may issue next (`u64::MAX`: not until
-    /// something wakes it).
+    /// something wakes it; stored as [`NEVER`]).
     #[inline]
     pub(crate) fn set_ready(&mut self, slot: u16, ready: u64) {
         let h = self.hot(slot);
+        let ready = ready.min(NEVER);
         self.ready[h] = ready;
-        if ready != u64::MAX {
+        if ready != NEVER {
             let i = self.hot_of[slot as usize].1 as usize;
             let sp = &mut self.sps[i];
             let at = ready.max(sp.issue_free_at);
@@ -359,17 +368,31 @@ impl Sm {
         let len = self.scan_len[sp];
         let [alu, mio, lsu, _] = self.busy(sp);
         let ready = &self.ready[base..base + len];
-        let pipes = &self.pipes[base..base + len];
-        let (mut first, mut next) = (u64::MAX, u64::MAX);
-        // Masks instead of a `match`: a `match` here compiled to a chain of
-        // jumps that mispredicted (a fifth of `Sm::run`'s samples); masks
-        // vectorise.
-        for (&r, &p) in ready.iter().zip(pipes) {
-            let until = (alu & mask(p == 0)) | (mio & mask(p == 1)) | (lsu & mask(p == 2));
+        let sels = &self.sels[base..base + len];
+        // Signed: see `NEVER`.
+        let (alu, mio, lsu) = (alu as i64, mio as i64, lsu as i64);
+        let (mut first, mut next) = (NEVER as i64, NEVER as i64);
+        // Selects on the class's bits (`Sm::sels`) instead of a `match`: a
+        // `match` here compiled to a chain of jumps that mispredicted (a
+        // fifth of `Sm::run`'s samples), and masks per class cost three
+        // vector operations each; sign-bit selects vectorise to blends.
+        for (&r, &s) in ready.iter().zip(sels) {
+            let (r, s) = (r as i64, s as i64);
+            let (low, high) = ((s << 1) < 0, s < 0);
+            let alu_or_mio = if low { mio } else { alu };
+            let lsu_or_none = if low { 0 } else { lsu };
+            let until = if high { lsu_or_none } else { alu_or_mio };
             first = first.min(r);
             next = next.min(r.max(until));
         }
-        (first, next)
+        let real = |c: i64| {
+            if c == NEVER as i64 {
+                u64::MAX
+            } else {
+                c as u64
+            }
+        };
+        (real(first), real(next))
     }
 
     /// The cycle a pass-by-pass scheduler ([`Self::pass`]) would next
@@ -388,8 +411,8 @@ impl Sm {
             let ready = &self.ready[base..base + len];
             let pipes = &self.pipes[base..base + len];
             let mut next = u64::MAX;
-            // Branch-free, so it vectorises: a free slot (`u64::MAX`) is
-            // never seen before `b` and stays `u64::MAX`.
+            // Branch-free, so it vectorises: a free slot (`NEVER`) is
+            // never seen before `b` and stays `NEVER`.
             for (&ready, &p) in ready.iter().zip(pipes) {
                 let until = match p {
                     0 => alu,
@@ -404,7 +427,7 @@ impl Sm {
                     ready
                 });
             }
-            if next != u64::MAX {
+            if next < NEVER {
                 key = key.min(next.max(s.issue_free_at));
             }
         }
@@ -521,23 +544,17 @@ impl Sm {
     }
 
     /// Sets when sub-partition `sp` next has something to do: at `next`,
-    /// the earliest ready cycle of its warps (`u64::MAX`: nothing), but not
+    /// the earliest ready cycle of its warps (`u64::MAX` or [`NEVER`]: nothing), but not
     /// before the cycle after `t` nor before its issue slot is free.
     #[inline(always)]
     fn set_next(&mut self, sp: usize, t: u64, next: u64) {
         let s = &self.sps[sp];
-        self.next_at[sp] = if next == u64::MAX {
-            next
+        self.next_at[sp] = if next >= NEVER {
+            u64::MAX
         } else {
             next.max(t + 1).max(s.issue_free_at)
         };
     }
-}
-
-/// All ones if `b`, else zero.
-#[inline(always)]
-fn mask(b: bool) -> u64 {
-    0u64.wrapping_sub(u64::from(b))
 }
 
 /// The warps of `ready` (at most 64) whose time has come by cycle `t`, as
@@ -546,8 +563,10 @@ fn mask(b: bool) -> u64 {
 #[inline(always)]
 fn due_mask(ready: &[u64], t: u64) -> u64 {
     let mut due = 0u64;
+    // Signed: see `NEVER`.
+    let t = t as i64;
     for (i, &r) in ready.iter().enumerate() {
-        due |= u64::from(r <= t) << i;
+        due |= u64::from(r as i64 <= t) << i;
     }
     due
 }

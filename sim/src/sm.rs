@@ -45,7 +45,8 @@ pub(crate) struct Sm {
     /// Per warp slot, the hot scheduling state kept apart from the rest so
     /// a scheduling pass reads small contiguous arrays: the first cycle not
     /// yet charged to a stall reason, before which the warp cannot issue
-    /// (`u64::MAX` unless the slot holds a running warp not at a barrier),
+    /// ([`crate::scheduler::NEVER`] unless the slot holds a running warp
+    /// not at a barrier),
     /// sub-partition-major (see `per_sp`)...
     pub ready: Vec<u64>,
     /// ...its current pc...
@@ -53,6 +54,11 @@ pub(crate) struct Sm {
     /// ...and the throttle class of the instruction there
     /// ([`crate::scheduler::throttle_class`]).
     pub pipes: Vec<u8>,
+    /// ...and the same class as the top two bits of a `u64` (bit 62 its
+    /// low bit, the sign bit its high bit), so `next_eligible`'s vector
+    /// scan picks each warp's pipe with sign-bit selects (`vblendvpd`)
+    /// instead of three compares and masks per class.
+    pub sels: Vec<u64>,
     /// The warps' ages (launch order on this SM), laid out like `ready`.
     pub ages: Vec<u64>,
     /// Warp slots per sub-partition: `ready` and `ages` hold sub-partition
@@ -63,7 +69,7 @@ pub(crate) struct Sm {
     /// (worked out once: the scheduler's inner loop has no divisions).
     pub hot_of: Vec<(u32, u32)>,
     /// Per sub-partition, one past the highest position that has held a
-    /// warp this launch: beyond it every `ready` is `u64::MAX`, so a
+    /// warp this launch: beyond it every `ready` is `NEVER`, so a
     /// scheduling pass need not look there.
     pub scan_len: Vec<usize>,
     /// Free warp slots, one bit each.
@@ -106,9 +112,10 @@ impl Sm {
         Sm {
             id,
             warps: (0..cfg.max_warps_per_sm).map(|_| Warp::default()).collect(),
-            ready: vec![u64::MAX; per_sp * cfg.num_subpartitions as usize],
+            ready: vec![crate::scheduler::NEVER; per_sp * cfg.num_subpartitions as usize],
             pcs: vec![0; per_sp * cfg.num_subpartitions as usize],
             pipes: vec![0; per_sp * cfg.num_subpartitions as usize],
+            sels: vec![0; per_sp * cfg.num_subpartitions as usize],
             ages: vec![0; per_sp * cfg.num_subpartitions as usize],
             per_sp,
             hot_of: (0..cfg.max_warps_per_sm as usize)
@@ -146,8 +153,14 @@ impl Sm {
     pub fn reset(&mut self, blocks: u32) {
         self.blocks.clear();
         self.blocks.resize_with(blocks as usize, BlockSlot::default);
-        self.warps.iter_mut().for_each(|w| w.state = State::Free);
-        self.ready.iter_mut().for_each(|r| *r = u64::MAX);
+        self.warps.iter_mut().for_each(|w| {
+            w.state = State::Free;
+            // A new launch: its specials' rows may be other specials.
+            w.specials_of = 0;
+        });
+        self.ready
+            .iter_mut()
+            .for_each(|r| *r = crate::scheduler::NEVER);
         let n = self.warps.len();
         self.free = vec![u64::MAX; n.div_ceil(64)];
         if !n.is_multiple_of(64) {
@@ -197,9 +210,19 @@ impl Sm {
         let w = ctx.cfg.warp_size as usize;
         let mut slots = std::mem::take(&mut self.blocks[b].warps);
         slots.clear();
-        for index in 0..nwarps {
+        // Every warp slot first, each asked for at once: a slot is cold (its
+        // last warp left long ago) and starting a warp writes its first
+        // three lines, so the misses overlap instead of each store waiting.
+        for _ in 0..nwarps {
             let slot = self.take_free_slot();
             slots.push(slot as u16);
+            let w: *const u8 = (&raw const self.warps[slot]).cast();
+            for line in 0..3 {
+                crate::aligned::prefetch(w.wrapping_add(64 * line));
+            }
+        }
+        for (index, &slot) in (0..nwarps).zip(&slots) {
+            let slot = usize::from(slot);
             let first = u64::from(index) * w as u64;
             let lanes = (threads - first).min(w as u64) as usize;
             self.age_counter += 1;
@@ -366,6 +389,19 @@ impl Sm {
     /// before `horizon`, the rows of its next instruction, its predicates
     /// and its scoreboard (reading the warp's state brings its slot in too).
     pub fn prefetch_due(&self, horizon: u64, prog: &Program) {
+        // First the lines of every due warp's slot that an issue reads
+        // (`Warp`'s layout), which needs no load: the rows' addresses
+        // below are read from them, and asking for them all at once lets
+        // their misses overlap instead of waiting for each in turn.
+        // `NEVER`: no warp, or none that can issue.
+        let horizon = horizon.min(crate::scheduler::NEVER);
+        for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
+            if self.ready[h as usize] < horizon {
+                let w: *const u8 = (&raw const self.warps[slot]).cast();
+                crate::aligned::prefetch(w);
+                crate::aligned::prefetch(w.wrapping_add(64));
+            }
+        }
         for (slot, &(h, _)) in self.hot_of.iter().enumerate() {
             let h = h as usize;
             if self.ready[h] < horizon {
@@ -380,7 +416,9 @@ impl Sm {
     pub fn set_pc(&mut self, slot: u16, pc: u32, prog: &Program) {
         let h = self.hot(slot);
         self.pcs[h] = pc;
-        self.pipes[h] = crate::scheduler::throttle_class(prog.insts[pc as usize].pipe);
+        let class = prog.insts[pc as usize].class;
+        self.pipes[h] = class;
+        self.sels[h] = u64::from(class) << 62;
     }
 
     /// The lowest free warp slot (occupancy guarantees one).
@@ -448,27 +486,50 @@ fn init_warp(
         mask: live,
         rpc: prog.end,
     });
-    w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width, &prog.zero_slots);
+    let reshaped =
+        w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width, &prog.zero_slots);
     w.blocked = None;
+    // What the slot's special rows already hold (see `Warp::specials_of`).
+    let (same_index, any_index) = if reshaped {
+        (false, false)
+    } else {
+        (w.specials_of == index + 1, w.specials_of != 0)
+    };
+    w.specials_of = index + 1;
     let (bx, by) = (u64::from(ctx.block.x), u64::from(ctx.block.y));
     let first = u64::from(index) * width as u64;
+    // Thread t = first + lane of the block is (t % bx, t / bx % by,
+    // t / (bx * by)): divide once, then count up.
+    let (x0, y0, z0) = (first % bx, (first / bx) % by, first / (bx * by));
+    // The warp's lanes share one row of the block: `%tid.x` counts up
+    // from `x0`, `%tid.y` and `%tid.z` are the same in every lane.
+    let one_row = x0 + width as u64 <= bx;
     for s in &prog.specials {
-        let lanes = w.rf.r32_mut(s.slot);
         let uniform = |v: u64| v as u32;
         match s.special {
-            Special::LaneId => lanes
-                .iter_mut()
-                .enumerate()
-                .for_each(|(lane, v)| *v = uniform(lane as u64)),
-            Special::WarpId => lanes.fill(uniform(index.into())),
-            Special::CtaidX => lanes.fill(uniform(ctaid[0].into())),
-            Special::CtaidY => lanes.fill(uniform(ctaid[1].into())),
-            Special::CtaidZ => lanes.fill(uniform(ctaid[2].into())),
+            Special::LaneId if !any_index => {
+                w.rf.r32_mut(s.slot)
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(lane, v)| *v = uniform(lane as u64))
+            }
+            Special::LaneId => {}
+            Special::CtaidX => w.rf.r32_mut(s.slot).fill(uniform(ctaid[0].into())),
+            Special::CtaidY => w.rf.r32_mut(s.slot).fill(uniform(ctaid[1].into())),
+            Special::CtaidZ => w.rf.r32_mut(s.slot).fill(uniform(ctaid[2].into())),
+            Special::WarpId | Special::TidX | Special::TidY | Special::TidZ if same_index => {}
+            Special::WarpId => w.rf.r32_mut(s.slot).fill(uniform(index.into())),
+            Special::TidX if one_row => {
+                w.rf.r32_mut(s.slot)
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(lane, v)| *v = uniform(x0 + lane as u64))
+            }
+            Special::TidY if one_row => w.rf.r32_mut(s.slot).fill(uniform(y0)),
+            Special::TidZ if one_row => w.rf.r32_mut(s.slot).fill(uniform(z0)),
             Special::TidX | Special::TidY | Special::TidZ => {
-                // Thread t = first + lane of the block is (t % bx,
-                // t / bx % by, t / (bx * by)): divide once, then count up.
-                let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
-                for v in lanes.iter_mut() {
+                let (mut x, mut y, mut z) = (x0, y0, z0);
+                for v in w.rf.r32_mut(s.slot).iter_mut() {
                     *v = uniform(match s.special {
                         Special::TidX => x,
                         Special::TidY => y,

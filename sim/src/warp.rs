@@ -14,6 +14,7 @@ use crate::regfile::RegFile;
 
 /// One SIMT stack entry: run `mask` from `pc` until `rpc`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct Entry {
     pub pc: u32,
     pub mask: u64,
@@ -32,25 +33,40 @@ pub(crate) enum State {
 }
 
 /// A warp slot.
+///
+/// Laid out by hand (`repr(C)`, starting a host cache line): what every
+/// issue reads (the SIMT entry, the live lanes, the register file's
+/// pointers and shape) fills the first two lines, the rest follows. An
+/// SM's warps leave the host caches between its quanta, so each line an
+/// issue touches is likely a miss; the compiler's own order spread these
+/// fields over four or five.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Warp {
-    pub state: State,
-    /// The SM's block slot the warp belongs to.
-    pub block: u16,
-    /// The warp's index within its block.
-    pub index: u32,
-    /// Launch order on this SM (larger is younger).
-    pub age: u64,
-    /// Lanes that have not exited.
-    pub live: u64,
     /// The current SIMT entry, if the warp has not finished.
     cur: Option<Entry>,
-    /// The entries below `cur`.
-    stack: Vec<Entry>,
+    /// Lanes that have not exited.
+    pub live: u64,
     /// Registers and, per register, the scoreboard: `(cycle << 4) | reason`,
     /// the cycle its pending write lands and the stall reason a wait for it
     /// is charged to.
     pub rf: RegFile,
+    /// Launch order on this SM (larger is younger).
+    pub age: u64,
+    /// The warp's index within its block.
+    pub index: u32,
+    /// The SM's block slot the warp belongs to.
+    pub block: u16,
+    pub state: State,
+    /// Which warp's per-warp special values (`%laneid`, `%tid`, `%warpid`:
+    /// those that depend only on the warp's index in its block and the
+    /// launch) the slot's special rows hold: the index plus one, or 0 when
+    /// none of this launch (see [`crate::sm::Sm::reset`]). The kernel never
+    /// writes a special's row, so a later warp with the same index finds
+    /// its values already there.
+    pub specials_of: u32,
+    /// The entries below `cur`.
+    stack: Vec<Entry>,
     /// The first cycle of the current barrier wait.
     pub barrier_since: u64,
     /// Waiting for an unresolved load: the packed floor and first cycle of
@@ -74,6 +90,7 @@ impl Default for Warp {
             barrier_since: 0,
             blocked: None,
             start: 0,
+            specials_of: 0,
         }
     }
 }
@@ -180,6 +197,15 @@ mod tests {
             rpc: end,
         });
         w
+    }
+
+    #[test]
+    fn what_every_issue_reads_is_in_the_slots_first_two_lines() {
+        use std::mem::offset_of;
+        assert_eq!(align_of::<Warp>(), 64, "a slot starts a host cache line");
+        assert!(offset_of!(Warp, live) + 8 <= 64);
+        assert!(offset_of!(Warp, rf) + size_of::<RegFile>() <= 128);
+        assert!(offset_of!(Warp, age) + 8 <= 128);
     }
 
     #[test]

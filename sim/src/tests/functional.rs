@@ -359,3 +359,91 @@ fn a_load_sees_its_own_sms_stores_of_the_same_quantum() {
         }
     }
 }
+
+/// A kernel in which every thread writes its per-warp specials, `order`
+/// first (so kernels with the same registers can hold them in different
+/// special slots), to `out[thread * 8 ..]`.
+fn specials_kernel(order: &[Special]) -> kernels_ir::Kernel {
+    let mut b = KernelBuilder::new("specials");
+    let out = b.param("out", ParamType::U64);
+    let (flat, t, off, addr) = (b.reg32(), b.reg32(), b.reg64(), b.reg64());
+    // The decoder gives specials their slots in the order they are first read.
+    for &s in order {
+        b.mov(t, s);
+    }
+    // flat = ((ctaid.y * nctaid.x + ctaid.x) * ntid.z + tid.z) * ntid.y ...
+    b.mul(flat, Special::CtaidY, Special::NctaidX);
+    b.add(flat, flat, Special::CtaidX);
+    b.mul(flat, flat, Special::NtidZ);
+    b.add(flat, flat, Special::TidZ);
+    b.mul(flat, flat, Special::NtidY);
+    b.add(flat, flat, Special::TidY);
+    b.mul(flat, flat, Special::NtidX);
+    b.add(flat, flat, Special::TidX);
+    b.cvt_u64_u32(off, flat);
+    b.shl(off, off, 5);
+    b.add(addr, out, off);
+    let all = [
+        Special::TidX,
+        Special::TidY,
+        Special::TidZ,
+        Special::LaneId,
+        Special::WarpId,
+        Special::CtaidX,
+        Special::CtaidY,
+    ];
+    let rest = all.iter().filter(|s| !order.contains(s));
+    for (i, &s) in order.iter().chain(rest).enumerate() {
+        b.mov(t, s);
+        b.st_global_b32(addr, 4 * i as i32, t);
+    }
+    b.exit();
+    b.build()
+}
+
+#[test]
+fn per_warp_specials_are_right_in_reused_warp_slots_and_across_launches() {
+    // More blocks than the machine holds, so warp slots are reused by
+    // warps of other indices and blocks; blocks whose warps lie in one
+    // row of x and blocks whose warps span rows and planes.
+    let cfg = GpuConfig::tiny();
+    let shapes = [
+        (Dim3 { x: 4, y: 5, z: 1 }, Dim3::x(16)),
+        (Dim3 { x: 3, y: 2, z: 1 }, Dim3 { x: 5, y: 3, z: 2 }),
+        (Dim3::x(9), Dim3 { x: 8, y: 2, z: 1 }),
+    ];
+    for (grid, block) in shapes {
+        let threads = grid.count() * block.count();
+        let k = verified(specials_kernel(&[Special::LaneId, Special::TidX]));
+        let (_, sim, interp) = run_both(&cfg, &k, grid, block, threads * 32, 0, 3);
+        assert!(
+            sim == interp,
+            "grid {grid:?} block {block:?}: specials differ"
+        );
+    }
+    // Two kernels of the same shape whose special slots hold different
+    // specials: the second launch must not read the first one's rows.
+    let (grid, block) = (Dim3::x(6), Dim3::x(16));
+    let bytes = grid.count() * block.count() * 32;
+    let mut sim = super::util::gpu(cfg.clone());
+    let out = sim.alloc(bytes);
+    for order in [
+        [Special::LaneId, Special::TidX],
+        [Special::TidX, Special::LaneId],
+    ] {
+        let k = verified(specials_kernel(&order));
+        sim.launch(&k, grid, block, &[kernels_ir::ParamValue::U64(out)])
+            .expect("launch");
+        let words = sim.read_u32s(out, (bytes / 4) as usize).expect("read");
+        for (thread, w) in words.chunks(8).enumerate() {
+            let t = thread as u32 % 16;
+            let want_first = [t % 8, t]; // %laneid (warp of 8), %tid.x
+            let got = if order[0] == Special::LaneId {
+                [w[0], w[1]]
+            } else {
+                [w[1], w[0]]
+            };
+            assert_eq!(got, want_first, "thread {thread}, order {order:?}");
+        }
+    }
+}
