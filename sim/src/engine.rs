@@ -197,33 +197,48 @@ impl<'m> Shared<'m> {
     ) {
         self.batch.gather(sms);
         let requests = !self.batch.is_empty();
-        if requests {
-            self.batch.order();
-        }
-        let cuts = crate::store_log::cuts(self.logs, team.threads());
+        let members = team.threads();
+        // Member 0 puts the requests in order while the others write the
+        // stores, a slice of addresses each (all members when there is
+        // nothing to order or no one else).
+        let writers = if requests && members > 1 {
+            members - 1
+        } else {
+            members
+        };
+        let first_writer = members - writers;
+        let cuts = crate::store_log::cuts(self.logs, writers);
         if !requests && cuts.is_none() {
             self.apply_logs();
             return;
         }
-        // First the sectors in timing order and the stores, then the
-        // groups' timing, which reads every sector.
         let slices = cuts
             .as_ref()
             .map(|c| exclusive(self.mem.slices(c).into_iter()));
-        let parts = match requests {
-            true => exclusive(self.batch.flat_parts(team.threads()).into_iter()),
-            false => Vec::new(),
-        };
+        let batch = Mutex::new(requests.then_some(&mut self.batch));
         let logs = &*self.logs;
         team.run(&|m| {
-            if let Some(part) = parts.get(m) {
-                take(part).copy();
+            if let Some(b) = lock(&batch).take_if(|_| m == 0) {
+                b.order();
             }
-            if let (Some(cuts), Some(slot)) = (&cuts, slices.as_ref().and_then(|s| s.get(m))) {
-                crate::store_log::write_slice(logs, cuts, m, take(slot));
+            let slot = slices
+                .as_ref()
+                .and_then(|s| s.get(m.wrapping_sub(first_writer)));
+            if let (Some(cuts), Some(slot)) = (&cuts, slot) {
+                crate::store_log::write_slice(logs, cuts, m - first_writer, take(slot));
             }
         });
-        drop((parts, slices));
+        drop((batch, slices));
+        // Then the sectors in timing order, a piece each, and each group's
+        // timing, which reads them all.
+        if requests {
+            let parts = exclusive(self.batch.flat_parts(members).into_iter());
+            team.run(&|m| {
+                if let Some(part) = parts.get(m) {
+                    take(part).copy();
+                }
+            });
+        }
         let stamp = self.timing.stamp(0);
         let groups = exclusive(self.timing.groups(team.threads()).into_iter());
         let batch = &self.batch;
@@ -507,9 +522,14 @@ pub(crate) fn run_parallel(
             });
         }
         sh.memory_phase(team, sms, &times, per_cycle);
-        to_land.fill(&sh.batch, sms.len());
-        let stores = sh.batch.finish(&mut mem_stats);
-        sh.last_store_done = sh.last_store_done.max(stores);
+        if members == 1 {
+            // Nothing to spread: the loads land here, in timing order.
+            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+        } else {
+            to_land.fill(&sh.batch, sms.len());
+            let stores = sh.batch.finish(&mut mem_stats);
+            sh.last_store_done = sh.last_store_done.max(stores);
+        }
         let mut low = sms.iter().filter_map(Sm::key).min();
         if !to_land.is_empty() && low.is_none_or(|k| k >= boundary + q) {
             // A skip, or the end: every SM's schedule must be known.
@@ -626,7 +646,8 @@ fn start_retired(
         // reach next.
         let mut bound = (u64::MAX, u32::MAX);
         while let Some(&Reverse((r, i))) = retired.peek() {
-            if !round.is_empty() && bound <= (r, i) {
+            // On one thread a round of one SM is the one-by-one order.
+            if !round.is_empty() && (bound <= (r, i) || team.threads() == 1) {
                 break;
             }
             retired.pop();
@@ -634,9 +655,11 @@ fn start_retired(
             sm.retire_at = None;
             sh.dispatch(sm, r, l, &mut off, &mut workers[0]);
             left_of[i as usize] = (sh.next_block < l.total_blocks, r);
-            let lb = sm.retire_bound(bounds);
-            lbs[i as usize] = lb;
-            bound = bound.min((lb, i));
+            if team.threads() > 1 {
+                let lb = sm.retire_bound(bounds);
+                lbs[i as usize] = lb;
+                bound = bound.min((lb, i));
+            }
             round.push(i as usize);
         }
         round.sort_unstable();

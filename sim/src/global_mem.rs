@@ -173,6 +173,9 @@ impl PartTiming<'_> {
     /// Whether `sector` goes to one of the group's partitions.
     #[inline]
     pub fn owns(&self, sector: u64) -> bool {
+        if self.l2_free.len() as u64 == self.costs.parts {
+            return true;
+        }
         let p = self.costs.partition(sector * self.costs.sector_bytes);
         p.wrapping_sub(self.first) < self.l2_free.len()
     }

@@ -117,7 +117,8 @@ impl Batch {
             let p = &self.pending[i as usize];
             (p.start, p.n, p.store)
         }));
-        self.flat.clear();
+        // Every element is written by the copy ([`Self::flat_parts`]): no
+        // need to clear what the last batch left.
         self.flat.resize(self.sectors.len(), 0);
     }
 
