@@ -170,10 +170,17 @@ pub(crate) struct PartTiming<'a> {
 }
 
 impl PartTiming<'_> {
+    /// Whether the group holds every partition (the one group of one
+    /// thread).
+    #[inline]
+    pub fn owns_all(&self) -> bool {
+        self.l2_free.len() as u64 == self.costs.parts
+    }
+
     /// Whether `sector` goes to one of the group's partitions.
     #[inline]
     pub fn owns(&self, sector: u64) -> bool {
-        if self.l2_free.len() as u64 == self.costs.parts {
+        if self.owns_all() {
             return true;
         }
         let p = self.costs.partition(sector * self.costs.sector_bytes);
