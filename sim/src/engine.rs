@@ -158,27 +158,21 @@ impl<'m> Shared<'m> {
         l: &Launch<'_>,
         workers: &mut [Worker],
         team: &Team,
+        every: &[usize],
     ) {
         let n = sms.len() as u64;
         let total = l.total_blocks;
         let first_total = (u64::from(l.blocks_per_sm) * n).min(total);
         let mem: &GlobalMem = self.mem;
-        let items = exclusive(sms.iter_mut().zip(self.logs.iter_mut()));
-        let workers: Vec<Mutex<&mut Worker>> = workers.iter_mut().map(Mutex::new).collect();
-        let claims = Claims::even(items.len(), team.threads());
-        team.run(&|m| {
-            let mut off = Tracer::new(None);
-            let mut w = lock(&workers[m]);
-            while let Some(i) = claims.next(m) {
-                let (sm, log) = take(&items[i]);
-                sm.reset(l.blocks_per_sm);
-                let mut id = u64::from(sm.id);
-                while id < first_total {
-                    let mut ctx = Ctx::new(l, true, mem, log, &mut off, &mut w);
-                    sm.start_block(0, id, &mut ctx);
-                    id += n;
-                }
+        on_team(team, workers, sms, self.logs, every, |sm, log, w, off| {
+            sm.reset(l.blocks_per_sm);
+            let mut id = u64::from(sm.id);
+            while id < first_total {
+                let mut ctx = Ctx::new(l, true, mem, log, off, w);
+                sm.start_block(0, id, &mut ctx);
+                id += n;
             }
+            None::<()>
         });
         self.next_block = first_total;
     }
@@ -238,21 +232,17 @@ impl<'m> Shared<'m> {
                     take(part).copy();
                 }
             });
-        }
-        let stamp = self.timing.stamp(0);
-        let groups = exclusive(self.timing.groups(team.threads()).into_iter());
-        let batch = &self.batch;
-        if requests {
+            let stamp = self.timing.stamp(0);
+            let groups = exclusive(self.timing.groups(members).into_iter());
+            let batch = &self.batch;
             team.run(&|m| {
                 if let Some(g) = groups.get(m) {
                     let mut out = lock(&times[m]);
                     batch.time_group(&mut take(g), stamp, per_cycle, &mut out);
                 }
             });
-        }
-        let n = groups.len();
-        drop(groups);
-        if requests {
+            let n = groups.len();
+            drop(groups);
             let done: Vec<_> = times[..n].iter().map(lock).collect();
             self.batch.merge(&done, self.timing);
         }
@@ -458,7 +448,9 @@ pub(crate) fn run_parallel(
     let members = team.threads();
     debug_assert_eq!(workers.len(), members, "one worker per member");
     let mut off = Tracer::new(None);
-    sh.dispatch_first_parallel(sms, l, workers, team);
+    // Every SM's index, for the jobs that run them all.
+    let every: Vec<usize> = (0..sms.len()).collect();
+    sh.dispatch_first_parallel(sms, l, workers, team, &every);
     crate::interrupt::publish(0, sh.next_block);
     let q = quantum(l, false);
     let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
@@ -501,7 +493,6 @@ pub(crate) fn run_parallel(
             let e = sm.run(horizon, &mut ctx).err()?;
             Some((k, sm.id, e))
         };
-        let every: Vec<usize> = (0..sms.len()).collect();
         let first = on_team(team, workers, sms, sh.logs, &every, |sm, log, w, tracer| {
             run_one(sm, log, w, tracer)
         });

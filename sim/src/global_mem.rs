@@ -180,9 +180,6 @@ impl PartTiming<'_> {
     /// Whether `sector` goes to one of the group's partitions.
     #[inline]
     pub fn owns(&self, sector: u64) -> bool {
-        if self.owns_all() {
-            return true;
-        }
         let p = self.costs.partition(sector * self.costs.sector_bytes);
         p.wrapping_sub(self.first) < self.l2_free.len()
     }

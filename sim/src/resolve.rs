@@ -14,7 +14,7 @@
 //! gives: landing changes no partition state.
 
 use crate::engine::Pending;
-use crate::global_mem::MemTiming;
+use crate::global_mem::{MemTiming, PartTiming};
 use crate::sm::Sm;
 use crate::stats::KernelStats;
 
@@ -157,7 +157,7 @@ impl Batch {
     /// threads at once ([`MemTiming::groups`]).
     pub fn time_group(
         &self,
-        g: &mut crate::global_mem::PartTiming<'_>,
+        g: &mut PartTiming<'_>,
         stamp: u32,
         per_cycle: u64,
         out: &mut GroupTimes,
@@ -167,71 +167,65 @@ impl Batch {
         out.stats = KernelStats::default();
         let flat = &self.flat;
         if g.owns_all() {
-            self.time_all(g, stamp, per_cycle, out);
-            return;
-        }
-        // The L2 is far larger than a host cache: start fetching the L2
-        // sets of the group's sectors a few ahead, so a request scattered
-        // over many lines has them all in flight. A line's sectors cost
-        // one prefetch.
-        let mut ahead = Ahead {
-            k: 0,
-            last_line: u64::MAX,
-            found: 0,
-        };
-        ahead.fill(flat, g);
-        let mut at = 0;
-        for (r, &(start, n, store)) in self.timed.iter().enumerate() {
-            let mut done = 0;
-            let (mut depart, mut sent) = (start, 0);
-            for &sector in &flat[at..at + n as usize] {
-                if g.owns(sector) {
+            // One group (one thread): every sector is its own, so the
+            // prefetch runs a fixed distance ahead with no test of whose
+            // each sector is (that test and its cursor cost one thread
+            // about 5 % more CPU on the bench's memory kernel). A line's
+            // sectors cost one prefetch.
+            let prefetch = |g: &PartTiming<'_>, k: usize| {
+                if let Some(&sector) = flat.get(k)
+                    && (k == 0 || g.line(flat[k - 1]) != g.line(sector))
+                {
+                    g.prefetch(sector);
+                }
+            };
+            (0..PREFETCH_AHEAD).for_each(|k| prefetch(g, k));
+            self.walk(g, stamp, per_cycle, out, |g, at, _| {
+                prefetch(g, at + PREFETCH_AHEAD);
+                true
+            });
+        } else {
+            // The L2 is far larger than a host cache: start fetching the
+            // L2 sets of the group's sectors a few ahead, so a request
+            // scattered over many lines has them all in flight.
+            let mut ahead = Ahead {
+                k: 0,
+                last_line: u64::MAX,
+                found: 0,
+            };
+            ahead.fill(flat, g);
+            self.walk(g, stamp, per_cycle, out, |g, _, sector| {
+                let mine = g.owns(sector);
+                if mine {
                     ahead.found -= 1;
                     ahead.fill(flat, g);
-                    let stamp = stamp.wrapping_add(at as u32);
-                    done = done.max(g.sector(depart, sector, store, stamp, &mut out.stats));
                 }
-                at += 1;
-                sent += 1;
-                if sent == per_cycle {
-                    (depart, sent) = (depart + 1, 0);
-                }
-            }
-            out.done[r] = done;
+                mine
+            });
         }
     }
 
-    /// [`Self::time_group`] of the one group that holds every partition
-    /// (one thread): every sector is the group's, so the prefetch runs a
-    /// fixed distance ahead with no test of whose each sector is. The
-    /// general loop cost one thread about 5 % more CPU on the bench's
-    /// memory kernel.
-    fn time_all(
+    /// The loop of [`Self::time_group`]: each sector of the batch in
+    /// order, leaving the LSU `per_cycle` a cycle, timed in `g` where
+    /// `mine(g, k, sector)` (which also keeps the prefetch ahead) says the
+    /// `k`-th sector is the group's.
+    fn walk(
         &self,
-        g: &mut crate::global_mem::PartTiming<'_>,
+        g: &mut PartTiming<'_>,
         stamp: u32,
         per_cycle: u64,
         out: &mut GroupTimes,
+        mut mine: impl FnMut(&PartTiming<'_>, usize, u64) -> bool,
     ) {
-        let flat = &self.flat;
-        // A line's sectors cost one prefetch: skip a sector in the line of
-        // the one before it.
-        let prefetch = |g: &crate::global_mem::PartTiming<'_>, k: usize| {
-            if let Some(&sector) = flat.get(k)
-                && (k == 0 || g.line(flat[k - 1]) != g.line(sector))
-            {
-                g.prefetch(sector);
-            }
-        };
-        (0..PREFETCH_AHEAD).for_each(|k| prefetch(g, k));
         let mut at = 0;
         for (r, &(start, n, store)) in self.timed.iter().enumerate() {
             let mut done = 0;
             let (mut depart, mut sent) = (start, 0);
-            for &sector in &flat[at..at + n as usize] {
-                prefetch(g, at + PREFETCH_AHEAD);
-                let stamp = stamp.wrapping_add(at as u32);
-                done = done.max(g.sector(depart, sector, store, stamp, &mut out.stats));
+            for &sector in &self.flat[at..at + n as usize] {
+                if mine(g, at, sector) {
+                    let stamp = stamp.wrapping_add(at as u32);
+                    done = done.max(g.sector(depart, sector, store, stamp, &mut out.stats));
+                }
                 at += 1;
                 sent += 1;
                 if sent == per_cycle {
@@ -260,11 +254,7 @@ impl Batch {
             self.done.push(done);
         }
         for g in groups {
-            let (s, t) = (&mut self.stats, &g.stats);
-            s.l2_sector_hits += t.l2_sector_hits;
-            s.l2_sector_misses += t.l2_sector_misses;
-            s.dram_sectors_read += t.dram_sectors_read;
-            s.dram_sectors_write += t.dram_sectors_write;
+            self.stats.add_part(&g.stats);
         }
         timing.count(self.flat.len());
     }
@@ -340,7 +330,7 @@ struct Ahead {
 
 impl Ahead {
     #[inline(always)]
-    fn fill(&mut self, flat: &[u64], g: &crate::global_mem::PartTiming<'_>) {
+    fn fill(&mut self, flat: &[u64], g: &PartTiming<'_>) {
         while self.found < PREFETCH_AHEAD && self.k < flat.len() {
             let sector = flat[self.k];
             self.k += 1;

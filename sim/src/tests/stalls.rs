@@ -108,17 +108,14 @@ fn memory_and_barriers_show_up_as_their_reasons() {
     assert_eq!(s.metrics()[ratio], expect);
 }
 
-#[test]
-fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
-    // An interleave finer than a line puts a line's sectors in several
-    // partitions: the L2 cannot be cut by partition, and one thread times
-    // the memory however many run the SMs (`MemTiming::groups`).
-    let mut fine = GpuConfig::tiny();
-    fine.partition_interleave_bytes = 64;
-    for cfg in [GpuConfig::tiny(), GpuConfig::h200(), fine] {
+/// Every catalog kernel on `sms` SMs of each of `cfgs`, `grid` blocks of
+/// `block_warps` warps, run in quanta on 1, 2 and 3 threads: the same
+/// counters and memory as the cycle-by-cycle (lockstep) loop.
+fn catalog_agrees_with_lockstep(cfgs: Vec<GpuConfig>, sms: u32, grid: u32, block_warps: u32) {
+    for cfg in cfgs {
         let warp = cfg.warp_size;
         let mut cfg = cfg;
-        cfg.num_sms = 3;
+        cfg.num_sms = sms;
         for named in kernels_ir::kernels::catalog(warp) {
             let name = named.name().to_string();
             let k = verified(named.kernel);
@@ -134,12 +131,11 @@ fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
                 .unwrap();
                 let (dst, params) = catalog_inputs(&mut g, &k, warp);
                 let s = g
-                    .launch(&k, Dim3::x(13), Dim3::x(4 * warp), &params)
+                    .launch(&k, Dim3::x(grid), Dim3::x(block_warps * warp), &params)
                     .unwrap();
                 (s, g.read_u32s(dst, 1 << 18).unwrap())
             };
             let lockstep = run(true, 1);
-            // 3 SMs on 1, 2 (SMs 0-1 and 2) and 3 threads.
             for threads in 1..=3 {
                 let quanta = run(false, threads);
                 assert!(
@@ -154,13 +150,23 @@ fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
 }
 
 #[test]
+fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
+    // An interleave finer than a line puts a line's sectors in several
+    // partitions: the L2 cannot be cut by partition, and one thread times
+    // the memory however many run the SMs (`MemTiming::groups`).
+    let mut fine = GpuConfig::tiny();
+    fine.partition_interleave_bytes = 64;
+    // 3 SMs on 1, 2 (SMs 0-1 and 2) and 3 threads.
+    catalog_agrees_with_lockstep(vec![GpuConfig::tiny(), GpuConfig::h200(), fine], 3, 13, 4);
+}
+
+#[test]
 fn blocks_that_read_each_others_stores_agree_on_every_thread_count_and_traced() {
     // Block b stores b + 1 to word b, works through a chain of adds (which
     // drifts the blocks apart by their dispatch cycles), then copies word
     // b - 1 (another block's, stored within the last few hundred cycles)
     // to out[b]: what it reads depends on when stores become visible to
-    // other SMs, which must not depend on the thread count (quanta are
-    // split with a pool) or on tracing.
+    // other SMs, which must not depend on the thread count or on tracing.
     let mut b = KernelBuilder::new("neighbour");
     let out = b.param("out", ParamType::U64);
     let (id, v, off, a) = (b.reg32(), b.reg32(), b.reg64(), b.reg64());
@@ -316,37 +322,5 @@ fn lazy_not_selected_charges_equal_the_pass_by_pass_ones() {
 /// loop starts them, on any thread count.
 #[test]
 fn short_blocks_start_in_cycle_order_on_any_thread_count() {
-    for cfg in [GpuConfig::tiny(), GpuConfig::h200()] {
-        let warp = cfg.warp_size;
-        let mut cfg = cfg;
-        cfg.num_sms = 5;
-        for named in kernels_ir::kernels::catalog(warp) {
-            let name = named.name().to_string();
-            let k = verified(named.kernel);
-            let run = |lockstep: bool, threads: usize| {
-                let mut g = crate::Gpu::new(
-                    cfg.clone(),
-                    crate::RunOptions {
-                        lockstep,
-                        threads,
-                        ..Default::default()
-                    },
-                )
-                .unwrap();
-                let (dst, params) = catalog_inputs(&mut g, &k, warp);
-                let s = g.launch(&k, Dim3::x(150), Dim3::x(warp), &params).unwrap();
-                (s, g.read_u32s(dst, 1 << 18).unwrap())
-            };
-            let lockstep = run(true, 1);
-            for threads in 1..=3 {
-                let quanta = run(false, threads);
-                assert!(
-                    quanta == lockstep,
-                    "{name}, {threads} threads: {:?}\nvs\n{:?}",
-                    quanta.0,
-                    lockstep.0
-                );
-            }
-        }
-    }
+    catalog_agrees_with_lockstep(vec![GpuConfig::tiny(), GpuConfig::h200()], 5, 150, 1);
 }
