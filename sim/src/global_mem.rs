@@ -93,9 +93,10 @@ impl MemTiming {
         }
     }
 
-    /// Starts a launch: empty L2, idle queues.
-    pub fn start_launch(&mut self) {
-        self.l2.flush();
+    /// Starts a launch whose batches are timed in up to `groups` groups
+    /// ([`Self::groups`]): empty L2, idle queues.
+    pub fn start_launch(&mut self, groups: usize) {
+        self.l2.flush(groups as u64);
         self.l2_free.iter_mut().for_each(|t| *t = 0);
         self.dram_free.iter_mut().for_each(|t| *t = 0);
     }
@@ -249,7 +250,7 @@ mod tests {
 
     fn timing() -> (MemTiming, KernelStats) {
         let mut t = MemTiming::new(&GpuConfig::tiny());
-        t.start_launch();
+        t.start_launch(1);
         (t, KernelStats::default())
     }
 
@@ -283,7 +284,7 @@ mod tests {
             100 + 10,
             "a store fills its sector"
         );
-        t.start_launch();
+        t.start_launch(1);
         assert_eq!(t.sector(0, 5, false, &mut s), 1 + 20);
     }
 

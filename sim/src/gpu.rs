@@ -317,7 +317,12 @@ impl Gpu {
             params,
         };
         let prog = decode(vk, &shape);
-        self.timing.start_launch();
+        let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);
+        let threads = self.options.threads.clamp(1, self.sms.len().max(1));
+        // Traced and lockstep runs time memory on one thread, as one
+        // group; parallel runs in a group per member.
+        let ordered = sink.is_some() || lockstep;
+        self.timing.start_launch(if ordered { 1 } else { threads });
         let stats = KernelStats::new(name, grid, block, vk.kernel().insts.len());
         let l = Launch {
             cfg: &self.cfg,
@@ -333,11 +338,9 @@ impl Gpu {
                 width: self.cfg.smem_bank_width_bytes,
             },
         };
-        let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);
-        let threads = self.options.threads.clamp(1, self.sms.len().max(1));
         let mut sh = Shared::new(&mut self.mem, &mut self.timing, &mut self.logs);
         let mut tracer = Tracer::new(sink);
-        let (end, mut stats) = if tracer.on() || lockstep {
+        let (end, mut stats) = if ordered {
             // One thread, SMs in global event order: trace events in order.
             for sm in &mut self.sms {
                 sm.reset(occ.blocks_per_sm);

@@ -541,7 +541,7 @@ mod tests {
     fn a_timed_batch_lands_its_loads_in_cycle_order_and_counts_once() {
         use crate::config::GpuConfig;
         let mut timing = MemTiming::new(&GpuConfig::tiny());
-        timing.start_launch();
+        timing.start_launch(1);
         let cfg = GpuConfig::tiny();
         let mut sms = [Sm::new(0, &cfg), Sm::new(1, &cfg)];
         // SM 1's load at cycle 5, then SM 0's store and load at cycle 3.
