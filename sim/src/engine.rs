@@ -233,7 +233,7 @@ impl<'m> Shared<'m> {
                 }
             });
             let stamp = self.timing.stamp(0);
-            let groups = exclusive(self.timing.groups(members).into_iter());
+            let groups = exclusive(self.timing.groups().into_iter());
             let batch = &self.batch;
             team.run(&|m| {
                 if let Some(g) = groups.get(m) {

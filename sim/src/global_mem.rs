@@ -111,17 +111,16 @@ impl MemTiming {
         self.l2.count(n);
     }
 
-    /// The partitions cut into at most `want` groups that can be timed at
-    /// once, each by one host thread: near-equal runs of partitions when
-    /// every L2 set belongs to one partition (`h200`), else one group.
+    /// The partitions cut into the groups of this launch
+    /// ([`Self::start_launch`]), which can be timed at once, each by one
+    /// host thread: near-equal runs of partitions when every L2 set
+    /// belongs to one partition (`h200`), else one group.
     /// Each group's sectors meet only its own queues and sets, so timing
     /// the groups apart, each in the batch's order, gives what timing the
     /// batch in one go gives.
-    pub fn groups(&mut self, want: usize) -> Vec<PartTiming<'_>> {
-        let parts = self.costs.parts;
-        let n = self.l2.max_views(want as u64);
-        let cuts: Vec<u64> = (0..=n).map(|g| parts * g / n).collect();
-        let views = self.l2.split(&cuts);
+    pub fn groups(&mut self) -> Vec<PartTiming<'_>> {
+        let cuts = self.l2.cuts(self.costs.parts);
+        let views = self.l2.split();
         let (mut l2_free, mut dram_free) = (&mut self.l2_free[..], &mut self.dram_free[..]);
         let mut out = Vec::with_capacity(views.len());
         for (l2, w) in views.into_iter().zip(cuts.windows(2)) {
@@ -152,7 +151,7 @@ impl MemTiming {
         stats: &mut KernelStats,
     ) -> u64 {
         let stamp = self.stamp(0);
-        let mut g = self.groups(1);
+        let mut g = self.groups();
         let done = g[0].sector(depart, sector, store, stamp, stats);
         drop(g);
         self.count(1);

@@ -3,20 +3,22 @@
 //! has the queues around it).
 //!
 //! **Layout.** Where the machine allows it (each set's lines all belong to
-//! one memory partition, as on `h200`), a set's ways are stored so that
-//! each partition's sets form one contiguous run ([`Layout`]); the lines a
-//! set holds do not depend on where it is stored, so this changes no
-//! result. Then the L2 splits into independent views, one per group of
-//! partitions ([`L2::split`]), which several host threads time at once:
-//! a sector only ever touches its own partition's sets.
+//! one memory partition, as on `h200`), the L2 splits into independent
+//! views, one per group of partitions ([`L2::split`]), which several host
+//! threads time at once: a sector only ever touches its own partition's
+//! sets. A view's sets are stored together, in set order ([`Layout`]); the
+//! lines a set holds do not depend on where it is stored, so this changes
+//! no result. The number of views is chosen per launch ([`L2::flush`]).
 //!
-//! A launch timed on one host thread keeps set `s` in slot `s` instead
-//! ([`L2::flush`] picks the layout per launch): a streaming request's
+//! Set order within a view matters to the host: a streaming request's
 //! lines are neighbouring sets, so their keys and state are neighbouring
-//! host lines that the host's own prefetcher follows, where the layout
-//! by partition scatters them over the partitions' runs. On the bench's
-//! compute kernel the timing's share of the host's samples fell from
-//! about 9.6 % to 8.2 % with set order (`perf record`, three runs each).
+//! host lines that the host's own prefetcher follows. An earlier layout
+//! stored each partition's sets in a run of its own, whatever the views,
+//! which scattered a stream over 32 runs on `h200`. With one view (one
+//! host thread) in set order, the memory timing's share of the host's
+//! samples on the bench's compute kernel fell from about 9.6 % to 8.2 %
+//! (`perf record`, three runs each); with two views, on the 1M-key sort,
+//! it stayed at about 8.9 %.
 
 use crate::aligned::LineAligned;
 use crate::config::GpuConfig;
@@ -48,9 +50,9 @@ pub(crate) struct L2 {
     /// `shape.words` words (see [`L2View::state`]).
     meta: LineAligned<u64>,
     shape: Shape,
-    /// The layout that lets the L2 split by partition ([`Layout::of`]),
-    /// used by launches timed in several views.
-    split_layout: Layout,
+    /// The views of this launch ([`Self::flush`]): its partitions cut in
+    /// `views` near-equal runs.
+    views: u64,
     generation: u64,
     /// Sector accesses so far this launch: an access's LRU stamp is its
     /// number in the launch (from 1), whichever view makes it.
@@ -76,10 +78,12 @@ struct Shape {
 enum Layout {
     /// Set `s` in slot `s`: sets share partitions, one view only.
     Plain,
-    /// Each partition's sets in one run of `per_part` slots, partition by
-    /// partition. A set `s` is `(q * parts + p) * c + r` with `c = 2^shift`
-    /// lines per interleave chunk (`r < c`, partition `p < parts`), and is
-    /// stored in slot `p * per_part + q * c + r`.
+    /// Each view's sets in one run, views in partition order, each view's
+    /// in set order. A set `s` is `(q * parts + p) * c + r` with `c =
+    /// 2^shift` lines per interleave chunk (`r < c`, partition `p <
+    /// parts`); partition `p` has `per_part` sets. The view of partitions
+    /// `a..a + n` starts at slot `a * per_part` and stores set `s` at
+    /// `(q * n + p - a) * c + r` from there: with one view, slot `s`.
     ByPartition {
         shift: u32,
         parts: u64,
@@ -111,23 +115,32 @@ impl Layout {
         }
     }
 
+    /// The slot of `set` in the view of partitions `first..first + n`,
+    /// which holds it, counted from the view's first slot.
     #[inline]
-    fn slot(self, set: u64) -> u64 {
+    fn slot(self, set: u64, first: u64, n: u64) -> u64 {
         match self {
             Layout::Plain => set,
-            Layout::ByPartition {
-                shift,
-                parts,
-                per_part,
-            } => {
+            Layout::ByPartition { shift, parts, .. } => {
                 let chunk = set >> shift;
                 let (q, p) = if parts.is_power_of_two() {
                     (chunk >> parts.trailing_zeros(), chunk & (parts - 1))
                 } else {
                     (chunk / parts, chunk % parts)
                 };
-                p * per_part + (q << shift) + (set & ((1 << shift) - 1))
+                debug_assert!(p.wrapping_sub(first) < n, "the view holds the set");
+                ((q * n + p - first) << shift) | (set & ((1 << shift) - 1))
             }
+        }
+    }
+
+    /// The partition that set `set`'s lines belong to (0 for a plain
+    /// layout, whose one view holds every set).
+    #[cfg(test)]
+    fn partition(self, set: u64) -> u64 {
+        match self {
+            Layout::Plain => 0,
+            Layout::ByPartition { shift, parts, .. } => (set >> shift) % parts,
         }
     }
 }
@@ -158,24 +171,23 @@ impl L2 {
                 set_mod: FastMod::new(sets),
                 ways,
                 sectors_per_line,
-                layout: Layout::Plain,
+                layout: Layout::of(cfg, sets),
             },
-            split_layout: Layout::of(cfg, sets),
+            views: 1,
             generation: 0,
             accesses: 0,
         }
     }
 
     /// Empties the cache for a new launch, to be looked up in up to
-    /// `views` views ([`Self::split`]): stored by partition when more than
-    /// one and the machine allows it, else in set order. Changing the
-    /// layout here is safe: every way the last launch left is of an older
-    /// generation, so no lookup finds it wherever it now sits.
+    /// `views` views ([`Self::split`]; one when the layout is plain).
+    /// Changing the views moves sets to other slots, which is safe here:
+    /// every way the last launch left is of an older generation, so no
+    /// lookup finds it wherever it now sits.
     pub fn flush(&mut self, views: u64) {
-        self.shape.layout = if views > 1 {
-            self.split_layout
-        } else {
-            Layout::Plain
+        self.views = match self.shape.layout {
+            Layout::Plain => 1,
+            Layout::ByPartition { parts, .. } => views.clamp(1, parts),
         };
         self.generation += 1;
         let n = self.shape.sets as usize * self.shape.ways;
@@ -199,34 +211,35 @@ impl L2 {
         self.accesses = self.accesses.wrapping_add(n as u32);
     }
 
-    /// How many views the cache can be cut into, at most `want`: one per
-    /// group of partitions when this launch's layout is by partition.
-    pub fn max_views(&self, want: u64) -> u64 {
-        match self.shape.layout {
-            Layout::Plain => 1,
-            Layout::ByPartition { parts, .. } => want.clamp(1, parts),
-        }
+    /// This launch's views as cuts of the `parts` partitions: view `g`
+    /// holds partitions `cuts[g]..cuts[g + 1]`.
+    pub fn cuts(&self, parts: u64) -> Vec<u64> {
+        (0..=self.views).map(|g| parts * g / self.views).collect()
     }
 
-    /// Views of the partitions `cuts[g]..cuts[g + 1]` (ascending, from 0
-    /// to the partition count; a single view `[0, n]` for any layout).
-    pub fn split(&mut self, cuts: &[u64]) -> Vec<L2View<'_>> {
-        let shape = self.shape;
-        // The slots of partitions `a..b`; a plain layout's one view holds
-        // every set.
+    /// This launch's views ([`Self::cuts`]; one for a plain layout).
+    pub fn split(&mut self) -> Vec<L2View<'_>> {
+        let mut shape = self.shape;
+        if self.views == 1 {
+            // One view stores set `s` in slot `s` either way; the plain
+            // layout finds it without working out the partition.
+            shape.layout = Layout::Plain;
+        }
+        // The partitions of each view and its slots; a plain layout's one
+        // view holds every set.
+        let cuts = match shape.layout {
+            Layout::ByPartition { parts, .. } => self.cuts(parts),
+            Layout::Plain => vec![0, 1],
+        };
         let slots = |a: u64, b: u64| match shape.layout {
-            Layout::ByPartition { per_part, .. } => (a * per_part, (b - a) * per_part),
-            Layout::Plain => {
-                assert_eq!(cuts.len(), 2, "a plain L2 is one view");
-                (0, shape.sets)
-            }
+            Layout::ByPartition { per_part, .. } => (b - a) * per_part,
+            Layout::Plain => shape.sets,
         };
         let generation = self.generation;
         let (mut keys, mut meta) = (&mut self.keys[..], &mut self.meta[..]);
-        let mut views = Vec::with_capacity(cuts.len().saturating_sub(1));
+        let mut views = Vec::with_capacity(cuts.len() - 1);
         for w in cuts.windows(2) {
-            let (first, n) = slots(w[0], w[1]);
-            let slots = n as usize;
+            let slots = slots(w[0], w[1]) as usize;
             let (k, rest) = std::mem::take(&mut keys).split_at_mut(slots * shape.ways);
             keys = rest;
             let (m, rest) =
@@ -235,7 +248,7 @@ impl L2 {
             views.push(L2View {
                 keys: k,
                 meta: m,
-                first,
+                parts: (w[0], w[1] - w[0]),
                 shape,
                 generation,
                 last: (0, 0),
@@ -250,8 +263,8 @@ impl L2 {
 pub(crate) struct L2View<'a> {
     keys: &'a mut [u64],
     meta: &'a mut [u64],
-    /// The first slot it holds.
-    first: u64,
+    /// Its partitions: the first and how many.
+    parts: (u64, u64),
     shape: Shape,
     generation: u64,
     /// The key of the line accessed last and its way in this view (key 0:
@@ -267,7 +280,8 @@ impl L2View<'_> {
     #[inline]
     fn ways(&self, tag: u64) -> std::ops::Range<usize> {
         let set = self.shape.set_mod.rem(tag);
-        let slot = (self.shape.layout.slot(set) - self.first) as usize;
+        let (first, n) = self.parts;
+        let slot = self.shape.layout.slot(set, first, n) as usize;
         slot * self.shape.ways..(slot + 1) * self.shape.ways
     }
 
@@ -482,7 +496,7 @@ mod tests {
     }
 
     #[test]
-    fn the_layout_stores_each_set_once_and_each_partition_in_one_run() {
+    fn each_view_stores_its_sets_once_in_one_run_and_one_view_in_set_order() {
         let cases = [
             // (sets, line, interleave, partitions, by partition)
             (25_600, 128, 256, 32, true),
@@ -503,20 +517,39 @@ mod tests {
                 by_part,
                 "{sets} sets, {parts} parts"
             );
-            let mut seen = vec![false; sets as usize];
-            for set in 0..sets {
-                let slot = layout.slot(set) as usize;
-                assert!(!seen[slot], "slot {slot} taken twice");
-                seen[slot] = true;
-                if let Layout::ByPartition { per_part, .. } = layout {
-                    // The partition of the set's lines owns the slot.
-                    let p = (set * u64::from(line) / u64::from(chunk)) % u64::from(parts);
-                    assert_eq!(slot as u64 / per_part, p, "set {set}");
+            let Layout::ByPartition { per_part, .. } = layout else {
+                continue;
+            };
+            for views in [1, 2, 3, u64::from(parts)] {
+                let cuts: Vec<u64> = (0..=views).map(|g| u64::from(parts) * g / views).collect();
+                // Per view, which of its slots are taken.
+                let mut seen: Vec<Vec<bool>> = cuts
+                    .windows(2)
+                    .map(|w| vec![false; ((w[1] - w[0]) * per_part) as usize])
+                    .collect();
+                for set in 0..sets {
+                    // Every line of the set is in the set's partition.
+                    let p = layout.partition(set);
                     for line_no in [set, set + sets, set + 7 * sets] {
                         let addr = line_no * u64::from(line);
                         assert_eq!((addr / u64::from(chunk)) % u64::from(parts), p);
                     }
+                    let g = cuts.windows(2).position(|w| w[0] <= p && p < w[1]).unwrap();
+                    let slot = layout.slot(set, cuts[g], cuts[g + 1] - cuts[g]);
+                    if views == 1 {
+                        assert_eq!(slot, set, "one view: set order");
+                    }
+                    let taken = &mut seen[g][slot as usize];
+                    assert!(
+                        !*taken,
+                        "{views} views: slot {slot} of view {g} taken twice"
+                    );
+                    *taken = true;
                 }
+                assert!(
+                    seen.iter().flatten().all(|&t| t),
+                    "{views} views: every slot used"
+                );
             }
         }
     }
@@ -555,14 +588,15 @@ mod tests {
         }
     }
 
-    /// Which of `cuts`' views holds `sector` of an L2 with `per_part`
-    /// slots per partition (`None`: a plain layout's one view).
-    fn view_of(l2: &L2, cuts: &[u64], sector: u64) -> usize {
+    /// Which of this launch's views holds `sector` (a plain layout's one
+    /// view holds every set).
+    fn view_of(l2: &L2, sector: u64) -> usize {
         match l2.shape.layout {
             Layout::Plain => 0,
-            Layout::ByPartition { per_part, .. } => {
+            Layout::ByPartition { parts, .. } => {
                 let set = (sector / l2.shape.sectors_per_line) % l2.shape.sets;
-                let p = l2.shape.layout.slot(set) / per_part;
+                let p = l2.shape.layout.partition(set);
+                let cuts = l2.cuts(parts);
                 cuts.windows(2).position(|w| w[0] <= p && p < w[1]).unwrap()
             }
         }
@@ -572,9 +606,8 @@ mod tests {
     fn the_l2_agrees_with_a_plain_lru_cache_however_it_is_cut() {
         // 4 sectors a line (one word of state per way) and 32 (three), over
         // four launches; lines crowd few sets so evictions are frequent.
-        // tiny's two partitions, looked up as one view or two, the layout
-        // changing from launch to launch (stored by partition for two
-        // views where the machine allows it, in set order for one).
+        // tiny's two partitions, looked up as one view or two, the views
+        // changing from launch to launch where the machine allows two.
         for (line_bytes, ways, chunk) in
             [(128, 2, 256), (1024, 4, 1024), (128, 3, 256), (128, 2, 64)]
         {
@@ -585,15 +618,10 @@ mod tests {
             cfg.partition_interleave_bytes = chunk;
             let mut l2 = L2::new(&cfg);
             let per_line = l2.shape.sectors_per_line;
-            let plain_cuts = [0, 2];
             let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
             let mut last = 0;
             for want in [2, 1, 2, 1] {
                 l2.flush(want);
-                let cuts: &[u64] = match l2.max_views(want) {
-                    2 => &[0, 1, 2],
-                    _ => &[0, 2],
-                };
                 let sets = vec![Vec::new(); l2.shape.sets as usize];
                 let mut plain = Plain {
                     sets,
@@ -616,15 +644,11 @@ mod tests {
                     last = sector;
                     sectors.push((sector, seed >> 60 < 5));
                 }
-                let owner: Vec<usize> = sectors
-                    .iter()
-                    .map(|&(s, _)| match cuts.len() {
-                        2 => view_of(&l2, &plain_cuts, s),
-                        _ => view_of(&l2, cuts, s),
-                    })
-                    .collect();
+                let owner: Vec<usize> = sectors.iter().map(|&(s, _)| view_of(&l2, s)).collect();
                 let stamps: Vec<u32> = (0..sectors.len()).map(|k| l2.stamp(k)).collect();
-                let mut views = l2.split(cuts);
+                let by_part = matches!(l2.shape.layout, Layout::ByPartition { .. });
+                let mut views = l2.split();
+                assert_eq!(views.len(), if by_part { want as usize } else { 1 });
                 for (k, &(sector, write)) in sectors.iter().enumerate() {
                     let got = views[owner[k]].access(sector, write, stamps[k]);
                     let expected = plain.access(sector, write);

@@ -82,16 +82,22 @@ impl Batch {
     /// Sends the requests to the partitions in cycle-by-cycle order (by
     /// issue cycle, then SM, then issue order), the LSU sending
     /// `per_cycle` sectors a cycle, and notes when each completes: on
-    /// this thread, all partitions in one group.
+    /// this thread, the launch's groups one after the other (one group in
+    /// the ordered runs that call this).
     pub fn time(&mut self, timing: &mut MemTiming, per_cycle: u64) {
         self.order();
         self.flat_parts(1).into_iter().for_each(FlatPart::copy);
-        let mut times = GroupTimes::default();
         let stamp = timing.stamp(0);
-        for mut g in timing.groups(1) {
-            self.time_group(&mut g, stamp, per_cycle, &mut times);
-        }
-        self.merge(&[&times], timing);
+        let times: Vec<GroupTimes> = timing
+            .groups()
+            .iter_mut()
+            .map(|g| {
+                let mut times = GroupTimes::default();
+                self.time_group(g, stamp, per_cycle, &mut times);
+                times
+            })
+            .collect();
+        self.merge(&times.iter().collect::<Vec<_>>(), timing);
     }
 
     /// Puts the requests in cycle-by-cycle order; their sectors are then
