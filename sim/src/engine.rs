@@ -189,12 +189,11 @@ impl<'m> Shared<'m> {
         times: &[Mutex<GroupTimes>],
         per_cycle: u64,
     ) {
-        self.batch.gather(sms);
-        let requests = !self.batch.is_empty();
+        let requests = sms.iter().any(|sm| !sm.requests.is_empty());
         let members = team.threads();
-        // Member 0 puts the requests in order while the others write the
-        // stores, a slice of addresses each (all members when there is
-        // nothing to order or no one else).
+        // Member 0 gathers the requests and puts them in order while the
+        // others write the stores, a slice of addresses each (all members
+        // when there is nothing to order or no one else).
         let writers = if requests && members > 1 {
             members - 1
         } else {
@@ -209,10 +208,11 @@ impl<'m> Shared<'m> {
         let slices = cuts
             .as_ref()
             .map(|c| exclusive(self.mem.slices(c).into_iter()));
-        let batch = Mutex::new(requests.then_some(&mut self.batch));
+        let batch = Mutex::new(requests.then_some((&mut self.batch, sms)));
         let logs = &*self.logs;
         team.run(&|m| {
-            if let Some(b) = lock(&batch).take_if(|_| m == 0) {
+            if let Some((b, sms)) = lock(&batch).take_if(|_| m == 0) {
+                b.gather(sms);
                 b.order();
             }
             let slot = slices

@@ -61,6 +61,7 @@ pub(crate) struct GroupTimes {
 }
 
 impl Batch {
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }
