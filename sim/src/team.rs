@@ -30,6 +30,16 @@ use std::time::{Duration, Instant};
 /// keys), short enough that an idle team costs nothing measurable.
 const SPIN: Duration = Duration::from_micros(200);
 
+/// How long of [`SPIN`] is pure spinning; the rest yields the core between
+/// checks. When the host runs more threads than it has cores (the test
+/// harness runs two `simsort` processes of two threads each on a 2-core
+/// machine, or a user runs several sorts at once), a member that only spun
+/// held a core that the thread it waited for needed: the integration tests
+/// took 308 s on 2 threads per process against 163 s on one. Yielding
+/// hands the core over when someone else can use it and returns at once
+/// when no one can.
+const HOT: Duration = Duration::from_micros(20);
+
 /// A job as the helpers see it: a pointer to the caller's closure, valid
 /// while [`Team::run`] waits for them (which is what makes the lifetime
 /// erasure sound).
@@ -148,16 +158,23 @@ impl Drop for Team {
     }
 }
 
-/// Spins on `done` for up to [`SPIN`], then parks between checks (the
-/// waker unparks this thread after making `done` true).
+/// Spins on `done` for up to [`HOT`], then yields the core between checks
+/// up to [`SPIN`], then parks between checks (the waker unparks this
+/// thread after making `done` true).
 fn wait_until(done: impl Fn() -> bool) {
     let start = Instant::now();
     let mut spins = 0u32;
+    let mut waited = Duration::ZERO;
     while !done() {
         spins = spins.wrapping_add(1);
-        // The clock only every 64 spins: reading it costs more than a spin.
-        if !spins.is_multiple_of(64) || start.elapsed() < SPIN {
+        // The clock only every 64 checks: reading it costs more than a spin.
+        if spins.is_multiple_of(64) {
+            waited = start.elapsed();
+        }
+        if waited < HOT {
             std::hint::spin_loop();
+        } else if waited < SPIN {
+            std::thread::yield_now();
         } else {
             // Woken by whoever makes `done` true; a wake-up that came
             // first makes this return at once.
