@@ -24,6 +24,7 @@ pub const fn sext(value: u64, width: u32) -> i64 {
 /// The result of a binary-format operation on `width`-bit operands:
 /// arithmetic, logic, shifts, min/max (width-bit result) and `setp` (0 or 1).
 /// Returns `None` for opcodes of other formats.
+#[inline]
 pub fn binary(op: Opcode, width: u32, a: u64, b: u64) -> Option<u64> {
     let m = mask(width);
     // Shift amounts are unsigned counts, compared before any truncation.
@@ -71,6 +72,7 @@ pub fn binary(op: Opcode, width: u32, a: u64, b: u64) -> Option<u64> {
 
 /// The result of a unary-format operation from a `src_width`-bit source
 /// into a `dst_width`-bit destination. `None` for other opcodes.
+#[inline]
 pub fn unary(op: Opcode, src_width: u32, dst_width: u32, v: u64) -> Option<u64> {
     let v = v & mask(src_width);
     let r = match op {
@@ -83,6 +85,7 @@ pub fn unary(op: Opcode, src_width: u32, dst_width: u32, v: u64) -> Option<u64> 
 }
 
 /// `(min, max)` of a compare-exchange on `width`-bit values.
+#[inline]
 pub fn cmpx(signed: bool, width: u32, a: u64, b: u64) -> (u64, u64) {
     let less = if signed {
         sext(a, width) <= sext(b, width)

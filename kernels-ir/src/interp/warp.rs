@@ -106,6 +106,7 @@ impl Warp {
         None
     }
 
+    #[inline(always)]
     fn get(&self, reg: Reg, lane: usize) -> u64 {
         let i = reg.index() as usize;
         match reg.class() {
@@ -115,6 +116,7 @@ impl Warp {
         }
     }
 
+    #[inline(always)]
     fn set(&mut self, reg: Reg, lane: usize, value: u64) {
         let i = reg.index() as usize;
         match reg.class() {
@@ -155,6 +157,7 @@ impl Warp {
         v & values::mask(32)
     }
 
+    #[inline(always)]
     fn read(&self, op: &Operand, ctx: &BlockContext<'_>, lane: usize) -> u64 {
         match *op {
             Operand::Reg(r) => self.get(r, lane),
@@ -254,13 +257,14 @@ impl Warp {
             } => {
                 let mode = opcode.shfl_mode().expect("shfl format");
                 let w = ctx.warp_size;
-                let vals: Vec<u64> = (0..self.width)
-                    .map(|l| {
-                        let arg = self.read(&lane, ctx, l) as u32;
-                        let s = values::shfl_source(mode, l as u32, arg, width, w);
-                        self.get(src, s as usize)
-                    })
-                    .collect();
+                // Every lane's source is read before any is written: `dst`
+                // may be `src`. (On the stack: this runs once per shuffle.)
+                let mut vals = [0u64; 64];
+                for (l, v) in vals.iter_mut().enumerate().take(self.width) {
+                    let arg = self.read(&lane, ctx, l) as u32;
+                    let s = values::shfl_source(mode, l as u32, arg, width, w);
+                    *v = self.get(src, s as usize);
+                }
                 for_lanes(active, |l| self.set(dst, l, vals[l]));
             }
             _ => self.alu(&inst.data, active, ctx),
@@ -473,6 +477,7 @@ fn shared_word(a: u64, shared_bytes: usize) -> Result<usize, String> {
 }
 
 /// Calls `f` for each lane set in `mask`, lowest first.
+#[inline(always)]
 fn for_lanes(mut mask: u64, mut f: impl FnMut(usize)) {
     while mask != 0 {
         let lane = mask.trailing_zeros() as usize;
