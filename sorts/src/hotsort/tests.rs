@@ -331,24 +331,59 @@ fn large_inputs_sort_in_every_layout_and_exchange() {
     }
 }
 
-#[test]
-#[ignore = "large: run with --release -- --ignored"]
-fn large_powers_of_two_in_every_shape() {
-    for w in WARPS {
-        for h in HEIGHTS {
-            let Some(cfg) = valid(HotSortConfig::new(w, h)) else {
-                continue;
-            };
-            // 2^20 keys for the wide warps; the narrow ones take longer per
-            // key on the interpreter.
-            let top = if w >= 32 { 20 } else { 17 };
-            for k in [15, top] {
-                for n in [(1usize << k) - 1, (1 << k) + 1] {
-                    run(&cfg, &uniform(n, k as u64));
-                }
+/// Powers of two up to 2^20 keys in every slab height of warp width `w`:
+/// one test per width, so the test harness runs the widths side by side.
+fn large_powers_of_two_in_every_height(w: u32) {
+    for h in HEIGHTS {
+        let Some(cfg) = valid(HotSortConfig::new(w, h)) else {
+            continue;
+        };
+        // 2^20 keys for the wide warps; the narrow ones take longer per key
+        // on the interpreter.
+        let top = if w >= 32 { 20 } else { 17 };
+        for k in [15, top] {
+            for n in [(1usize << k) - 1, (1 << k) + 1] {
+                run(&cfg, &uniform(n, k as u64));
             }
         }
     }
+}
+
+#[test]
+fn the_large_cases_cover_every_warp_width() {
+    // One `large_powers_of_two_at_warp_*` test per width below: a width
+    // added here needs its own.
+    assert_eq!(WARPS, [4, 8, 16, 32, 64]);
+}
+
+#[test]
+#[ignore = "large: run with --release -- --ignored"]
+fn large_powers_of_two_at_warp_4() {
+    large_powers_of_two_in_every_height(4);
+}
+
+#[test]
+#[ignore = "large: run with --release -- --ignored"]
+fn large_powers_of_two_at_warp_8() {
+    large_powers_of_two_in_every_height(8);
+}
+
+#[test]
+#[ignore = "large: run with --release -- --ignored"]
+fn large_powers_of_two_at_warp_16() {
+    large_powers_of_two_in_every_height(16);
+}
+
+#[test]
+#[ignore = "large: run with --release -- --ignored"]
+fn large_powers_of_two_at_warp_32() {
+    large_powers_of_two_in_every_height(32);
+}
+
+#[test]
+#[ignore = "large: run with --release -- --ignored"]
+fn large_powers_of_two_at_warp_64() {
+    large_powers_of_two_in_every_height(64);
 }
 
 #[test]
