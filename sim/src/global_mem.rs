@@ -119,12 +119,14 @@ impl MemTiming {
     /// the groups apart, each in the batch's order, gives what timing the
     /// batch in one go gives.
     pub fn groups(&mut self) -> Vec<PartTiming<'_>> {
-        let cuts = self.l2.cuts(self.costs.parts);
         let views = self.l2.split();
         let (mut l2_free, mut dram_free) = (&mut self.l2_free[..], &mut self.dram_free[..]);
         let mut out = Vec::with_capacity(views.len());
-        for (l2, w) in views.into_iter().zip(cuts.windows(2)) {
-            let len = (w[1] - w[0]) as usize;
+        // The views come in partition order, so each group's queues are
+        // the next `len` of them.
+        for l2 in views {
+            let (first, len) = l2.partitions();
+            let len = len as usize;
             let (a, rest) = std::mem::take(&mut l2_free).split_at_mut(len);
             l2_free = rest;
             let (b, rest) = std::mem::take(&mut dram_free).split_at_mut(len);
@@ -133,7 +135,7 @@ impl MemTiming {
                 l2,
                 l2_free: a,
                 dram_free: b,
-                first: w[0] as usize,
+                first: first as usize,
                 costs: self.costs,
             });
         }

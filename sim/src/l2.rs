@@ -70,6 +70,8 @@ struct Shape {
     set_mod: FastMod,
     ways: usize,
     sectors_per_line: u64,
+    /// The machine's memory partitions, which the views cut.
+    parts: u64,
     layout: Layout,
 }
 
@@ -171,6 +173,7 @@ impl L2 {
                 set_mod: FastMod::new(sets),
                 ways,
                 sectors_per_line,
+                parts: u64::from(cfg.mem_partitions).max(1),
                 layout: Layout::of(cfg, sets),
             },
             views: 1,
@@ -211,13 +214,16 @@ impl L2 {
         self.accesses = self.accesses.wrapping_add(n as u32);
     }
 
-    /// This launch's views as cuts of the `parts` partitions: view `g`
-    /// holds partitions `cuts[g]..cuts[g + 1]`.
-    pub fn cuts(&self, parts: u64) -> Vec<u64> {
+    /// This launch's views as cuts of the partitions: view `g` holds
+    /// partitions `cuts[g]..cuts[g + 1]`.
+    fn cuts(&self) -> Vec<u64> {
+        let parts = self.shape.parts;
         (0..=self.views).map(|g| parts * g / self.views).collect()
     }
 
-    /// This launch's views ([`Self::cuts`]; one for a plain layout).
+    /// This launch's views, in partition order ([`Self::cuts`]; one, of
+    /// every partition, for a plain layout). Each tells its partitions
+    /// ([`L2View::partitions`]).
     pub fn split(&mut self) -> Vec<L2View<'_>> {
         let mut shape = self.shape;
         if self.views == 1 {
@@ -225,12 +231,8 @@ impl L2 {
             // layout finds it without working out the partition.
             shape.layout = Layout::Plain;
         }
-        // The partitions of each view and its slots; a plain layout's one
-        // view holds every set.
-        let cuts = match shape.layout {
-            Layout::ByPartition { parts, .. } => self.cuts(parts),
-            Layout::Plain => vec![0, 1],
-        };
+        let cuts = self.cuts();
+        // A view's slots; a plain layout's one view holds every set.
         let slots = |a: u64, b: u64| match shape.layout {
             Layout::ByPartition { per_part, .. } => (b - a) * per_part,
             Layout::Plain => shape.sets,
@@ -263,7 +265,8 @@ impl L2 {
 pub(crate) struct L2View<'a> {
     keys: &'a mut [u64],
     meta: &'a mut [u64],
-    /// Its partitions: the first and how many.
+    /// Its partitions: the first and how many (every partition for a
+    /// plain layout's one view).
     parts: (u64, u64),
     shape: Shape,
     generation: u64,
@@ -276,6 +279,11 @@ pub(crate) struct L2View<'a> {
 }
 
 impl L2View<'_> {
+    /// The view's partitions: the first and how many.
+    pub fn partitions(&self) -> (u64, u64) {
+        self.parts
+    }
+
     /// The view's ways of the set that holds `tag`'s line.
     #[inline]
     fn ways(&self, tag: u64) -> std::ops::Range<usize> {
@@ -593,10 +601,10 @@ mod tests {
     fn view_of(l2: &L2, sector: u64) -> usize {
         match l2.shape.layout {
             Layout::Plain => 0,
-            Layout::ByPartition { parts, .. } => {
+            Layout::ByPartition { .. } => {
                 let set = (sector / l2.shape.sectors_per_line) % l2.shape.sets;
                 let p = l2.shape.layout.partition(set);
-                let cuts = l2.cuts(parts);
+                let cuts = l2.cuts();
                 cuts.windows(2).position(|w| w[0] <= p && p < w[1]).unwrap()
             }
         }
