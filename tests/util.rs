@@ -97,8 +97,15 @@ pub fn simsort_bin() -> &'static Path {
         let target_dir = profile_dir.parent().expect("target dir");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
+        // Naming this test target too makes cargo resolve features as it
+        // did for this build (with the dev-dependencies' features: insta's
+        // `tempfile` turns on a feature of `rustix`, under `miette`), so the
+        // binary links the libraries already built for the tests. Alone,
+        // `-p simsort --bin simsort` rebuilt the workspace a second time
+        // inside the test run: about 2 minutes of CI on 2 cores.
         build
             .args(["build", "--quiet", "-p", "simsort", "--bin", "simsort"])
+            .args(["-p", "tests", "--test", "integration"])
             .env("CARGO_TARGET_DIR", target_dir)
             .current_dir(tests_dir());
         if profile_dir.file_name().is_some_and(|n| n == "release") {
