@@ -226,19 +226,21 @@ impl<'m> Shared<'m> {
         // Then the sectors in timing order, a piece each, and each group's
         // timing, which reads them all.
         if requests {
-            let parts = exclusive(self.batch.flat_parts(members).into_iter());
+            let map = self.timing.group_map();
+            let parts = exclusive(self.batch.flat_parts(members, map).into_iter());
             team.run(&|m| {
                 if let Some(part) = parts.get(m) {
                     take(part).copy();
                 }
             });
+            drop(parts);
             let stamp = self.timing.stamp(0);
             let groups = exclusive(self.timing.groups().into_iter());
             let batch = &self.batch;
             team.run(&|m| {
                 if let Some(g) = groups.get(m) {
                     let mut out = lock(&times[m]);
-                    batch.time_group(&mut take(g), stamp, per_cycle, &mut out);
+                    batch.time_group(&mut take(g), m, stamp, per_cycle, &mut out);
                 }
             });
             let n = groups.len();

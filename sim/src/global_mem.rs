@@ -35,6 +35,29 @@ pub(crate) struct MemTiming {
     /// Per partition: when its DRAM channel is next free (fixed point).
     dram_free: Vec<u64>,
     costs: Costs,
+    /// Per partition, its group in this launch ([`Self::start_launch`]).
+    group_of: Vec<u32>,
+    /// How many groups this launch has.
+    group_count: usize,
+}
+
+/// Which group of the launch ([`MemTiming::groups`]) each sector's
+/// partition is in: a batch's sectors are sorted by group as they are
+/// copied, so each group's thread walks only its own.
+#[derive(Clone, Copy)]
+pub(crate) struct GroupMap<'a> {
+    costs: Costs,
+    group_of: &'a [u32],
+    /// How many groups.
+    pub count: usize,
+}
+
+impl GroupMap<'_> {
+    /// The group of `sector`'s partition.
+    #[inline]
+    pub fn group(&self, sector: u64) -> usize {
+        self.group_of[self.costs.partition(sector * self.costs.sector_bytes)] as usize
+    }
 }
 
 /// What a sector's timing needs besides the queues: the same for every
@@ -90,6 +113,8 @@ impl MemTiming {
                 l2_latency: cfg.l2_latency_cycles.into(),
                 dram_latency: cfg.dram_latency_cycles.into(),
             },
+            group_of: vec![0; parts as usize],
+            group_count: 1,
         }
     }
 
@@ -97,8 +122,23 @@ impl MemTiming {
     /// ([`Self::groups`]): empty L2, idle queues.
     pub fn start_launch(&mut self, groups: usize) {
         self.l2.flush(groups as u64);
+        let views = self.l2.split();
+        self.group_count = views.len();
+        for (g, view) in views.iter().enumerate() {
+            let (first, n) = view.partitions();
+            self.group_of[first as usize..(first + n) as usize].fill(g as u32);
+        }
         self.l2_free.iter_mut().for_each(|t| *t = 0);
         self.dram_free.iter_mut().for_each(|t| *t = 0);
+    }
+
+    /// Which group each sector is in, when this launch has several.
+    pub fn group_map(&self) -> Option<GroupMap<'_>> {
+        (self.group_count > 1).then_some(GroupMap {
+            costs: self.costs,
+            group_of: &self.group_of,
+            count: self.group_count,
+        })
     }
 
     /// The LRU stamp of the `k`-th sector (from 0) of the next batch.
@@ -177,13 +217,6 @@ impl PartTiming<'_> {
     #[inline]
     pub fn owns_all(&self) -> bool {
         self.l2_free.len() as u64 == self.costs.parts
-    }
-
-    /// Whether `sector` goes to one of the group's partitions.
-    #[inline]
-    pub fn owns(&self, sector: u64) -> bool {
-        let p = self.costs.partition(sector * self.costs.sector_bytes);
-        p.wrapping_sub(self.first) < self.l2_free.len()
     }
 
     /// Starts fetching the host memory that timing `sector` will need
