@@ -36,16 +36,16 @@ use std::sync::Mutex;
 use crate::error::SimError;
 use crate::global_mem::MemTiming;
 use crate::ids::{BlockId, WarpAt, WarpId};
-use crate::landing::Landing;
 use crate::launch::{Ctx, Launch, Worker};
 use crate::memory::GlobalMem;
-use crate::resolve::{Batch, GroupTimes};
+use crate::resolve::Batch;
 use crate::scheduler::Mode;
 use crate::scoreboard::pack;
 use crate::sm::Sm;
 use crate::stats::{KernelStats, StallReason};
 use crate::store_log::StoreLog;
 use crate::team::{Claims, Team, exclusive, into_inner, lock, take};
+use crate::team_batch::{MAX_SPAN, TeamBatch};
 use crate::time::Cycle;
 use crate::trace::Tracer;
 use crate::warp::State;
@@ -177,30 +177,21 @@ impl<'m> Shared<'m> {
         self.next_block = first_total;
     }
 
-    /// A boundary's memory work, on `team`'s members at once: the
-    /// quantum's requests (gathered from `workers`) timed through the
-    /// partitions, a group of partitions per member ([`Batch::time_group`],
-    /// into `times[m]`), and the SMs' stores written to memory, a slice of
-    /// addresses per member. The batch is then ready to land.
+    /// A boundary's memory work on a team of several members
+    /// ([`TeamBatch`]): each member lists its own SMs' requests per group
+    /// of partitions and writes a slice of the SMs' stores to memory; then
+    /// each member times a group. The SMs keep their requests and land
+    /// them as they start their next runs.
     fn memory_phase(
         &mut self,
         team: &Team,
         sms: &mut [Sm],
-        times: &[Mutex<GroupTimes>],
+        tb: &mut TeamBatch,
         per_cycle: u64,
+        stats: &mut KernelStats,
     ) {
-        let requests = sms.iter().any(|sm| !sm.requests.is_empty());
-        let members = team.threads();
-        // Member 0 gathers the requests and puts them in order while the
-        // others write the stores, a slice of addresses each (all members
-        // when there is nothing to order or no one else).
-        let writers = if requests && members > 1 {
-            members - 1
-        } else {
-            members
-        };
-        let first_writer = members - writers;
-        let cuts = crate::store_log::cuts(self.logs, writers);
+        let requests = tb.begin(sms);
+        let cuts = crate::store_log::cuts(self.logs, team.threads());
         if !requests && cuts.is_none() {
             self.apply_logs();
             return;
@@ -208,45 +199,40 @@ impl<'m> Shared<'m> {
         let slices = cuts
             .as_ref()
             .map(|c| exclusive(self.mem.slices(c).into_iter()));
-        let batch = Mutex::new(requests.then_some((&mut self.batch, sms)));
+        let map = self.timing.group_map();
+        let (shares, span) = tb.shares();
+        let mut rest = sms;
+        let mut lists = Vec::new();
+        for share in shares.iter_mut() {
+            let (own, tail) = std::mem::take(&mut rest).split_at_mut(share.sms().len());
+            rest = tail;
+            lists.push((share, own));
+        }
+        let lists = exclusive(lists.into_iter().filter(|_| requests));
         let logs = &*self.logs;
         team.run(&|m| {
-            if let Some((b, sms)) = lock(&batch).take_if(|_| m == 0) {
-                b.gather(sms);
-                b.order();
+            if let Some(job) = lists.get(m) {
+                let (share, own) = take(job);
+                share.list(own, span, map);
             }
-            let slot = slices
-                .as_ref()
-                .and_then(|s| s.get(m.wrapping_sub(first_writer)));
-            if let (Some(cuts), Some(slot)) = (&cuts, slot) {
-                crate::store_log::write_slice(logs, cuts, m - first_writer, take(slot));
+            if let (Some(cuts), Some(slot)) = (&cuts, slices.as_ref().and_then(|s| s.get(m))) {
+                crate::store_log::write_slice(logs, cuts, m, take(slot));
             }
         });
-        drop((batch, slices));
-        // Then the sectors in timing order, a piece each, and each group's
-        // timing, which reads them all.
+        drop((lists, slices));
         if requests {
-            let map = self.timing.group_map();
-            let parts = exclusive(self.batch.flat_parts(members, map).into_iter());
-            team.run(&|m| {
-                if let Some(part) = parts.get(m) {
-                    take(part).copy();
-                }
-            });
-            drop(parts);
             let stamp = self.timing.stamp(0);
-            let groups = exclusive(self.timing.groups().into_iter());
-            let batch = &self.batch;
+            let (sectors, outs) = tb.bases(per_cycle as u32);
+            let groups = exclusive(self.timing.groups().into_iter().zip(outs));
             team.run(&|m| {
-                if let Some(g) = groups.get(m) {
-                    let mut out = lock(&times[m]);
-                    batch.time_group(&mut take(g), m, stamp, per_cycle, &mut out);
+                if let Some(job) = groups.get(m) {
+                    let (mut g, out) = take(job);
+                    sectors.time_group(&mut g, m, stamp, out);
                 }
             });
-            let n = groups.len();
             drop(groups);
-            let done: Vec<_> = times[..n].iter().map(lock).collect();
-            self.batch.merge(&done, self.timing);
+            let stores = tb.finish(self.timing, stats);
+            self.last_store_done = self.last_store_done.max(stores);
         }
         match cuts {
             Some(_) => self.logs.iter_mut().for_each(StoreLog::clear),
@@ -305,12 +291,16 @@ impl<'m> Shared<'m> {
     }
 }
 
-/// The quantum: the shortest global-memory latency (1 cycle in lockstep).
+/// The quantum: the shortest global-memory latency (1 cycle in lockstep),
+/// at most [`MAX_SPAN`] cycles, the most one batch of requests may span
+/// ([`TeamBatch`] sorts a batch by issue cycle with a bucket per cycle).
+/// Any quantum up to the latency is exact; the cap only matters for
+/// latencies no GPU has.
 fn quantum(l: &Launch<'_>, lockstep: bool) -> u64 {
     if lockstep {
         1
     } else {
-        u64::from(l.cfg.l2_latency_cycles.min(l.cfg.dram_latency_cycles)).max(1)
+        u64::from(l.cfg.l2_latency_cycles.min(l.cfg.dram_latency_cycles)).clamp(1, MAX_SPAN)
     }
 }
 
@@ -424,15 +414,18 @@ fn finish(
 /// 2. the freed block slots take the next blocks of the grid in (cycle,
 ///    SM) order, and their SMs run on to the boundary or their next
 ///    retirement, in rounds ([`start_retired`]);
-/// 3. the quantum's global requests are put in cycle-by-cycle order, then
-///    timed through the memory partitions, the members at once, each a
-///    group of partitions ([`MemTiming::groups`]), while they also write
-///    the SMs' store logs to memory, each a slice of addresses.
+/// 3. with one member, the quantum's global requests are gathered, put in
+///    cycle-by-cycle order and timed through the memory partitions
+///    ([`Batch`]), and the loads land at once. With several, each member
+///    lists its own SMs' requests per group of partitions in that order
+///    and writes a slice of the SMs' store logs to memory; then each
+///    member times a group ([`TeamBatch`], [`MemTiming::groups`]).
 ///
-/// Loads are landed at the start of their SM's next run, which is exact:
+/// With several members, loads land at the start of their SM's next run,
+/// which is exact:
 /// a load issued before the boundary `B` completes at or after `B`, and
 /// nothing of its SM runs between. Before a skip over idle quanta, or the
-/// end, they land on this thread instead, so the skip sees every SM's
+/// end, every SM lands them at once instead, so the skip sees every SM's
 /// schedule.
 ///
 /// The results are those of [`run_ordered`] for any number of members:
@@ -458,10 +451,10 @@ pub(crate) fn run_parallel(
     let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
     let bounds = crate::lookahead::finish_bounds(l.prog, l.cfg);
     let mut boundary = q;
-    // The loads timed at the last boundary, which each SM lands as it
-    // starts its next run; per member, its group's times of a batch.
-    let mut to_land = Landing::default();
-    let times: Vec<Mutex<GroupTimes>> = (0..members).map(|_| Mutex::default()).collect();
+    // The requests of the last boundary, timed by the team, which each SM
+    // lands as it starts its next run (with several members).
+    let starts: Vec<usize> = (0..=members).map(|m| sms.len() * m / members).collect();
+    let mut tb = TeamBatch::new(&starts);
     let mut mem_stats = KernelStats::default();
     let mut prev_end = 0;
     loop {
@@ -471,7 +464,7 @@ pub(crate) fn run_parallel(
         let horizon = boundary.min(limit.0 + 1);
         let left = sh.next_block < l.total_blocks;
         let mem: &GlobalMem = sh.mem;
-        let landing = &to_land;
+        let landing = &tb;
         // One SM's run to the boundary; its error ranked by where a
         // pass-by-pass scheduler would place the SM.
         let run_one = |sm: &mut Sm,
@@ -479,11 +472,11 @@ pub(crate) fn run_parallel(
                        w: &mut Worker,
                        tracer: &mut Tracer<'_>|
          -> Option<(u64, u32, SimError)> {
-            if !landing.is_empty() {
+            if landing.timed() {
                 let mut ctx = Ctx::new(l, false, mem, log, tracer, w);
-                for (p, done) in landing.of(sm.id) {
+                landing.land(sm, |sm, p, done| {
                     sm.land_load(p, done, &mut ctx);
-                }
+                });
             }
             let k = sm.next_event()?;
             if sm.retire_at.is_some() || k >= boundary || k > limit.0 {
@@ -498,7 +491,8 @@ pub(crate) fn run_parallel(
         let first = on_team(team, workers, sms, sh.logs, &every, |sm, log, w, tracer| {
             run_one(sm, log, w, tracer)
         });
-        to_land.clear();
+        // Every SM landed its loads first thing.
+        tb.landed();
         // The error of the SM that would have run first.
         if let Some((_, _, e)) = first.into_iter().min_by_key(|e| (e.0, e.1)) {
             return Err(e);
@@ -514,25 +508,25 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
-        sh.memory_phase(team, sms, &times, per_cycle);
         if members == 1 {
             // Nothing to spread: the loads land here, in timing order.
-            sh.land(sms, l, &mut off, &mut workers[0], |_| {});
+            sh.boundary(sms, l, &mut off, workers, |_| {});
         } else {
-            to_land.fill(&sh.batch, sms.len());
-            let stores = sh.batch.finish(&mut mem_stats);
-            sh.last_store_done = sh.last_store_done.max(stores);
+            sh.memory_phase(team, sms, &mut tb, per_cycle, &mut mem_stats);
         }
         let mut low = sms.iter().filter_map(Sm::key).min();
-        if !to_land.is_empty() && low.is_none_or(|k| k >= boundary + q) {
+        if tb.timed() && low.is_none_or(|k| k >= boundary + q) {
             // A skip, or the end: every SM's schedule must be known.
-            for (p, done) in to_land.loads() {
-                let sm = &mut sms[p.sm as usize];
-                let log = &mut sh.logs[p.sm as usize];
-                let mut ctx = Ctx::new(l, false, sh.mem, log, &mut off, &mut workers[0]);
-                sm.land_load(p, done, &mut ctx);
-            }
-            to_land.clear();
+            let landing = &tb;
+            let mem: &GlobalMem = sh.mem;
+            on_team(team, workers, sms, sh.logs, &every, |sm, log, w, tracer| {
+                let mut ctx = Ctx::new(l, false, mem, log, tracer, w);
+                landing.land(sm, |sm, p, done| {
+                    sm.land_load(p, done, &mut ctx);
+                });
+                None::<()>
+            });
+            tb.landed();
             low = sms.iter().filter_map(Sm::key).min();
         }
         if low.is_none() {

@@ -212,13 +212,6 @@ pub(crate) struct PartTiming<'a> {
 }
 
 impl PartTiming<'_> {
-    /// Whether the group holds every partition (the one group of one
-    /// thread).
-    #[inline]
-    pub fn owns_all(&self) -> bool {
-        self.l2_free.len() as u64 == self.costs.parts
-    }
-
     /// Starts fetching the host memory that timing `sector` will need
     /// (see [`L2View::prefetch`]); changes nothing.
     #[inline]

@@ -3,24 +3,20 @@
 //! the partitions' timing ([`MemTiming`]), which gives every request the
 //! cycle it completes.
 //!
-//! Timing a batch touches only the batch and the partitions, never an SM.
-//! Where each L2 set belongs to one partition, the partitions are cut in
-//! groups ([`MemTiming::groups`]) that several host threads time at once,
-//! each its own partitions' sectors, which the copy of the ordered batch
-//! listed per group ([`Batch::flat_parts`], [`Batch::time_group`]); a
-//! request completes with the latest of its groups' sectors
-//! ([`Batch::merge`]). The loads are then *landed* in
-//! their SMs, in the same order, as each SM starts its next run. Timing and
-//! landing apart give what timing each request and landing it at once
-//! gives: landing changes no partition state.
+//! This is the one-thread path (one host thread, and the ordered runs
+//! that trace or step in lockstep); a team times its batches without
+//! gathering them ([`crate::team_batch`]). The loads are then *landed* in
+//! their SMs, in the same order. Timing and landing apart give what timing
+//! each request and landing it at once gives: landing changes no
+//! partition state.
 
 use crate::engine::Pending;
-use crate::global_mem::{GroupMap, MemTiming, PartTiming};
+use crate::global_mem::{MemTiming, PartTiming};
 use crate::sm::Sm;
 use crate::stats::KernelStats;
 
 /// How many of a group's sectors ahead of the one it times
-/// [`Batch::time_group`] prefetches the L2 set of: far enough that several
+/// [`Batch::time`] prefetches the L2 set of: far enough that several
 /// host cache misses are in flight (8 coalesced requests of 4 sectors, or
 /// 32 scattered ones), near enough that what it fetched is still in the
 /// host's L1 when it is used.
@@ -50,29 +46,6 @@ pub(crate) struct Batch {
     /// [`Batch::order`]).
     flat: Vec<u64>,
     timed: Vec<(u64, u32, bool)>,
-    /// Per piece of the copy ([`Self::flat_parts`]) and group of
-    /// partitions, the group's sectors in that piece, in order (only when
-    /// the launch has several groups).
-    mine: Vec<Vec<Vec<Mine>>>,
-}
-
-/// One sector of a group's in an ordered batch: its place in the flat
-/// copy, its request's place in timing order, and its place in the
-/// request.
-#[derive(Clone, Copy)]
-struct Mine {
-    k: u32,
-    r: u32,
-    j: u32,
-}
-
-/// What one group of partitions made of a batch ([`Batch::time_group`]):
-/// per request in timing order, the cycle its last sector of the group
-/// completes (0: none in the group), and the group's memory counters.
-#[derive(Default)]
-pub(crate) struct GroupTimes {
-    done: Vec<u64>,
-    stats: KernelStats,
 }
 
 impl Batch {
@@ -97,238 +70,84 @@ impl Batch {
 
     /// Sends the requests to the partitions in cycle-by-cycle order (by
     /// issue cycle, then SM, then issue order), the LSU sending
-    /// `per_cycle` sectors a cycle, and notes when each completes: on
-    /// this thread, the launch's groups one after the other (one group in
-    /// the ordered runs that call this).
+    /// `per_cycle` sectors a cycle, and notes when each completes; the
+    /// launch times its memory as one group ([`MemTiming::start_launch`]
+    /// with one group, which every launch on one thread has).
     pub fn time(&mut self, timing: &mut MemTiming, per_cycle: u64) {
         self.order();
-        self.flat_parts(1, timing.group_map())
-            .into_iter()
-            .for_each(FlatPart::copy);
+        self.copy();
         let stamp = timing.stamp(0);
-        let times: Vec<GroupTimes> = timing
-            .groups()
-            .iter_mut()
-            .enumerate()
-            .map(|(i, g)| {
-                let mut times = GroupTimes::default();
-                self.time_group(g, i, stamp, per_cycle, &mut times);
-                times
-            })
-            .collect();
-        self.merge(&times.iter().collect::<Vec<_>>(), timing);
-    }
-
-    /// Puts the requests in cycle-by-cycle order; their sectors are then
-    /// copied in that order ([`Self::flat_parts`]), as
-    /// [`Self::time_group`] reads them.
-    ///
-    /// The sectors are copied in timing order into one flat array (and
-    /// each request's start, count and kind into another), so the timing
-    /// loop and its prefetch cursor read memory front to back: picking
-    /// them out of the batch in timing order jumps between the SMs'
-    /// requests, and at 16M keys those reads, made one at a time by the
-    /// cursor, were most of the loop's host cache misses.
-    pub fn order(&mut self) {
-        sort_pending(
-            &self.pending,
-            &mut self.order,
-            &mut self.counts,
-            &mut self.by_sm,
-        );
-        self.done.clear();
-        self.timed.clear();
-        self.timed.extend(self.order.iter().map(|&i| {
-            let p = &self.pending[i as usize];
-            (p.start, p.n, p.store)
-        }));
-        // Every element is written by the copy ([`Self::flat_parts`]): no
-        // need to clear what the last batch left.
-        self.flat.resize(self.sectors.len(), 0);
-    }
-
-    /// The ordered batch's sector copy cut in up to `parts` pieces of
-    /// whole requests and near-equal sector counts, each to be copied by
-    /// one thread ([`FlatPart::copy`]), which also lists each group's
-    /// sectors of its piece where `map` tells the launch's groups.
-    pub fn flat_parts<'a>(
-        &'a mut self,
-        parts: usize,
-        map: Option<GroupMap<'a>>,
-    ) -> Vec<FlatPart<'a>> {
-        let total = self.flat.len();
-        let parts = parts.clamp(1, self.order.len().max(1));
-        let groups = map.map_or(0, |m| m.count);
-        self.mine.resize_with(parts, Vec::new);
-        for lists in &mut self.mine[..parts] {
-            lists.resize_with(groups, Vec::new);
-            lists.iter_mut().for_each(Vec::clear);
-        }
-        let mut mine = &mut self.mine[..parts];
-        let (mut out, mut rest) = (Vec::with_capacity(parts), &mut self.flat[..]);
-        let (mut from, mut at) = (0, 0);
-        for k in 1..=parts {
-            let goal = total * k / parts;
-            let mut to = from;
-            let mut end = at;
-            while to < self.order.len() && (end < goal || k == parts) {
-                end += self.timed[to].1 as usize;
-                to += 1;
-            }
-            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(end - at);
-            rest = tail;
-            let (lists, others) = std::mem::take(&mut mine).split_at_mut(1);
-            mine = others;
-            out.push(FlatPart {
-                order: &self.order[from..to],
-                pending: &self.pending,
-                sectors: &self.sectors,
-                out: piece,
-                first: (at as u32, from as u32),
-                map,
-                mine: &mut lists[0][..groups],
-            });
-            (from, at) = (to, end);
-        }
-        out
-    }
-
-    /// Times the ordered batch's sectors of group `g`'s partitions (the
-    /// `k`-th sector of the batch as the L2 access with stamp `stamp +
-    /// k`), into `out`; `g` is group `index` of [`MemTiming::groups`]. The
-    /// groups of one batch may be timed on several threads at once.
-    pub fn time_group(
-        &self,
-        g: &mut PartTiming<'_>,
-        index: usize,
-        stamp: u32,
-        per_cycle: u64,
-        out: &mut GroupTimes,
-    ) {
-        out.done.clear();
-        out.done.resize(self.timed.len(), 0);
-        out.stats = KernelStats::default();
+        let mut groups = timing.groups();
+        assert_eq!(groups.len(), 1, "one thread times memory as one group");
+        let g = &mut groups[0];
         let flat = &self.flat;
-        if g.owns_all() {
-            // One group (one thread): every sector is its own, so the
-            // prefetch runs a fixed distance ahead with no test of whose
-            // each sector is (that test and its cursor cost one thread
-            // about 5 % more CPU on the bench's memory kernel). A line's
-            // sectors cost one prefetch.
-            let prefetch = |g: &PartTiming<'_>, k: usize| {
-                if let Some(&sector) = flat.get(k)
-                    && (k == 0 || g.line(flat[k - 1]) != g.line(sector))
-                {
-                    g.prefetch(sector);
-                }
-            };
-            (0..PREFETCH_AHEAD).for_each(|k| prefetch(g, k));
-            self.walk(g, stamp, per_cycle, out, |g, at| {
-                prefetch(g, at + PREFETCH_AHEAD);
-            });
-        } else {
-            self.walk_listed(g, index, stamp, per_cycle, out);
-        }
-    }
-
-    /// [`Self::time_group`] of one of several groups: the copy listed the
-    /// group's sectors ([`Self::flat_parts`]), so this thread walks only
-    /// those (walking every sector and skipping the others' took about 4 %
-    /// of the host's samples on 2 threads), and fetches their L2 sets a
-    /// fixed distance ahead.
-    fn walk_listed(
-        &self,
-        g: &mut PartTiming<'_>,
-        index: usize,
-        stamp: u32,
-        per_cycle: u64,
-        out: &mut GroupTimes,
-    ) {
-        let flat = &self.flat;
-        let mut ahead = self.mine.iter().flat_map(|lists| &lists[index]);
-        let mut last_line = u64::MAX;
-        let mut prefetch = |g: &PartTiming<'_>, e: Option<&Mine>| {
-            if let Some(e) = e {
-                let sector = flat[e.k as usize];
-                let line = g.line(sector);
-                if line != last_line {
-                    g.prefetch(sector);
-                    last_line = line;
-                }
+        // The prefetch runs a fixed distance ahead; a line's sectors cost
+        // one prefetch.
+        let prefetch = |g: &PartTiming<'_>, k: usize| {
+            if let Some(&sector) = flat.get(k)
+                && (k == 0 || g.line(flat[k - 1]) != g.line(sector))
+            {
+                g.prefetch(sector);
             }
         };
-        (0..PREFETCH_AHEAD).for_each(|_| prefetch(g, ahead.next()));
-        let (mut request, mut done) = (None, 0);
-        for e in self.mine.iter().flat_map(|lists| &lists[index]) {
-            prefetch(g, ahead.next());
-            if request != Some(e.r) {
-                if let Some(r) = request {
-                    out.done[r as usize] = done;
-                }
-                (request, done) = (Some(e.r), 0);
-            }
-            let (start, _, store) = self.timed[e.r as usize];
-            let depart = start + u64::from(e.j) / per_cycle;
-            let at = stamp.wrapping_add(e.k);
-            let sector = flat[e.k as usize];
-            done = done.max(g.sector(depart, sector, store, at, &mut out.stats));
-        }
-        if let Some(r) = request {
-            out.done[r as usize] = done;
-        }
-    }
-
-    /// The loop of [`Self::time_group`] for the one group: each sector of
-    /// the batch in order, leaving the LSU `per_cycle` a cycle, timed in
-    /// `g`, after `ahead(g, k)` for the `k`-th (which keeps the prefetch
-    /// ahead).
-    fn walk(
-        &self,
-        g: &mut PartTiming<'_>,
-        stamp: u32,
-        per_cycle: u64,
-        out: &mut GroupTimes,
-        mut ahead: impl FnMut(&PartTiming<'_>, usize),
-    ) {
+        (0..PREFETCH_AHEAD).for_each(|k| prefetch(g, k));
+        self.done.clear();
         let mut at = 0;
-        for (r, &(start, n, store)) in self.timed.iter().enumerate() {
-            let mut done = 0;
+        for &(start, n, store) in &self.timed {
+            let mut done = start + 1;
             let (mut depart, mut sent) = (start, 0);
             for &sector in &self.flat[at..at + n as usize] {
-                ahead(g, at);
+                prefetch(g, at + PREFETCH_AHEAD);
                 let stamp = stamp.wrapping_add(at as u32);
-                done = done.max(g.sector(depart, sector, store, stamp, &mut out.stats));
+                done = done.max(g.sector(depart, sector, store, stamp, &mut self.stats));
                 at += 1;
                 sent += 1;
                 if sent == per_cycle {
                     (depart, sent) = (depart + 1, 0);
                 }
             }
-            out.done[r] = done;
-        }
-    }
-
-    /// Each request completes with its last sector, at least a cycle after
-    /// it starts: the latest of the groups' times ([`Self::time_group`]);
-    /// counts the batch's sectors in the L2's stamps and its memory
-    /// counters.
-    pub fn merge<G: std::ops::Deref<Target = GroupTimes>>(
-        &mut self,
-        groups: &[G],
-        timing: &mut MemTiming,
-    ) {
-        self.done.clear();
-        for (r, &(start, _, store)) in self.timed.iter().enumerate() {
-            let done = groups.iter().fold(start + 1, |d, g| d.max(g.done[r]));
             if store {
                 self.last_store_done = self.last_store_done.max(done);
             }
             self.done.push(done);
         }
-        for g in groups {
-            self.stats.add_part(&g.stats);
-        }
+        drop(groups);
         timing.count(self.flat.len());
+    }
+
+    /// Puts the requests in cycle-by-cycle order and copies their sectors
+    /// in that order into one flat array (and each request's start, count
+    /// and kind into another), so the timing loop and its prefetch cursor
+    /// read memory front to back: picking them out of the batch in timing
+    /// order jumps between the SMs' requests, and at 16M keys those reads,
+    /// made one at a time by the cursor, were most of the loop's host
+    /// cache misses.
+    fn order(&mut self) {
+        sort_pending(
+            &self.pending,
+            &mut self.order,
+            &mut self.counts,
+            &mut self.by_sm,
+        );
+        self.timed.clear();
+        self.timed.extend(self.order.iter().map(|&i| {
+            let p = &self.pending[i as usize];
+            (p.start, p.n, p.store)
+        }));
+    }
+
+    /// The sectors of the ordered requests, one request after the other.
+    fn copy(&mut self) {
+        self.flat.clear();
+        for &i in &self.order {
+            let p = &self.pending[i as usize];
+            let from = p.first as usize;
+            // Element by element: a request has a few sectors, and
+            // `extend_from_slice` made each a `memcpy` call.
+            for &sector in &self.sectors[from..from + p.n as usize] {
+                self.flat.push(sector);
+            }
+        }
     }
 
     /// The timed loads, in the order they were timed, each with the cycle
@@ -359,46 +178,6 @@ impl Batch {
         self.order.clear();
         self.done.clear();
         std::mem::take(&mut self.last_store_done)
-    }
-}
-
-/// Some requests of an ordered batch whose sectors one thread copies into
-/// their place in the flat array ([`Batch::flat_parts`]).
-pub(crate) struct FlatPart<'a> {
-    order: &'a [u64],
-    pending: &'a [Pending],
-    sectors: &'a [u64],
-    out: &'a mut [u64],
-    /// Where the piece starts: its first sector's place in the flat copy
-    /// and its first request's in timing order.
-    first: (u32, u32),
-    map: Option<GroupMap<'a>>,
-    /// Per group, its sectors in the piece (when `map` is given).
-    mine: &'a mut [Vec<Mine>],
-}
-
-impl FlatPart<'_> {
-    /// Copies the requests' sectors, one request after the other, and
-    /// lists each group's.
-    pub fn copy(self) {
-        let mut at = 0;
-        for (r, &i) in self.order.iter().enumerate() {
-            let p = &self.pending[i as usize];
-            let from = p.first as usize;
-            // Element by element: a request has a few sectors, and
-            // `copy_from_slice` made each a `memcpy` call.
-            for (j, &sector) in self.sectors[from..from + p.n as usize].iter().enumerate() {
-                self.out[at] = sector;
-                if let Some(map) = &self.map {
-                    self.mine[map.group(sector)].push(Mine {
-                        k: self.first.0 + at as u32,
-                        r: self.first.1 + r as u32,
-                        j: j as u32,
-                    });
-                }
-                at += 1;
-            }
-        }
     }
 }
 
