@@ -175,6 +175,9 @@ impl Sm {
         self.age_counter = 0;
         self.retire_at = None;
         self.next_dispatch = 0;
+        // A launch that failed may have left requests untimed.
+        self.requests.clear();
+        self.request_sectors.clear();
     }
 
     /// The next cycle anything can happen, if anything is resident.
