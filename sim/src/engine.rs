@@ -38,6 +38,7 @@ use crate::global_mem::MemTiming;
 use crate::ids::{BlockId, WarpAt, WarpId};
 use crate::launch::{Ctx, Launch, Worker};
 use crate::memory::GlobalMem;
+use crate::phases::Phase;
 use crate::resolve::Batch;
 use crate::scheduler::Mode;
 use crate::scoreboard::pack;
@@ -212,10 +213,12 @@ impl<'m> Shared<'m> {
         let logs = &*self.logs;
         team.run(&|m| {
             if let Some(job) = lists.get(m) {
+                let _listing = crate::phases::start(Phase::Listing);
                 let (share, own) = take(job);
                 share.list(own, span, map);
             }
             if let (Some(cuts), Some(slot)) = (&cuts, slices.as_ref().and_then(|s| s.get(m))) {
+                let _slices = crate::phases::start(Phase::StoreSlices);
                 crate::store_log::write_slice(logs, cuts, m, take(slot));
             }
         });
@@ -226,6 +229,7 @@ impl<'m> Shared<'m> {
             let groups = exclusive(self.timing.groups().into_iter().zip(outs));
             team.run(&|m| {
                 if let Some(job) = groups.get(m) {
+                    let _timing = crate::phases::start(Phase::Timing);
                     let (mut g, out) = take(job);
                     sectors.time_group(&mut g, m, stamp, out);
                 }
@@ -445,7 +449,9 @@ pub(crate) fn run_parallel(
     let mut off = Tracer::new(None);
     // Every SM's index, for the jobs that run them all.
     let every: Vec<usize> = (0..sms.len()).collect();
+    let first_blocks = crate::phases::start(Phase::FirstBlocks);
     sh.dispatch_first_parallel(sms, l, workers, team, &every);
+    first_blocks.stop();
     crate::interrupt::publish(0, sh.next_block);
     let q = quantum(l, false);
     let per_cycle = u64::from(l.cfg.lsu_sectors_per_cycle);
@@ -488,16 +494,20 @@ pub(crate) fn run_parallel(
             let e = sm.run(horizon, &mut ctx).err()?;
             Some((k, sm.id, e))
         };
+        let runs = crate::phases::start(Phase::SmRuns);
         let first = on_team(team, workers, sms, sh.logs, &every, |sm, log, w, tracer| {
             run_one(sm, log, w, tracer)
         });
+        runs.stop();
         // Every SM landed its loads first thing.
         tb.landed();
         // The error of the SM that would have run first.
         if let Some((_, _, e)) = first.into_iter().min_by_key(|e| (e.0, e.1)) {
             return Err(e);
         }
+        let starts = crate::phases::start(Phase::BlockStarts);
         start_retired(l, sms, sh, workers, team, &bounds, boundary, horizon, limit)?;
+        starts.stop();
         let low = sms.iter().filter_map(Sm::key).min();
         if low.is_some_and(|k| k < boundary) {
             // Only SMs past the cycle limit are left behind.
@@ -508,15 +518,18 @@ pub(crate) fn run_parallel(
                 warps: stuck(sms, 8),
             });
         }
+        let memory = crate::phases::start(Phase::Memory);
         if members == 1 {
             // Nothing to spread: the loads land here, in timing order.
             sh.boundary(sms, l, &mut off, workers, |_| {});
         } else {
             sh.memory_phase(team, sms, &mut tb, per_cycle, &mut mem_stats);
         }
+        memory.stop();
         let mut low = sms.iter().filter_map(Sm::key).min();
         if tb.timed() && low.is_none_or(|k| k >= boundary + q) {
             // A skip, or the end: every SM's schedule must be known.
+            let _skip = crate::phases::start(Phase::SkipLanding);
             let landing = &tb;
             let mem: &GlobalMem = sh.mem;
             on_team(team, workers, sms, sh.logs, &every, |sm, log, w, tracer| {

@@ -122,6 +122,7 @@ mod launch;
 mod lookahead;
 mod memory;
 mod options;
+pub mod phases;
 mod regfile;
 mod resolve;
 mod scheduler;

@@ -108,6 +108,14 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
         for note in &outcome.notes {
             eprintln!("{note}");
         }
+        // Only in a build with the `phase-timer` feature.
+        let phases = sim::phases::totals();
+        if !phases.is_empty() {
+            eprintln!("host wall time per phase of the simulator's event loop:");
+            for (name, seconds, times) in phases {
+                eprintln!("  {name:28} {:9.1} ms ({times} times)", seconds * 1e3);
+            }
+        }
     }
     Ok(())
 }
