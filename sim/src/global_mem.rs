@@ -42,8 +42,8 @@ pub(crate) struct MemTiming {
 }
 
 /// Which group of the launch ([`MemTiming::groups`]) each sector's
-/// partition is in: a batch's sectors are sorted by group as they are
-/// copied, so each group's thread walks only its own.
+/// partition is in: a team lists each request's sectors per group
+/// ([`crate::team_batch`]), so each group's thread times only its own.
 #[derive(Clone, Copy)]
 pub(crate) struct GroupMap<'a> {
     costs: Costs,

@@ -47,7 +47,7 @@ pub(crate) const MAX_SPAN: u64 = 1 << 14;
 /// in L1 when they are used.
 const PREFETCH_AHEAD: usize = 32;
 
-/// Marks a store's sector in [`Entry::depart`].
+/// Marks a store in [`Share`]'s `requests` (its start cycle is below).
 const STORE: u64 = 1 << 63;
 
 /// A run of one request's sectors, consecutive and of one group, as its
@@ -269,8 +269,6 @@ impl Sectors<'_> {
 #[derive(Default)]
 pub(crate) struct TeamBatch {
     shares: Vec<Share>,
-    /// Per SM, the member whose share lists its requests.
-    owner: Vec<u32>,
     /// The batch's first issue cycle and how many cycles it spans.
     first: u64,
     span: usize,
@@ -285,20 +283,15 @@ impl TeamBatch {
     /// A batch of members owning the SMs `starts[m]..starts[m + 1]`
     /// (ascending, from 0 to the SM count).
     pub fn new(starts: &[usize]) -> TeamBatch {
-        let shares: Vec<Share> = starts
+        let shares = starts
             .windows(2)
             .map(|w| Share {
                 sms: w[0]..w[1],
                 ..Share::default()
             })
             .collect();
-        let mut owner = Vec::new();
-        for (m, s) in shares.iter().enumerate() {
-            owner.extend(s.sms.clone().map(|_| m as u32));
-        }
         TeamBatch {
             shares,
-            owner,
             ..TeamBatch::default()
         }
     }
@@ -330,9 +323,9 @@ impl TeamBatch {
     }
 
     /// Step 2, on one thread, once every share is listed: where each
-    /// member's sectors of each cycle, and its requests, start in the
-    /// batch. Then the batch reads as [`Sectors`], and each group's
-    /// results are to be filled by one member.
+    /// member's requests start in the batch. Then the batch reads as
+    /// [`Sectors`], and each group's results are to be filled by one
+    /// member.
     pub fn bases(&mut self, per_cycle: u32) -> (Sectors<'_>, Vec<&mut GroupOut>) {
         self.request_bases.clear();
         let mut requests = 0;
@@ -387,7 +380,8 @@ impl TeamBatch {
         if !self.timed || sm.requests.is_empty() {
             return;
         }
-        let m = self.owner[sm.id as usize] as usize;
+        // The share whose SMs include it (the ranges ascend).
+        let m = self.shares.partition_point(|s| s.sms.end <= sm.id as usize);
         let share = &self.shares[m];
         let first = self.request_bases[m] + share.first_request[sm.id as usize - share.sms.start];
         let requests = std::mem::take(&mut sm.requests);
