@@ -12,19 +12,9 @@
 #   git worktree add /tmp/pin 3733c15
 #   cargo build --release --manifest-path /tmp/pin/Cargo.toml
 set -euo pipefail
-if [ $# -lt 3 ]; then
-    echo "usage: $0 ROUNDS OLD_SIMSORT NEW_SIMSORT [SIMSORT ARGS...]" >&2
-    exit 2
-fi
-rounds=$1 old=$2 new=$3
+. "$(dirname "$0")/common.sh"
+check_args "$@"
 shift 3
-case $rounds in
-    '' | *[!0-9]*) echo "$0: ROUNDS must be a positive integer, not '$rounds'" >&2; exit 2 ;;
-esac
-for b in "$old" "$new"; do
-    [ -x "$b" ] || { echo "$0: not an executable: $b" >&2; exit 2; }
-done
-[ -x /usr/bin/time ] || { echo "$0: needs /usr/bin/time (GNU time)" >&2; exit 2; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,13 +28,6 @@ for i in $(seq "$rounds"); do
     done
 done
 
-# The median and quartiles of a column of numbers on stdin.
-stats() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-        q = int(NR / 4)
-        printf "median %.3f (quartiles %.3f-%.3f, n=%d)", m, v[q + 1], v[NR - q], NR }'
-}
-echo "old wall: $(cut -d' ' -f2 "$tmp/old" | stats); user: $(cut -d' ' -f3 "$tmp/old" | stats)"
-echo "new wall: $(cut -d' ' -f2 "$tmp/new" | stats); user: $(cut -d' ' -f3 "$tmp/new" | stats)"
-echo "new/old wall, paired: $(paste -d' ' "$tmp/old" "$tmp/new" | awk '{ print $5 / $2 }' | stats)"
+echo "old wall: median $(cut -d' ' -f2 "$tmp/old" | stats); user: median $(cut -d' ' -f3 "$tmp/old" | stats)"
+echo "new wall: median $(cut -d' ' -f2 "$tmp/new" | stats); user: median $(cut -d' ' -f3 "$tmp/new" | stats)"
+echo "new/old wall, paired: median $(paste -d' ' "$tmp/old" "$tmp/new" | awk '{ print $5 / $2 }' | stats)"

@@ -12,19 +12,9 @@
 #
 # Build the older one in a worktree first (see paired.sh).
 set -euo pipefail
-if [ $# -lt 3 ]; then
-    echo "usage: $0 ROUNDS OLD_SIMSORT NEW_SIMSORT [SIMSORT ARGS...]" >&2
-    exit 2
-fi
-rounds=$1 old=$2 new=$3
+. "$(dirname "$0")/common.sh"
+check_args "$@"
 shift 3
-case $rounds in
-    '' | *[!0-9]* | 0) echo "$0: ROUNDS must be a positive integer, not '$rounds'" >&2; exit 2 ;;
-esac
-for b in "$old" "$new"; do
-    [ -x "$b" ] || { echo "$0: not an executable: $b" >&2; exit 2; }
-done
-[ -x /usr/bin/time ] || { echo "$0: needs /usr/bin/time (GNU time)" >&2; exit 2; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,13 +31,6 @@ for i in $(seq "$rounds"); do
     echo "$line" >> "$tmp/rounds"
 done
 
-# The median and quartiles of a column of numbers on stdin.
-stats() {
-    sort -g | awk '{ v[NR] = $1 } END {
-        m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-        q = int(NR / 4)
-        printf "%.3f (quartiles %.3f-%.3f, n=%d)", m, v[q + 1], v[NR - q], NR }'
-}
 col() { awk "{ print $1 }" "$tmp/rounds" | stats; }
 echo "old: 1 thread $(col '$1') s, 2 threads $(col '$3') s"
 echo "new: 1 thread $(col '$2') s, 2 threads $(col '$4') s"
