@@ -504,13 +504,59 @@ fn the_sort_says_what_it_ran_above_the_tables() {
     let mut lines = table.lines();
     assert_eq!(
         lines.next(),
-        Some("hotsort on tiny: W=8 H=4 block slabs 8, layout pad, merge shuffle")
+        Some("hotsort on tiny: W=8 H=4 block slabs 8 (auto), layout pad, merge shuffle")
     );
     assert_eq!(lines.next(), Some("700 keys (32-bit, sorted, seed 7)"));
+    for explained in [
+        "notsel = not_selected",
+        "bar    = barrier",
+        "wait   = wait",
+        "gld s/r, gst s/r = global load",
+        "  bs           block sort",
+        "  transpose    turns slab order into linear order",
+    ] {
+        assert!(
+            table.contains(explained),
+            "the tables explain {explained:?}:\n{table}"
+        );
+    }
+}
+
+#[test]
+fn the_report_names_records_for_terasort_and_one_key_in_the_singular() {
+    let out = simsort(&["--gpu", "tiny", "-q", "--keys", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
     assert!(
-        table.contains("notsel = not_selected") && table.contains("bar = barrier"),
-        "the stall headers have a legend:\n{table}"
+        table.lines().nth(1).unwrap().starts_with("1 key ("),
+        "{table}"
     );
+    let out = simsort(&["--gpu", "tiny", "-q", "--algo", "terasort", "--keys", "64"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert_eq!(
+        table.lines().nth(1),
+        Some("64 records (10-byte keys in 100-byte records, uniform, seed 1)"),
+        "{table}"
+    );
+    let out = simsort(&[
+        "--gpu",
+        "tiny",
+        "-q",
+        "--algo",
+        "samplesort",
+        "--keys",
+        "700",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(
+        table.contains("buckets per level (k)") && table.contains("threads per block (t)"),
+        "sample sort's parameters are named:\n{table}"
+    );
+    for line in table.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
 }
 
 #[cfg(unix)]

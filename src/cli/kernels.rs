@@ -109,14 +109,24 @@ fn list(warp: u32) -> String {
 /// The algorithm's kernels with their size: instructions, registers, shared memory.
 fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
     let mut text = format!("\n{title}:\n");
+    // As wide as the longest name, so `small_sort_512` keeps the columns.
+    let w = hotsort
+        .iter()
+        .map(|k| k.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(10);
     for k in hotsort {
         text += &format!(
-            "{:10}  {:>6} instructions, {:>3} register words per thread, {:>6} bytes shared\n",
+            "{:w$}  {:>6} instructions, {:>3} register words per thread, {:>6} bytes shared\n",
             k.name,
             k.insts.len(),
             k.regs.words_per_thread(),
             k.shared_bytes
         );
+        if let Some(meaning) = simsort::experiment::glossary::kernel_meaning(&k.name) {
+            text += &format!("{:w$}  {meaning}\n", "");
+        }
     }
     text
 }

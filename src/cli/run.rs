@@ -317,8 +317,12 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
             Ok(serde_json::Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         };
-        let table = Report::new(config, 0, vec![row]).to_table();
-        format!("{table}\n{}", super::run_config::stall_legend())
+        let report = Report::new(config, 0, vec![row]);
+        format!(
+            "{}\n{}",
+            report.to_table(),
+            super::run_config::legend(&report)
+        )
     };
     out.write_all(text.as_bytes()).map_err(output_error)
 }

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 use simsort::experiment::SortOptions;
+use simsort::experiment::glossary;
 use simsort::experiment::report::Report;
 
 /// The run's configuration in at most 80 columns: algorithm and machine
@@ -18,18 +19,32 @@ pub fn run_config(report: &Report) -> String {
         Some(v) => v.to_string(),
     };
     let warp = c.get("warp").and_then(Value::as_u64).unwrap_or(0);
-    let keys = format!(
-        "{} keys ({}-bit{}, {}, seed {})\n",
-        report.keys,
-        text("key_bits"),
-        if c.get("values") == Some(&Value::Bool(true)) {
-            " with 32-bit values"
-        } else {
-            ""
-        },
-        text("dist"),
-        text("seed"),
-    );
+    let keys = if text("algo") == "terasort" {
+        // GPUTeraSort sorts records by their key bytes; `key_bits` is the
+        // width of its key-pointer words, not of the user's keys.
+        let or = |k: &str, d: &str| Some(text(k)).filter(|v| v != "-").unwrap_or(d.into());
+        format!(
+            "{} ({}-byte keys in {}-byte records, {}, seed {})\n",
+            count(report.keys, "record"),
+            or("key_bytes", "10"),
+            or("record_bytes", "100"),
+            text("dist"),
+            text("seed"),
+        )
+    } else {
+        format!(
+            "{} ({}-bit{}, {}, seed {})\n",
+            count(report.keys, "key"),
+            text("key_bits"),
+            if c.get("values") == Some(&Value::Bool(true)) {
+                " with 32-bit values"
+            } else {
+                ""
+            },
+            text("dist"),
+            text("seed"),
+        )
+    };
     if text("algo") == "mergesort" {
         let threads = report
             .kernels
@@ -55,6 +70,13 @@ pub fn run_config(report: &Report) -> String {
             || text("block_slabs"),
             |threads| (threads / warp).to_string(),
         );
+    // `block_slabs` is `null` in the JSON when the sort chose the block
+    // (the largest that fits the machine): say so beside the number.
+    let slabs = match (c.get("block_slabs"), slabs.as_str()) {
+        (Some(Value::Null) | None, "-") => "auto (none launched)".to_string(),
+        (Some(Value::Null) | None, n) => format!("{n} (auto)"),
+        _ => slabs,
+    };
     let algo = match text("algo").as_str() {
         "bitonic" => {
             // The block as launched (`step` runs in every mode).
@@ -85,7 +107,9 @@ pub fn run_config(report: &Report) -> String {
             // Quiet options read `-` at their default (batched levels).
             let per_bucket = text("level_launches") == "per-bucket";
             format!(
-                "samplesort on {}: W={warp} k={} a={} M={} C={} t={} l={}{}",
+                "samplesort on {}: W={warp}, {} buckets per level (k), oversampling {} (a),\n\
+                 buckets of at most {} keys sorted in one block (M), {} counter copies (C),\n\
+                 {} threads per block (t), keys per thread (l) {}{}",
                 text("gpu"),
                 text("buckets"),
                 text("oversample"),
@@ -93,8 +117,8 @@ pub fn run_config(report: &Report) -> String {
                 text("counter_copies"),
                 text("block_threads"),
                 match (text("items_per_thread").as_str(), per_bucket) {
-                    ("-", true) => "per bucket".to_string(),
-                    ("-", false) => "per launch".to_string(),
+                    ("-", true) => "chosen per bucket".to_string(),
+                    ("-", false) => "chosen per launch".to_string(),
                     (l, _) => l.to_string(),
                 },
                 if per_bucket {
@@ -119,11 +143,8 @@ pub fn run_config(report: &Report) -> String {
                 _ => "fused network",
             };
             format!(
-                "terasort on {}: W={warp}, {}-byte records, {}-byte keys, run records {}, \
-                 {network}, phase 2 {}",
+                "terasort on {}: W={warp}, run records {}, {network}, phase 2 {}",
                 text("gpu"),
-                or("record_bytes", "100"),
-                or("key_bytes", "10"),
                 or("run_records", "all"),
                 text("phase2"),
             )
@@ -136,19 +157,23 @@ pub fn run_config(report: &Report) -> String {
             text("merge"),
         ),
     };
-    format!(
-        "{algo}\n{} keys ({}-bit, {}, seed {})\n",
-        report.keys,
-        text("key_bits"),
-        text("dist"),
-        text("seed"),
-    )
+    format!("{algo}\n{keys}")
 }
 
-/// What the stall table's short headers stand for: the Nsight Compute
-/// reason names (`docs/report.md` says what each means), within 80 columns.
-pub fn stall_legend() -> &'static str {
-    "stalls: select = selected, notsel = not_selected, longsb = long_scoreboard,\n\
-     shrtsb = short_scoreboard, mio = mio_throttle, lg = lg_throttle,\n\
-     bar = barrier, math = math_pipe_throttle (percent of resident warp-cycles)\n"
+/// `n` and its noun, plural unless `n` is 1: "1 key", "65536 keys".
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// What the tables' short headers and kernel names stand for, printed
+/// below them: the memory columns, every stall header with its Nsight
+/// Compute reason name, and each kernel of `report` (`docs/report.md` says
+/// the same at length), within 80 columns.
+pub fn legend(report: &Report) -> String {
+    let kernels = glossary::kernel_legend(report.kernels.iter().map(|k| k.name.as_str()));
+    format!("{}{kernels}", glossary::COLUMN_LEGEND)
 }

@@ -91,7 +91,7 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
         outcome.report.to_json()
     } else {
         let config = super::run_config::run_config(&outcome.report);
-        let legend = super::run_config::stall_legend();
+        let legend = super::run_config::legend(&outcome.report);
         format!("{config}\n{}\n{legend}", outcome.report.to_table())
     };
     writeln!(out, "{text}").map_err(output_error)?;

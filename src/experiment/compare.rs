@@ -215,17 +215,17 @@ pub fn table(axes: &[Axis], runs: &[SweepRun]) -> String {
         }
         let _ = writeln!(
             out,
-            "{:<10} {:>6} {:>14} {:>10} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7}  top stalls",
+            "{:<10} {:>6} {:>14} {:>10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}  top stalls",
             "algo",
             "launch",
             "cycles",
             "time us",
             "cyc/key",
-            "inst/k",
-            "wavf/k",
-            "confl/k",
-            "sect/k",
-            "DRAM/k"
+            "inst/key",
+            "wavf/key",
+            "cnfl/key",
+            "sect/key",
+            "DRAM/key"
         );
         for r in members {
             let name = r.opts.algo.name();
@@ -240,7 +240,7 @@ pub fn table(axes: &[Axis], runs: &[SweepRun]) -> String {
                         .join(", ");
                     let _ = writeln!(
                         out,
-                        "{:<10} {:>6} {:>14} {:>10.1} {:>8.2} {:>8.3} {:>7.3} {:>7.3} {:>7.3} {:>7.2}  {stalls}",
+                        "{:<10} {:>6} {:>14} {:>10.1} {:>8.2} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.2}  {stalls}",
                         name,
                         row.launches,
                         group(row.cycles),
@@ -265,8 +265,9 @@ pub fn table(axes: &[Axis], runs: &[SweepRun]) -> String {
     }
     let _ = writeln!(
         out,
-        "per key (/k): warp instructions, shared wavefronts, bank conflicts (beyond the\n\
-         minimum), global sectors (L1), DRAM bytes; time at the machine clock; top stalls\n\
+        "per key (/key, divided by the number of keys): cycles, warp instructions, shared\n\
+         wavefronts, bank conflicts (beyond the minimum), global sectors (L1), DRAM bytes;\n\
+         time us = microseconds at the machine clock; top stalls\n\
          as shares of warp cycles (named as in the sort's stall table, docs/report.md)"
     );
     out

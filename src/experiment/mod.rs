@@ -4,6 +4,7 @@
 pub mod check;
 pub mod compare;
 pub mod compare_plot;
+pub mod glossary;
 pub mod input;
 pub mod machine;
 pub mod options;

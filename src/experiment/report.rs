@@ -152,6 +152,14 @@ impl Report {
             .map(|r| (r.name.as_str(), &r.stats))
             .chain(std::iter::once(("total", &total)))
             .collect();
+        // The kernel column is as wide as the longest name (10 at least),
+        // so a long name such as `small_sort_512` never shifts the columns.
+        let w = rows
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(10);
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -159,7 +167,7 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "{:<10} {:>8} {:>15} {:>15} {:>6}",
+            "{:<w$} {:>8} {:>15} {:>15} {:>6}",
             "kernel", "launches", "cycles", "warp inst", "IPC"
         );
         for (name, s) in &rows {
@@ -170,7 +178,7 @@ impl Report {
             };
             let _ = writeln!(
                 out,
-                "{:<10} {:>8} {:>15} {:>15} {:>6.2}",
+                "{:<w$} {:>8} {:>15} {:>15} {:>6.2}",
                 name,
                 group(s.launches),
                 group(s.cycles.0),
@@ -185,7 +193,7 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "{:<10} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
+            "{:<w$} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
             "kernel",
             "smem ld wavef",
             "ld confl",
@@ -204,7 +212,7 @@ impl Report {
             };
             let _ = writeln!(
                 out,
-                "{:<10} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
+                "{:<w$} {:>13} {:>10} {:>13} {:>10} {:>8} {:>8}",
                 name,
                 group(s.smem_ld_wavefronts),
                 group(s.smem_ld_bank_conflicts),
@@ -224,13 +232,13 @@ impl Report {
             );
             let _ = writeln!(
                 out,
-                "{:<10} {:>13} {:>13} {:>10}",
+                "{:<w$} {:>13} {:>13} {:>10}",
                 "kernel", "atom inst", "atom wavef", "atom confl"
             );
             for (name, s) in &rows {
                 let _ = writeln!(
                     out,
-                    "{:<10} {:>13} {:>13} {:>10}",
+                    "{:<w$} {:>13} {:>13} {:>10}",
                     name,
                     group(s.smem_atom_inst),
                     group(s.smem_atom_wavefronts),
@@ -240,13 +248,13 @@ impl Report {
         }
         let _ = writeln!(out);
         let _ = writeln!(out, "stall reasons (% of resident warp-cycles)");
-        let _ = write!(out, "{:<10}", "kernel");
+        let _ = write!(out, "{:<w$}", "kernel");
         for (_, short) in STALL_COLUMNS {
             let _ = write!(out, " {short:>6}");
         }
         let _ = writeln!(out);
         for (name, s) in &rows {
-            let _ = write!(out, "{name:<10}");
+            let _ = write!(out, "{name:<w$}");
             for (reason, _) in STALL_COLUMNS {
                 let share = if s.warp_cycles == 0 {
                     0.0
@@ -327,6 +335,32 @@ mod tests {
             assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
         }
         assert!(table.contains("987,654,321,012"), "{table}");
+    }
+
+    #[test]
+    fn a_long_kernel_name_widens_the_column_instead_of_shifting_the_row() {
+        let stats = KernelStats {
+            launches: 1,
+            cycles: sim::Cycle(1234),
+            ..KernelStats::default()
+        };
+        let report = Report::new(
+            serde_json::Map::new(),
+            1,
+            vec![
+                KernelRow::new("small_sort_512", stats.clone()),
+                KernelRow::new("bs", stats),
+            ],
+        );
+        let table = report.to_table();
+        // Every row of a table ends in the same column as its header.
+        for block in table.split("\n\n") {
+            let lines: Vec<&str> = block.lines().skip(1).collect();
+            let width = lines[0].chars().count();
+            for line in &lines {
+                assert_eq!(line.chars().count(), width, "{block}");
+            }
+        }
     }
 
     #[test]
