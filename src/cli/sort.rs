@@ -104,7 +104,7 @@ pub fn run(args: &SortArgs, report: Option<&Path>, out: &mut dyn Write) -> Resul
         let about = super::run_config::run_config(&outcome.report);
         let legend = super::run_config::stall_legend();
         let provenance = simsort::report_html::Provenance::of_process();
-        let page = simsort::report_html::sort::page(&outcome.report, &about, &legend, provenance);
+        let page = simsort::report_html::sort::page(&outcome.report, &about, legend, provenance);
         simsort::report_html::write(path, &page)
             .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))?;
     }
