@@ -43,6 +43,10 @@ pub struct CalibrateArgs {
     /// Draw the correlation plot (simulated against hardware cycles) here.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Write a self-contained HTML report into FILE.html: the tables, the
+    /// charts (hover a point for its launch), the command and version.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
@@ -74,6 +78,10 @@ struct SuiteRun {
 
 /// Runs `simsort calibrate`.
 pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(p) = &args.report {
+        simsort::report_html::check_path("--report", p)
+            .map_err(|why| Failure::input(format!("error: {why}")))?;
+    }
     let pairs = match (&args.suite, args.inputs.as_slice()) {
         (Some(suite), []) => suite_pairs(suite, &args.data, args.only.as_deref())?,
         (None, [dir]) => {
@@ -105,6 +113,12 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 path.display()
             ))
         })?;
+    }
+    if let Some(path) = &args.report {
+        let provenance = simsort::report_html::Provenance::of_process();
+        let page = simsort::report_html::calib::page(&pairs, &summary, provenance);
+        simsort::report_html::write(path, &page)
+            .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))?;
     }
     let text = if args.json {
         let value = serde_json::json!({ "summary": summary, "launches": pairs });

@@ -33,6 +33,10 @@ pub struct CompareArgs {
     /// .png); needs a list of `--keys`.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Write a self-contained HTML report into FILE.html: the table, the
+    /// charts (hover a point for its counters), the command and version.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Runs at once [default: one per core; at most the cores and the runs].
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
@@ -67,6 +71,11 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
         if let Err(why) = check_output(p) {
             problems.push(format!("{}: {why}", p.display()));
         }
+    }
+    if let Some(p) = &args.report
+        && let Err(why) = simsort::report_html::check_path("--report", p)
+    {
+        problems.push(why);
     }
     if args.jobs == Some(0) {
         problems.push("--jobs 0: at least one run must go at a time".into());
@@ -112,6 +121,11 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
             Failure::run(format!("error: {e}; no plot written (an old file is kept)"))
         })?;
         file.commit().map_err(|e| cannot(path, e))?;
+    }
+    if let Some(path) = &args.report {
+        let provenance = simsort::report_html::Provenance::of_process();
+        let page = simsort::report_html::compare::page(&axes, &runs, provenance);
+        simsort::report_html::write(path, &page).map_err(|e| cannot(path, e))?;
     }
     let failed = runs
         .iter()

@@ -37,6 +37,11 @@ pub struct Cli {
     /// The sort experiment run when no subcommand is given.
     #[command(flatten)]
     pub sort: sort::SortArgs,
+    /// Write a self-contained HTML report of the sort into FILE.html: the
+    /// tables, the charts (hover a bar for its counters), the command and
+    /// version.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<std::path::PathBuf>,
     /// Host memory a run may use (k/M/G/T suffixes, powers of 1024)
     /// [default: the machine's available memory]. Runs estimated to need
     /// more are refused before they start.
@@ -230,7 +235,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Some(Command::Compare(args)) => compare::run(&args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Calibrate(args)) => calibrate::run(&args, out),
-        None => sort::run(&cli.sort, out),
+        None => sort::run(&cli.sort, cli.report.as_deref(), out),
     };
     result.and_then(|()| out.flush().map_err(output_error))
 }

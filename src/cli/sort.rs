@@ -8,7 +8,7 @@ use simsort::experiment::SortOptions;
 use simsort::experiment::options::SortOptionArgs;
 use simsort::experiment::sort::prepare;
 use simsort::experiment::trace::{TraceSpec, run_recorded};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use traces::{Focus, TraceLevel, TraceOptions};
 
 use super::machine::MachineOverrides;
@@ -60,11 +60,16 @@ impl SortArgs {
     }
 }
 
-/// Runs the sort and prints its report.
-pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
+/// Runs the sort and prints its report; with `report`, writes the HTML
+/// report there too.
+pub fn run(args: &SortArgs, report: Option<&Path>, out: &mut dyn Write) -> Result<(), Failure> {
     let need = simsort::host_memory::sort_bytes(args.opts.keys);
     simsort::host_memory::check(&format!("--keys {}", args.opts.keys), need)
         .map_err(Failure::input)?;
+    if let Some(p) = report {
+        simsort::report_html::check_path("--report", p)
+            .map_err(|why| Failure::input(format!("error: {why}")))?;
+    }
     let threads = super::threads::host_threads(args.threads)?;
     let bar = SortBar::new(args.quiet);
     let outcome = match &args.trace {
@@ -95,6 +100,14 @@ pub fn run(args: &SortArgs, out: &mut dyn Write) -> Result<(), Failure> {
         format!("{config}\n{}\n{legend}", outcome.report.to_table())
     };
     writeln!(out, "{text}").map_err(output_error)?;
+    if let Some(path) = report {
+        let about = super::run_config::run_config(&outcome.report);
+        let legend = super::run_config::stall_legend();
+        let provenance = simsort::report_html::Provenance::of_process();
+        let page = simsort::report_html::sort::page(&outcome.report, &about, legend, provenance);
+        simsort::report_html::write(path, &page)
+            .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))?;
+    }
     if !args.quiet {
         let rate = outcome.warp_instructions as f64 / outcome.host_seconds.max(1e-9);
         eprintln!(

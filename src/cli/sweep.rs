@@ -40,6 +40,10 @@ pub struct SweepArgs {
     /// Draw the plot into FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Write a self-contained HTML report into FILE.html: the tables, the
+    /// charts (hover a point for its counters), the command and version.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Configurations run at once [default: one per core; at most the
     /// cores and the configurations].
     #[arg(long, short = 'j', value_name = "N")]
@@ -141,6 +145,11 @@ impl SweepArgs {
         if let Ok(Some((_, json))) = &outs {
             paths.push(json);
         }
+        if let Some(p) = &self.report
+            && let Err(why) = simsort::report_html::check_path("--report", p)
+        {
+            problems.push(why);
+        }
         for path in paths {
             if let Err(why) = check_output(path) {
                 problems.push(format!("{}: {why}", path.display()));
@@ -209,7 +218,7 @@ fn write_outputs(
     grid: usize,
 ) -> Result<(), Failure> {
     let outs = args.out_paths().ok().flatten();
-    if outs.is_none() && args.plot.is_none() {
+    if outs.is_none() && args.plot.is_none() && args.report.is_none() {
         return Ok(());
     }
     if args.shard.is_none() && reports(runs).next().is_none() {
@@ -228,6 +237,14 @@ fn write_outputs(
                 "error: {e}; no output written (old files are kept)"
             ))
         })?;
+        files.push(file);
+    }
+    if let Some(path) = &args.report {
+        let provenance = simsort::report_html::Provenance::of_process();
+        let page = simsort::report_html::sweep::page(axes, runs, provenance);
+        let mut file = AtomicFile::create(path).map_err(|e| cannot(path, e))?;
+        file.write_all(page.to_html().as_bytes())
+            .map_err(|e| cannot(path, e))?;
         files.push(file);
     }
     for file in files {
