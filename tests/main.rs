@@ -17,6 +17,7 @@ mod emit_ptx;
 mod fuzz;
 mod hardware;
 mod launch_labels;
+mod plots;
 mod properties;
 mod roundtrip;
 mod snapshots_bitonic;
