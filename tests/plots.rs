@@ -50,8 +50,13 @@ fn drawn(name: &str, figure: Figure) -> String {
     assert!(problems.is_empty(), "{name}:\n{}", problems.join("\n"));
     let pixels = scene.to_rgb().unwrap();
     let inked = pixels.chunks(3).filter(|p| p != &[255, 255, 255]).count();
-    assert!(inked > pixels.len() / 3 / 50, "{name}: the picture is nearly blank");
-    scene.write_png(&png_dir().join(format!("{name}.png"))).unwrap();
+    assert!(
+        inked > pixels.len() / 3 / 50,
+        "{name}: the picture is nearly blank"
+    );
+    scene
+        .write_png(&png_dir().join(format!("{name}.png")))
+        .unwrap();
     std::fs::write(png_dir().join(format!("{name}.svg")), scene.to_svg()).unwrap();
     outline(&scene.to_svg())
 }
@@ -94,8 +99,15 @@ fn a_bitonic_sweep_plots_vector_width_across_with_fused_against_plain() {
     let title = line_with(&o, "figure: ")[0];
     assert!(title.starts_with("figure: bitonic sort on h200"), "{o}");
     assert!(!title.contains("HotSort"), "{o}");
-    assert_eq!(line_with(&o, "panel: ").len(), 1, "one panel, none empty: {o}");
-    assert!(o.contains("axis-x: vector width L (keys per thread)"), "{o}");
+    assert_eq!(
+        line_with(&o, "panel:").len(),
+        1,
+        "one panel, none empty: {o}"
+    );
+    assert!(
+        o.contains("axis-x: vector width L (keys per thread)"),
+        "{o}"
+    );
     assert!(o.contains("tick-x: 1 | 2 | 4 | 8"), "{o}");
     let series = series_points(&o);
     assert_eq!(
@@ -119,7 +131,11 @@ fn a_hotsort_sweep_compares_layouts_in_one_panel_per_warp_with_y_off_zero() {
         "sweep-hotsort",
         plot::figure(&axes, &runs, &PlotChoice::default()).unwrap(),
     );
-    assert_eq!(line_with(&o, "panel: "), ["panel: warp 4", "panel: warp 8"], "{o}");
+    assert_eq!(
+        line_with(&o, "panel: "),
+        ["panel: warp 4", "panel: warp 8"],
+        "{o}"
+    );
     let names: Vec<String> = series_points(&o).into_iter().map(|s| s.0).collect();
     assert_eq!(names[..3], ["plain", "pad", "xor"], "{o}");
     // Cycles per key: the axis fits the data, it does not start at 0.
@@ -132,12 +148,18 @@ fn a_hotsort_sweep_compares_layouts_in_one_panel_per_warp_with_y_off_zero() {
         relative: Some("smem-layout=plain".into()),
         ..PlotChoice::default()
     };
-    let o = drawn("sweep-hotsort-relative", plot::figure(&axes, &runs, &choice).unwrap());
+    let o = drawn(
+        "sweep-hotsort-relative",
+        plot::figure(&axes, &runs, &choice).unwrap(),
+    );
     assert!(
-        o.contains("axis-y: cycles per key against layout plain (% difference)"),
+        o.contains("axis-y: cycles per key vs layout plain (%)"),
         "{o}"
     );
-    assert!(line_with(&o, "figure: ")[0].contains("relative to layout plain"), "{o}");
+    assert!(
+        line_with(&o, "figure: ")[0].contains("relative to layout plain"),
+        "{o}"
+    );
 }
 
 #[test]
@@ -154,7 +176,10 @@ fn a_mergesort_sweep_plots_its_own_options() {
         "sweep-mergesort",
         plot::figure(&axes, &runs, &PlotChoice::default()).unwrap(),
     );
-    assert!(line_with(&o, "figure: ")[0].starts_with("figure: mergesort on h200"), "{o}");
+    assert!(
+        line_with(&o, "figure: ")[0].starts_with("figure: mergesort on h200"),
+        "{o}"
+    );
     assert!(o.contains("axis-x: items per thread (keys)"), "{o}");
     assert_eq!(series_points(&o).len(), 2, "{o}");
     insta::assert_snapshot!("plot_sweep_mergesort", o);
@@ -179,7 +204,10 @@ fn a_machine_field_sweep_plots_the_field_with_its_unit() {
     let o = drawn("sweep-dram", plot::figure(&axes, &runs, &choice).unwrap());
     assert!(o.contains("axis-x: DRAM latency (cycles)"), "{o}");
     assert!(o.contains("tick-x: 20 | 80 | 320"), "{o}");
-    assert!(o.contains("axis-y: long scoreboard (% of resident warp-cycles)"), "{o}");
+    assert!(
+        o.contains("axis-y: long scoreboard (% of resident warp-cycles)"),
+        "{o}"
+    );
     insta::assert_snapshot!("plot_sweep_dram_latency", o);
 }
 
@@ -202,7 +230,11 @@ fn a_distribution_sweep_labels_every_category_and_keeps_titles_on_the_page() {
     for ticks in line_with(&o, "tick-x: ").iter().take(2) {
         assert_eq!(ticks.matches(" | ").count(), 1, "{o}");
     }
-    assert_eq!(series_points(&o).iter().map(|s| s.1).sum::<usize>(), 8, "{o}");
+    assert_eq!(
+        series_points(&o).iter().map(|s| s.1).sum::<usize>(),
+        8,
+        "{o}"
+    );
     insta::assert_snapshot!("plot_sweep_dist", o);
 }
 
@@ -240,7 +272,10 @@ fn compare_over_three_sizes_labels_every_size_and_values_below_one() {
     let runs = sweep::run_with(checked, 2, 1, &|_, _| {}).unwrap();
     let o = drawn("compare", compare_plot::figure(&axes, &runs).unwrap());
     assert!(o.contains("tick-x: 1,024 | 4,096 | 16,384"), "{o}");
-    assert!(line_with(&o, "tick-y: ")[0].matches(" | ").count() >= 3, "{o}");
+    assert!(
+        line_with(&o, "tick-y: ")[0].matches(" | ").count() >= 3,
+        "{o}"
+    );
     assert!(line_with(&o, "subtitle: ")[0].contains("warp 16"), "{o}");
     assert!(o.contains("axis-y2: time per key at"), "{o}");
     assert!(o.contains("bars: where the warps' time goes"), "{o}");
@@ -307,7 +342,10 @@ fn calibrate_on_a_suite_draws_bands_labels_the_worst_and_names_the_error() {
     std::fs::create_dir_all(dir.join("data")).unwrap();
     let entries: &[(&str, &str)] = &[
         ("hs_small", "--gpu tiny --keys 700 --warp 8 --slab-height 4"),
-        ("ms_small", "--algo mergesort --gpu tiny --keys 3001 --warp 8"),
+        (
+            "ms_small",
+            "--algo mergesort --gpu tiny --keys 3001 --warp 8",
+        ),
         ("bi_small", "--algo bitonic --keys 3000"),
     ];
     let mut suite = String::new();
@@ -316,7 +354,11 @@ fn calibrate_on_a_suite_draws_bands_labels_the_worst_and_names_the_error() {
         let mut cmd = vec!["emit", "bundle", "-o", bundle.to_str().unwrap()];
         cmd.extend(args.split(' '));
         let out = simsort(&cmd);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let errors = [[0.02, -0.08, 0.15], [0.3, -0.05, 0.01], [-0.12, 0.04, 0.22]][i];
         let csv = profile(&bundle.join("report.json"), &errors);
         std::fs::write(dir.join("data").join(format!("{name}.csv")), csv).unwrap();
@@ -335,7 +377,11 @@ fn calibrate_on_a_suite_draws_bands_labels_the_worst_and_names_the_error() {
         .current_dir(repo_root())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&svg).unwrap();
     let o = outline(&text);
     // The same figure from the launches `--json` lists, checked as drawn.
@@ -358,12 +404,27 @@ fn calibrate_on_a_suite_draws_bands_labels_the_worst_and_names_the_error() {
         })
         .collect();
     let summary = simsort::calib::compare::summarize(&pairs);
-    assert_eq!(drawn("calibrate", simsort::calib::plot::figure(&pairs, &summary).unwrap()), o);
+    assert_eq!(
+        drawn(
+            "calibrate",
+            simsort::calib::plot::figure(&pairs, &summary).unwrap()
+        ),
+        o
+    );
     let title = line_with(&o, "figure: ")[0];
     assert!(title.contains("MAPE") && title.contains("r = "), "{o}");
-    assert!(o.contains("within ±10%") && o.contains("within ±20%"), "{o}");
-    assert!(o.contains("ms_small blocksort +30%"), "the worst launch is labelled: {o}");
-    assert!(line_with(&o, "tick-y: ")[0].matches(" | ").count() >= 2, "{o}");
+    assert!(
+        o.contains("within ±10%") && o.contains("within ±20%"),
+        "{o}"
+    );
+    assert!(
+        o.contains("ms_small blocksort +30%"),
+        "the worst launch is labelled: {o}"
+    );
+    assert!(
+        line_with(&o, "tick-y: ")[0].matches(" | ").count() >= 2,
+        "{o}"
+    );
     insta::assert_snapshot!("plot_calibrate", o);
 }
 
@@ -415,8 +476,41 @@ fn compare_labels_cycles_per_key_below_one() {
             values: vec!["65536".into(), "262144".into()],
         },
     ];
-    let o = drawn("compare-below-one", compare_plot::figure(&axes, &runs).unwrap());
+    let o = drawn(
+        "compare-below-one",
+        compare_plot::figure(&axes, &runs).unwrap(),
+    );
     let y = line_with(&o, "tick-y: ")[0];
     assert!(y.starts_with("tick-y: 0.5 | 0.7 | 1 | "), "{o}");
     assert!(o.contains("tick-x: 65,536 | 262,144"), "{o}");
+}
+
+#[test]
+fn a_bad_plot_flag_is_refused_before_anything_runs() {
+    let out = simsort(&[
+        "sweep",
+        "--gpu",
+        "tiny",
+        "--keys",
+        "700",
+        "--warp",
+        "4,8",
+        "--plot-x",
+        "vector",
+        "--plot-relative",
+        "smem-layout=plain",
+        "--plot",
+        "/nonexistent-dir-for-simsort/x.svg",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: --plot-x vector: not an axis the sweep varies (varied: warp)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: --plot-relative smem-layout=plain: `smem-layout` is not an axis"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
 }

@@ -20,7 +20,10 @@ const LABELLED: usize = 5;
 /// A suite entry's kernel family: the algorithm its name starts with
 /// (`hs64k_h4` is HotSort), or the name's letters.
 pub fn family(entry: &str, kernel: &str) -> String {
-    let head: String = entry.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+    let head: String = entry
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
     match head.as_str() {
         "hs" => "HotSort".into(),
         "bi" => "bitonic".into(),
@@ -71,8 +74,14 @@ pub fn figure(pairs: &[Pair], summary: &Summary) -> Result<Figure, PlotError> {
     }
     let mut entries = vec![
         (Sample::Dashed(INK), "y = x".to_string()),
-        (Sample::Swatch(Rgb(0, 114, 178), 0.26), "within ±10%".to_string()),
-        (Sample::Swatch(Rgb(0, 114, 178), 0.10), "within ±20%".to_string()),
+        (
+            Sample::Swatch(Rgb(0, 114, 178), 0.26),
+            "within ±10%".to_string(),
+        ),
+        (
+            Sample::Swatch(Rgb(0, 114, 178), 0.10),
+            "within ±20%".to_string(),
+        ),
     ];
     for (f, k) in &kernels {
         let fi = families.iter().position(|x| x == f).unwrap_or(0);

@@ -103,7 +103,10 @@ impl Figure {
                     panels,
                 } => {
                     let rows = panels.len().div_ceil((*columns).max(1));
-                    let tallest = panels.iter().filter_map(Panel::height).fold(*height, f64::max);
+                    let tallest = panels
+                        .iter()
+                        .filter_map(Panel::height)
+                        .fold(*height, f64::max);
                     rows as f64 * tallest
                 }
                 Block::Row(panels) => panels

@@ -128,7 +128,8 @@ pub fn write_to(file: &AtomicFile, scene: &Scene) -> Result<(), PlotError> {
     };
     match format {
         Format::Svg => {
-            let mut f = std::fs::File::create(file.temp_path()).map_err(|e| draw_err(e.to_string()))?;
+            let mut f =
+                std::fs::File::create(file.temp_path()).map_err(|e| draw_err(e.to_string()))?;
             f.write_all(scene.to_svg().as_bytes())
                 .map_err(|e| draw_err(e.to_string()))
         }

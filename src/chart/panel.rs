@@ -148,8 +148,10 @@ impl BarPanel {
     }
 }
 
-/// A panel of a figure.
+/// A panel of a figure (a figure holds a handful: their size is no
+/// concern, so the x-y chart is not boxed).
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Panel {
     /// An x-y chart.
     Xy(XyPanel),
@@ -411,20 +413,13 @@ fn draw_xy(p: &XyPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
             class: "reference",
         });
     }
-    scene.line(
-        vec![(px0, py0), (px0, py1), (px1, py1)],
-        INK,
-        1.0,
-        "frame",
-    );
+    scene.line(vec![(px0, py0), (px0, py1), (px1, py1)], INK, 1.0, "frame");
     if y2.is_some() {
         scene.line(vec![(px1, py0), (px1, py1)], INK, 1.0, "frame");
     }
     // Y ticks.
-    let ylab: Vec<(f64, f64, String)> = yt
-        .iter()
-        .map(|(v, l)| (*v, my.at(*v), l.clone()))
-        .collect();
+    let ylab: Vec<(f64, f64, String)> =
+        yt.iter().map(|(v, l)| (*v, my.at(*v), l.clone())).collect();
     let keep = spaced(&ylab, |_| TICK_SIZE * 1.2);
     scene.open("axis-y", p.y.label.clone());
     for ((_, y, label), keep) in ylab.iter().zip(keep) {
@@ -533,8 +528,19 @@ fn draw_xy(p: &XyPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
         }
         scene.close();
     }
-    // Notes: beside their point, kept inside the plot and off each other.
+    // Notes: beside their point, kept inside the plot, off each other and
+    // off the other points where there is room.
     let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let marks: Vec<(f64, f64, f64, f64)> = p
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|pt| pt.y.is_finite() && (!my.log || pt.y > 0.0))
+        .map(|pt| {
+            let (x, y) = (mx.at(pt.x), my.at(pt.y));
+            (x - 5.0, y - 5.0, x + 5.0, y + 5.0)
+        })
+        .collect();
     for n in &p.notes {
         let (tw, th) = measure(&n.text, NOTE_SIZE, false);
         let (x, y) = (mx.at(n.x), my.at(n.y));
@@ -546,17 +552,31 @@ fn draw_xy(p: &XyPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
             (x + 8.0, y - th * 1.6),
             (x - 8.0 - tw, y + th * 1.2),
         ];
-        let spot = candidates.iter().find(|&&(l, t)| {
+        let fits = |&&(l, t): &&(f64, f64)| {
             let r = (l, t, l + tw, t + th);
             r.0 >= px0 + 2.0
                 && r.2 <= px1 - 2.0
                 && r.1 >= py0 + 2.0
                 && r.3 <= py1 - 2.0
                 && placed.iter().all(|q| !overlap(*q, r))
-        });
+        };
+        let clear =
+            |&&(l, t): &&(f64, f64)| marks.iter().all(|m| !overlap(*m, (l, t, l + tw, t + th)));
+        let spot = candidates
+            .iter()
+            .find(|c| fits(c) && clear(c))
+            .or_else(|| candidates.iter().find(fits));
         if let Some(&(l, t)) = spot {
             placed.push((l, t, l + tw, t + th));
-            scene.text(l, t + th / 2.0, &n.text, NOTE_SIZE, Anchor::Start, INK, "note");
+            scene.text(
+                l,
+                t + th / 2.0,
+                &n.text,
+                NOTE_SIZE,
+                Anchor::Start,
+                INK,
+                "note",
+            );
         }
     }
     scene.close();
@@ -614,7 +634,11 @@ fn draw_bars(b: &BarPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
                 h: BAR_ROW * 0.68,
                 fill: Some(*colour),
                 stroke: None,
-                tip: Some(format!("{}: {name} {}", row.label, ticks::significant(*value, 3))),
+                tip: Some(format!(
+                    "{}: {name} {}",
+                    row.label,
+                    ticks::significant(*value, 3)
+                )),
                 class: "segment",
             });
             at += value;

@@ -137,19 +137,30 @@ pub struct TextBox {
     pub rect: (f64, f64, f64, f64),
 }
 
-/// The width and height of `text` at `size` pixels in the plot font
-/// (registered by [`super::register_font`]; an estimate without it).
+/// Plotters sizes a font by its line height (ascent plus descent), an SVG
+/// viewer by its em: DejaVu Sans's line is 1.164 em, so text drawn or
+/// measured through plotters at `size` pixels is this much larger, and
+/// matches the SVG's `font-size`.
+pub const EM_TO_PLOTTERS: f64 = 1.164;
+
+/// Bold text is wider than the regular face that measures it (DejaVu Sans
+/// Bold runs about 10% wider).
+const BOLD_WIDER: f64 = 1.12;
+
+/// The width and height of `text` at `size` pixels (an SVG font size) in
+/// the plot font (registered by [`super::register_font`]; an estimate
+/// without it).
 pub fn measure(text: &str, size: f64, bold: bool) -> (f64, f64) {
-    let style = if bold {
-        FontStyle::Bold
-    } else {
-        FontStyle::Normal
-    };
-    let font = FontDesc::new(FontFamily::Name(FONT), size, style);
+    let font = FontDesc::new(
+        FontFamily::Name(FONT),
+        size * EM_TO_PLOTTERS,
+        FontStyle::Normal,
+    );
+    let wider = if bold { BOLD_WIDER } else { 1.0 };
     match font.box_size(text) {
         // The box is the glyphs' ink; a line of text needs its full height.
-        Ok((w, _)) => (f64::from(w) * if bold { 1.06 } else { 1.0 }, size * 1.2),
-        Err(_) => (text.chars().count() as f64 * size * 0.6, size * 1.2),
+        Ok((w, _)) => (f64::from(w) * wider, size * 1.2),
+        Err(_) => (text.chars().count() as f64 * size * 0.6 * wider, size * 1.2),
     }
 }
 
@@ -244,7 +255,12 @@ impl Scene {
                             y - start,
                         )
                     } else {
-                        (x + start, y - across / 2.0, x + start + along, y + across / 2.0)
+                        (
+                            x + start,
+                            y - across / 2.0,
+                            x + start + along,
+                            y + across / 2.0,
+                        )
                     };
                     Some(TextBox {
                         text: text.clone(),
@@ -312,9 +328,10 @@ impl Scene {
                     } else {
                         FontStyle::Normal
                     };
-                    let mut font = FontDesc::new(FontFamily::Name(FONT), *size, style)
-                        .color(&rgb(*colour))
-                        .pos(Pos::new(h, VPos::Center));
+                    let mut font =
+                        FontDesc::new(FontFamily::Name(FONT), size * EM_TO_PLOTTERS, style)
+                            .color(&rgb(*colour))
+                            .pos(Pos::new(h, VPos::Center));
                     if *vertical {
                         font = font.transform(FontTransform::Rotate270);
                     }
@@ -387,12 +404,8 @@ impl Scene {
                                 .map_err(e)?;
                         }
                         Marker::Ring => {
-                            root.draw(&Circle::new(
-                                p(*x, *y),
-                                r.round() as i32,
-                                c.stroke_width(2),
-                            ))
-                            .map_err(e)?;
+                            root.draw(&Circle::new(p(*x, *y), r.round() as i32, c.stroke_width(2)))
+                                .map_err(e)?;
                         }
                         Marker::Cross => {
                             let d = r * 0.85;
@@ -458,7 +471,12 @@ fn marker_polygons(shape: Marker, x: f64, y: f64, r: f64) -> Vec<Vec<(f64, f64)>
     match shape {
         Marker::Square => {
             let d = r * 0.85;
-            vec![vec![(x - d, y - d), (x + d, y - d), (x + d, y + d), (x - d, y + d)]]
+            vec![vec![
+                (x - d, y - d),
+                (x + d, y - d),
+                (x + d, y + d),
+                (x - d, y + d),
+            ]]
         }
         Marker::Triangle => vec![vec![
             (x, y - r * 1.1),
@@ -674,7 +692,15 @@ mod tests {
     fn a_scene_writes_classes_titles_and_escaped_text() {
         let mut scene = Scene::new(100.0, 50.0);
         scene.open("panel", "a < b");
-        scene.text(10.0, 10.0, "x & y", 12.0, Anchor::Start, Rgb(0, 0, 0), "title");
+        scene.text(
+            10.0,
+            10.0,
+            "x & y",
+            12.0,
+            Anchor::Start,
+            Rgb(0, 0, 0),
+            "title",
+        );
         scene.items.push(Item::Mark {
             x: 5.0,
             y: 5.0,
@@ -685,7 +711,10 @@ mod tests {
         });
         scene.close();
         let svg = scene.to_svg();
-        assert!(svg.contains("<g class=\"panel\" data-label=\"a &lt; b\">"), "{svg}");
+        assert!(
+            svg.contains("<g class=\"panel\" data-label=\"a &lt; b\">"),
+            "{svg}"
+        );
         assert!(svg.contains(">x &amp; y</text>"), "{svg}");
         assert!(svg.contains("<title>warp 32</title>"), "{svg}");
     }

@@ -72,13 +72,13 @@ pub fn outline(svg: &str) -> String {
             if let Some(node) = stack.last_mut() {
                 node.texts.push((class, content));
             }
-        } else if attr(tag, "class") == Some("point") && !tag.starts_with("</") {
-            if let Some(node) = stack.last_mut() {
-                node.points += 1;
-            }
-        } else if attr(tag, "class") == Some("segment") && !tag.starts_with("</") {
-            if let Some(node) = stack.last_mut() {
-                node.segments += 1;
+        } else if !tag.starts_with("</")
+            && let Some(node) = stack.last_mut()
+        {
+            match attr(tag, "class") {
+                Some("point") => node.points += 1,
+                Some("segment") => node.segments += 1,
+                _ => {}
             }
         }
     }

@@ -5,7 +5,7 @@
 /// The smallest step of the form 1, 2 or 5 times a power of ten that cuts
 /// `span` into at most `target` pieces.
 pub fn step(span: f64, target: usize) -> f64 {
-    if !(span > 0.0) || !span.is_finite() {
+    if span.is_nan() || span <= 0.0 || span.is_infinite() {
         return 1.0;
     }
     let raw = span / target.max(1) as f64;
@@ -36,16 +36,14 @@ pub fn linear(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     let mut s = step(hi - lo, target);
     let count = |s: f64| ((hi / s + 1e-9).floor() - (lo / s - 1e-9).ceil() + 1.0) as i64;
     for _ in 0..6 {
-        if count(s) >= 4 || !(hi > lo) {
+        if count(s) >= 4 || hi.is_nan() || hi <= lo {
             break;
         }
         s = smaller(s);
     }
     let first = (lo / s - 1e-9).ceil() as i64;
     let last = (hi / s + 1e-9).floor() as i64;
-    (first..=last)
-        .map(|k| clean(k as f64 * s, s))
-        .collect()
+    (first..=last).map(|k| clean(k as f64 * s, s)).collect()
 }
 
 /// The next 1-2-5 step below `s`.
@@ -73,14 +71,14 @@ fn clean(v: f64, step: f64) -> f64 {
 /// other, ...) when it spans many, plain 1-2-5 steps when it spans less
 /// than about half a decade. Always at least two.
 pub fn log(lo: f64, hi: f64) -> Vec<f64> {
-    if !(lo > 0.0) || hi <= lo {
+    if lo.is_nan() || lo <= 0.0 || hi <= lo {
         return linear(lo.max(0.0), hi.max(lo + 1.0), 5);
     }
     let decades = (hi / lo).log10();
     if decades < 0.7 {
         return linear(lo, hi, 5);
     }
-    let mantissas: &[f64] = if decades <= 1.2 {
+    let mantissas: &[f64] = if decades <= 1.5 {
         &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0]
     } else if decades <= 3.5 {
         &[1.0, 2.0, 5.0]

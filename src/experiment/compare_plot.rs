@@ -152,7 +152,10 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun]) -> Result<Figure, PlotError> {
                 .iter()
                 .find(|p| &p.algo == algo && p.keys == largest)
             {
-                bars.push((format!("{}: all kernels", algo_title(algo)), &p.report.total.stalls));
+                bars.push((
+                    format!("{}: all kernels", algo_title(algo)),
+                    &p.report.total.stalls,
+                ));
                 let mut kernels: Vec<_> = p.report.kernels.iter().collect();
                 kernels.sort_by_key(|k| std::cmp::Reverse(k.cycles));
                 for k in kernels.into_iter().take(KERNEL_BARS) {
@@ -179,7 +182,9 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun]) -> Result<Figure, PlotError> {
         .unwrap_or_default();
     Ok(Figure {
         width: 1500.0,
-        title: format!("simsort compare on {gpu}: cycles per key by number of keys, every algorithm"),
+        title: format!(
+            "simsort compare on {gpu}: cycles per key by number of keys, every algorithm"
+        ),
         subtitle: configuration(axes),
         blocks,
     })

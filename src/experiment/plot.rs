@@ -129,11 +129,7 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<F
     let mut pts: Vec<Pt> = runs
         .iter()
         .filter_map(|run| match &run.result {
-            RunResult::Done(report) => metric.value(report).map(|y| Pt {
-                run,
-                report,
-                y,
-            }),
+            RunResult::Done(report) => metric.value(report).map(|y| Pt { run, report, y }),
             _ => None,
         })
         .collect();
@@ -212,8 +208,8 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<F
     let ys: Vec<f64> = pts.iter().map(|p| p.y).collect();
     let y_label = match &relative {
         Some((axis, value)) => format!(
-            "{} against {} (% difference)",
-            metric.label(),
+            "{} vs {} (%)",
+            strip_unit(&metric.label()),
             value_name(axis, value)
         ),
         None => metric.label(),
@@ -349,7 +345,10 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<F
                 .into_iter()
                 .map(|si| {
                     let (c, m) = style::series(si);
-                    (Sample::Series(c, m, true), category_name(s, &series_values[si]))
+                    (
+                        Sample::Series(c, m, true),
+                        category_name(s, &series_values[si]),
+                    )
                 })
                 .collect(),
         }));
@@ -406,7 +405,14 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<F
     }
     Ok(Figure {
         width,
-        title: title(axes, &metric, &x, series.as_deref(), &facets, relative.as_ref()),
+        title: title(
+            axes,
+            &metric,
+            &x,
+            series.as_deref(),
+            &facets,
+            relative.as_ref(),
+        ),
         subtitle: format!("{}{note}", held_fixed(axes, finished[0].1)),
         blocks,
     })
@@ -444,7 +450,11 @@ fn title(
     };
     let algo = {
         let a = list("algo", &algo_title);
-        if a.is_empty() { "HotSort".to_string() } else { a }
+        if a.is_empty() {
+            "HotSort".to_string()
+        } else {
+            a
+        }
     };
     let gpu = list("gpu", &|v: &str| v.to_string());
     let what = match relative {

@@ -71,7 +71,8 @@ impl Metric {
                 } else if name.contains("__") {
                     Metric::Counter(name.trim().to_string())
                 } else {
-                    let stalls: Vec<&str> = traces::StallReason::ALL.iter().map(|r| r.name()).collect();
+                    let stalls: Vec<&str> =
+                        traces::StallReason::ALL.iter().map(|r| r.name()).collect();
                     return Err(format!(
                         "--plot-metric {name}: not a metric; use one of {}, a stall reason ({}) or \
                          a counter by its Nsight Compute name",
@@ -115,9 +116,16 @@ impl Metric {
     pub fn value(&self, report: &Report) -> Option<f64> {
         let keys = report.keys as f64;
         let per_key = |v: f64| (report.keys > 0).then(|| v / keys);
-        let conflicts = get(report, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
-            + get(report, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")
-            + get(report, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum");
+        let conflicts = get(
+            report,
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        ) + get(
+            report,
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        ) + get(
+            report,
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+        );
         match self {
             Metric::Cycles => Some(report.total.cycles as f64),
             Metric::CyclesPerKey => per_key(report.total.cycles as f64),
@@ -153,14 +161,23 @@ mod tests {
     #[test]
     fn metrics_are_named_as_the_reports_name_them() {
         assert_eq!(Metric::parse("cycles/key"), Ok(Metric::CyclesPerKey));
-        assert_eq!(Metric::parse("Warp Instructions"), Ok(Metric::WarpInstructions));
+        assert_eq!(
+            Metric::parse("Warp Instructions"),
+            Ok(Metric::WarpInstructions)
+        );
         assert_eq!(Metric::parse("DRAM bytes"), Ok(Metric::DramBytes));
         assert_eq!(
             Metric::parse("long-scoreboard"),
             Ok(Metric::Stall("long_scoreboard".into()))
         );
-        assert_eq!(Metric::parse("longsb"), Ok(Metric::Stall("long_scoreboard".into())));
+        assert_eq!(
+            Metric::parse("longsb"),
+            Ok(Metric::Stall("long_scoreboard".into()))
+        );
         let err = Metric::parse("speed").unwrap_err();
-        assert!(err.starts_with("--plot-metric speed: not a metric; use one of cycles,"), "{err}");
+        assert!(
+            err.starts_with("--plot-metric speed: not a metric; use one of cycles,"),
+            "{err}"
+        );
     }
 }

@@ -9,8 +9,8 @@ use super::options::label;
 use clap::ValueEnum;
 
 use super::plot_axes::{algo_title, relevant};
-use super::sort::Algo;
 use super::report::Report;
+use super::sort::Algo;
 use super::stall_bars;
 use crate::chart::panel::{BarPanel, BarRow, Panel};
 use crate::chart::{Block, Figure, register_font, style, ticks};
@@ -104,7 +104,10 @@ pub fn figure(report: &Report) -> Result<Figure, PlotError> {
         subtitle: shown.join(", "),
         blocks: vec![
             Block::Legend(stall_bars::legend(&rows)),
-            Block::Row(vec![(0.42, Panel::Bars(cycles)), (0.58, Panel::Bars(stalls))]),
+            Block::Row(vec![
+                (0.42, Panel::Bars(cycles)),
+                (0.58, Panel::Bars(stalls)),
+            ]),
         ],
     })
 }

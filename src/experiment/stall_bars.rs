@@ -87,7 +87,10 @@ pub fn legend(rows: &[(String, &BTreeMap<&'static str, u64>)]) -> Legend {
             }
         }
     }
-    let order: Vec<&str> = shares(&BTreeMap::new()).into_iter().map(|(r, _)| r).collect();
+    let order: Vec<&str> = shares(&BTreeMap::new())
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
     seen.sort_by_key(|r| order.iter().position(|o| o == r));
     Legend {
         title: "warp state:".to_string(),
