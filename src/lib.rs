@@ -6,6 +6,7 @@
 pub mod atomic;
 pub mod buffer_spec;
 pub mod calib;
+pub mod chart;
 pub mod diagnostics;
 pub mod experiment;
 pub mod fuzz_entry;

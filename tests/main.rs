@@ -18,6 +18,7 @@ mod fuzz;
 mod hardware;
 mod html_report;
 mod launch_labels;
+mod plots;
 mod properties;
 mod roundtrip;
 mod snapshots_bitonic;

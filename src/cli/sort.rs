@@ -36,6 +36,10 @@ pub struct SortArgs {
     /// How much the trace keeps beyond the focus: `counters-only` or `full`.
     #[arg(long, value_name = "LEVEL", default_value = "counters-only", value_parser = parse_level)]
     pub trace_level: TraceLevel,
+    /// Draw the run's plot into FILE (.svg or .png): cycles and where the
+    /// warps' time goes, per kernel.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
     /// Host threads that simulate the SMs (default: `SIMSORT_THREADS`,
     /// else one per core); the report is the same for any count.
     #[arg(long, value_name = "N")]
@@ -71,6 +75,17 @@ pub fn run(args: &SortArgs, report: Option<&Path>, out: &mut dyn Write) -> Resul
             .map_err(|why| Failure::input(format!("error: {why}")))?;
     }
     let threads = super::threads::host_threads(args.threads)?;
+    if let Some(p) = &args.plot {
+        if simsort::chart::Format::of(p).is_none() {
+            return Err(Failure::input(format!(
+                "error: --plot {}: the file name must end in .svg or .png",
+                p.display()
+            )));
+        }
+        if let Err(why) = simsort::atomic::check_output(p) {
+            return Err(Failure::input(format!("error: {}: {why}", p.display())));
+        }
+    }
     let bar = SortBar::new(args.quiet);
     let outcome = match &args.trace {
         None => prepare(&args.options()).and_then(|mut prepared| {
@@ -102,11 +117,19 @@ pub fn run(args: &SortArgs, report: Option<&Path>, out: &mut dyn Write) -> Resul
     writeln!(out, "{text}").map_err(output_error)?;
     if let Some(path) = report {
         let about = super::run_config::run_config(&outcome.report);
-        let legend = super::run_config::stall_legend();
+        let legend = super::run_config::legend(&outcome.report);
         let provenance = simsort::report_html::Provenance::of_process();
-        let page = simsort::report_html::sort::page(&outcome.report, &about, legend, provenance);
+        let page = simsort::report_html::sort::page(&outcome.report, &about, &legend, provenance);
         simsort::report_html::write(path, &page)
             .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.plot {
+        simsort::experiment::run_plot::plot(path, &outcome.report).map_err(|e| {
+            Failure::run(format!(
+                "error: cannot draw the plot (--plot {}): {e}",
+                path.display()
+            ))
+        })?;
     }
     if !args.quiet {
         let rate = outcome.warp_instructions as f64 / outcome.host_seconds.max(1e-9);

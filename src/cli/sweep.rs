@@ -12,7 +12,8 @@ use std::time::Instant;
 use clap::Args;
 use simsort::atomic::{AtomicFile, check_output};
 use simsort::experiment::options::SweepOptionArgs;
-use simsort::experiment::plot::{Format, plot_to};
+use simsort::experiment::plot::{Format, check_choice, plot_with};
+use simsort::experiment::plot_axes::PlotChoice;
 use simsort::experiment::shard::{self, Shard};
 use simsort::experiment::sweep::{self, Axis, RunResult, SweepRun, SweepSpec, axis_value};
 use simsort::experiment::sweep_out::{Results, axes_json, csv_of, reports, summary, to_csv};
@@ -44,6 +45,28 @@ pub struct SweepArgs {
     /// charts (hover a point for its counters), the command and version.
     #[arg(long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
+    /// The plot's x axis: any swept option or machine field [default: the
+    /// one with most values].
+    #[arg(long, value_name = "AXIS")]
+    pub plot_x: Option<String>,
+    /// The swept axis that gives the plot one line per value [default: the
+    /// next with most values].
+    #[arg(long, value_name = "AXIS")]
+    pub plot_series: Option<String>,
+    /// Swept axes that give the plot one panel per value (a comma list)
+    /// [default: every other swept axis].
+    #[arg(long, value_name = "AXIS", value_delimiter = ',')]
+    pub plot_facet: Vec<String>,
+    /// The plot's y: cycles, cycles/key, warp instructions, conflicts,
+    /// conflicts/key, sectors/request, DRAM bytes, IPC, a stall reason
+    /// (its share) or a counter by its Nsight Compute name [default:
+    /// cycles/key].
+    #[arg(long, value_name = "METRIC")]
+    pub plot_metric: Option<String>,
+    /// Plot each configuration against the one with AXIS=VALUE, in
+    /// percent (for example smem-layout=plain).
+    #[arg(long, value_name = "AXIS=VALUE")]
+    pub plot_relative: Option<String>,
     /// Configurations run at once [default: one per core; at most the
     /// cores and the configurations].
     #[arg(long, short = 'j', value_name = "N")]
@@ -105,6 +128,17 @@ impl SweepArgs {
         self.opts.spec(&self.machine.0)
     }
 
+    /// The plot options.
+    pub fn plot_choice(&self) -> PlotChoice {
+        PlotChoice {
+            x: self.plot_x.clone(),
+            series: self.plot_series.clone(),
+            facets: (!self.plot_facet.is_empty()).then(|| self.plot_facet.clone()),
+            metric: self.plot_metric.clone(),
+            relative: self.plot_relative.clone(),
+        }
+    }
+
     /// The CSV and JSON paths of `--out`.
     fn out_paths(&self) -> Result<Option<(PathBuf, PathBuf)>, String> {
         self.out
@@ -132,6 +166,7 @@ impl SweepArgs {
             }
             paths.push(p);
         }
+        problems.extend(check_choice(&self.spec().axes(), &self.plot_choice()));
         if let Some(out) = &self.out
             && out.exists()
             && !out.is_file()
@@ -232,7 +267,7 @@ fn write_outputs(
     }
     if let Some(path) = &args.plot {
         let file = AtomicFile::create(path).map_err(|e| cannot(path, e))?;
-        plot_to(&file, axes, runs).map_err(|e| {
+        plot_with(&file, axes, runs, &args.plot_choice()).map_err(|e| {
             Failure::run(format!(
                 "error: {e}; no output written (old files are kept)"
             ))

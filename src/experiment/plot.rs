@@ -1,505 +1,557 @@
-//! The sweep's picture: for every shared-memory layout (and every
-//! combination of the other axes that vary), cycles per key and bank
-//! conflicts per key against slab height with one line per warp width, and
-//! a heatmap of conflicts per key over warp width x slab height. Line charts
-//! of one kind share their y range and the heatmaps share their colour
-//! scale, so layouts compare at a glance. SVG or PNG, by file extension.
+//! The sweep's picture, with its axes taken from the sweep itself: the
+//! swept axis with most values runs across, the next gives one line per
+//! value, the rest give small multiples (panels) sharing one y scale; any
+//! option of any algorithm and any machine field can play any part
+//! (`--plot-x`, `--plot-series`, `--plot-facet` choose). Axes with one
+//! value are named in the subtitle, under a title that names the
+//! algorithm, the machine and the question. `--plot-relative AXIS=VALUE`
+//! plots each configuration against its baseline in percent, so a 4%
+//! difference shows. Under the lines, stacked bars say where each
+//! configuration's warp-cycles go. SVG or PNG, by file extension.
 
 use std::path::Path;
-use std::sync::OnceLock;
-
-use plotters::coord::Shift;
-use plotters::coord::ranged1d::SegmentedCoord;
-use plotters::coord::types::RangedCoordusize;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::options::label;
-use crate::atomic::AtomicFile;
-
+use super::plot_axes::{
+    PlotChoice, Roles, algo_title, axis_title, category_name, find_axis, numeric, relevant, roles,
+    value_name,
+};
+use super::plot_metric::Metric;
+use super::report::Report;
+use super::sort::Algo;
+use super::stall_bars;
 use super::sweep::{Axis, RunResult, SweepRun, axis_value};
-use super::sweep_out::per_key;
+use crate::atomic::AtomicFile;
+use crate::chart::axis::{AxisSpec, range_of};
+use crate::chart::panel::{Panel, Point, Series, XyPanel};
+use crate::chart::{Block, Figure, Legend, Sample, style, ticks};
 
-/// The image formats, by file extension.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Scalable vector graphics (`.svg`).
-    Svg,
-    /// A bitmap (`.png`).
-    Png,
+pub use crate::chart::{Format, PlotError, register_font};
+
+/// Most configurations that get a stall bar each.
+const MAX_BARS: usize = 48;
+
+/// One finished configuration, as the plot sees it.
+struct Pt<'a> {
+    run: &'a SweepRun,
+    report: &'a Report,
+    y: f64,
 }
 
-impl Format {
-    /// The format a path asks for, or `None` for an unknown extension.
-    pub fn of(path: &Path) -> Option<Format> {
-        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-            "svg" => Some(Format::Svg),
-            "png" => Some(Format::Png),
-            _ => None,
-        }
+/// The value of axis `name` for a run: the option's text, or where it was
+/// left to its default, the value the run resolved (the report's config).
+fn value_of(run: &SweepRun, report: &Report, name: &str) -> String {
+    let v = axis_value(&run.opts, name);
+    if v == "default"
+        && let Some(resolved) = report.config.get(name).filter(|v| !v.is_null())
+    {
+        return match resolved {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
     }
-}
-
-/// Why a plot could not be drawn.
-#[derive(Debug, thiserror::Error)]
-pub enum PlotError {
-    /// The file name does not end in `.svg` or `.png`.
-    #[error("cannot tell the plot format of `{0}`: use a .svg or .png file name")]
-    Format(String),
-    /// No font was found to measure (and, for PNG, draw) the text.
-    #[error(
-        "no TrueType font found for the plot's text (looked in {0}); set SIMSORT_FONT to a .ttf file"
-    )]
-    NoFont(String),
-    /// No configuration finished, so there is nothing to draw.
-    #[error("no configuration of the sweep finished: nothing to plot")]
-    Empty,
-    /// The drawing backend failed (for example, the file cannot be written).
-    #[error("cannot draw {path}: {message}")]
-    Draw {
-        /// The output file.
-        path: String,
-        /// The backend's message.
-        message: String,
-    },
-}
-
-/// Where fonts usually are; the first that exists is used.
-const FONT_PATHS: &[&str] = &[
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
-    "/System/Library/Fonts/Supplemental/Arial.ttf",
-    "/Library/Fonts/Arial.ttf",
-    "C:\\Windows\\Fonts\\arial.ttf",
-];
-
-/// Registers a sans-serif font with plotters once per process: from
-/// `SIMSORT_FONT`, else the first of [`FONT_PATHS`] that loads. Fonts are
-/// read at run time so the build needs no system font libraries.
-pub(crate) fn register_font() -> Result<(), PlotError> {
-    static FONT: OnceLock<Result<(), String>> = OnceLock::new();
-    let result = FONT.get_or_init(|| {
-        let env = std::env::var("SIMSORT_FONT").ok();
-        let candidates = env
-            .iter()
-            .map(String::as_str)
-            .chain(FONT_PATHS.iter().copied());
-        for path in candidates {
-            if let Ok(bytes) = std::fs::read(path) {
-                // Plotters keeps fonts for the whole process.
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
-                    return Ok(());
-                }
-            }
-        }
-        let looked: Vec<&str> = env
-            .iter()
-            .map(String::as_str)
-            .chain(FONT_PATHS.iter().copied())
-            .collect();
-        Err(looked.join(", "))
-    });
-    result.clone().map_err(PlotError::NoFont)
-}
-
-/// One finished configuration, reduced to what the plot shows.
-struct Point {
-    group: String,
-    layout: String,
-    warp: u32,
-    slab: u32,
-    cycles_per_key: f64,
-    conflicts_per_key: f64,
-}
-
-/// The axes the picture is laid out by; the others either vary (a row per
-/// combination) or are fixed (the title).
-const DRAWN: &[&str] = &["warp", "slab_height", "smem_layout"];
-
-/// The title: what the sweep held fixed.
-fn title(axes: &[Axis]) -> String {
-    let fixed: Vec<String> = axes
-        .iter()
-        .filter(|a| a.values.len() == 1 && !DRAWN.contains(&a.name.as_str()))
-        .map(|a| format!("{} {}", label(&a.name), a.values[0]))
-        .collect();
-    format!("HotSort sweep: {}", fixed.join(", "))
-}
-
-fn points(axes: &[Axis], runs: &[SweepRun]) -> Vec<Point> {
-    let grouping: Vec<&Axis> = axes
-        .iter()
-        .filter(|a| a.values.len() > 1 && !DRAWN.contains(&a.name.as_str()))
-        .collect();
-    runs.iter()
-        .filter_map(|r| {
-            let RunResult::Done(report) = &r.result else {
-                return None;
-            };
-            let (cycles_per_key, conflicts_per_key) = per_key(report)?;
-            let group = grouping
-                .iter()
-                .map(|a| format!("{} {}", label(&a.name), axis_value(&r.opts, &a.name)))
-                .collect::<Vec<_>>()
-                .join(", ");
-            Some(Point {
-                group,
-                layout: r.opts.smem_layout.name().to_string(),
-                warp: r.opts.warp,
-                // The height that ran (the report's config resolves a
-                // height left to adapt to the machine).
-                slab: report
-                    .config
-                    .get("slab_height")
-                    .and_then(serde_json::Value::as_u64)
-                    .map_or(0, |h| h as u32),
-                cycles_per_key,
-                conflicts_per_key,
-            })
-        })
-        .collect()
-}
-
-fn sorted_unique<T: Ord + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
-    let mut v: Vec<T> = items.collect();
-    v.sort();
-    v.dedup();
     v
 }
 
-/// Line colours, one per warp width (Tableau 10: distinct, readable on white).
-pub(crate) const COLOURS: &[RGBColor] = &[
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-];
+/// The checks of the plot options that need no run: every problem, for
+/// the command line to refuse before anything runs.
+pub fn check_choice(axes: &[Axis], choice: &PlotChoice) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Err(e) = roles(axes, choice) {
+        problems.push(e);
+    }
+    if let Some(m) = &choice.metric
+        && let Err(e) = Metric::parse(m)
+    {
+        problems.push(e);
+    }
+    if let Some(r) = &choice.relative
+        && let Err(e) = baseline(axes, r)
+    {
+        problems.push(e);
+    }
+    problems
+}
 
-/// A value with three significant digits, without trailing noise.
-fn short(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
-    } else if v.abs() >= 1.0 {
-        format!("{v:.2}")
+/// `AXIS=VALUE` of `--plot-relative`, checked against the sweep.
+fn baseline(axes: &[Axis], given: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = given.split_once('=') else {
+        return Err(format!(
+            "--plot-relative {given}: give AXIS=VALUE (for example smem-layout=plain)"
+        ));
+    };
+    let Some(axis) = find_axis(axes, name).filter(|a| a.values.len() > 1) else {
+        return Err(format!(
+            "--plot-relative {given}: `{name}` is not an axis the sweep varies"
+        ));
+    };
+    let value = value.trim();
+    if !axis.values.iter().any(|v| v == value) {
+        return Err(format!(
+            "--plot-relative {given}: `{value}` is not a value of --{} (swept: {})",
+            axis.name.replace('_', "-"),
+            axis.values.join(", ")
+        ));
+    }
+    Ok((axis.name.clone(), value.to_string()))
+}
+
+/// Whether numbers spread geometrically (powers of two, decades): such an
+/// axis reads best on a log scale.
+fn geometric(values: &[f64]) -> bool {
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.len() >= 3
+        && v[0] > 0.0
+        && v[v.len() - 1] / v[0] >= 4.0
+        && v.windows(2).all(|w| w[1] / w[0] >= 1.5)
+}
+
+/// The sweep's figure.
+pub fn figure(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<Figure, PlotError> {
+    let problems = check_choice(axes, choice);
+    if !problems.is_empty() {
+        return Err(PlotError::Choice(problems.join("; ")));
+    }
+    let metric = match &choice.metric {
+        Some(m) => Metric::parse(m).map_err(PlotError::Choice)?,
+        None => Metric::CyclesPerKey,
+    };
+    let Roles { x, series, facets } = roles(axes, choice).map_err(PlotError::Choice)?;
+    let relative = choice
+        .relative
+        .as_deref()
+        .map(|r| baseline(axes, r))
+        .transpose()
+        .map_err(PlotError::Choice)?;
+    let swept: Vec<&Axis> = axes.iter().filter(|a| a.values.len() > 1).collect();
+    let mut pts: Vec<Pt> = runs
+        .iter()
+        .filter_map(|run| match &run.result {
+            RunResult::Done(report) => metric.value(report).map(|y| Pt { run, report, y }),
+            _ => None,
+        })
+        .collect();
+    if pts.is_empty() {
+        return Err(PlotError::Empty);
+    }
+    // Relative: each point against the run that differs only in the
+    // baseline axis's value.
+    if let Some((axis, value)) = &relative {
+        let key = |p: &Pt| -> Vec<String> {
+            swept
+                .iter()
+                .filter(|a| &a.name != axis)
+                .map(|a| value_of(p.run, p.report, &a.name))
+                .collect()
+        };
+        let bases: Vec<(Vec<String>, f64)> = pts
+            .iter()
+            .filter(|p| &axis_value(&p.run.opts, axis) == value)
+            .map(|p| (key(p), p.y))
+            .collect();
+        let mut rel = Vec::new();
+        for p in pts {
+            let k = key(&p);
+            if let Some((_, b)) = bases.iter().find(|(bk, _)| *bk == k)
+                && *b != 0.0
+            {
+                rel.push(Pt {
+                    y: 100.0 * (p.y / b - 1.0),
+                    ..p
+                });
+            }
+        }
+        pts = rel;
+        if pts.is_empty() {
+            return Err(PlotError::Choice(format!(
+                "--plot-relative {}={value}: no configuration with that value finished",
+                axis.replace('_', "-")
+            )));
+        }
+    }
+    // The x axis.
+    let x_axis = axes.iter().find(|a| a.name == x);
+    let x_texts: Vec<String> = pts.iter().map(|p| value_of(p.run, p.report, &x)).collect();
+    let x_numeric = x_axis.is_none_or(numeric) && x_texts.iter().all(|t| t.parse::<f64>().is_ok());
+    let (x_spec, xs): (AxisSpec, Vec<f64>) = if x_numeric {
+        let xs: Vec<f64> = x_texts.iter().map(|t| t.parse().unwrap_or(0.0)).collect();
+        let mut spec = if geometric(&xs) {
+            AxisSpec::log(axis_title(&x))
+        } else {
+            AxisSpec::linear(axis_title(&x))
+        };
+        let mut distinct = xs.clone();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        if distinct.len() <= 12 {
+            spec.at = Some(distinct);
+        }
+        (spec, xs)
     } else {
-        format!("{v:.3}")
+        let mut order: Vec<String> = x_axis.map(|a| a.values.clone()).unwrap_or_default();
+        for t in &x_texts {
+            if !order.contains(t) {
+                order.push(t.clone());
+            }
+        }
+        order.retain(|v| x_texts.contains(v));
+        let xs = x_texts
+            .iter()
+            .map(|t| order.iter().position(|o| o == t).unwrap_or(0) as f64)
+            .collect();
+        let names = order.iter().map(|v| category_name(&x, v)).collect();
+        (AxisSpec::category(axis_title(&x), names), xs)
+    };
+    // The y axis, shared by every panel.
+    let ys: Vec<f64> = pts.iter().map(|p| p.y).collect();
+    let y_label = match &relative {
+        Some((axis, value)) => format!(
+            "{} vs {} (%)",
+            strip_unit(&metric.label()),
+            value_name(axis, value)
+        ),
+        None => metric.label(),
+    };
+    let positive = ys.iter().all(|y| *y > 0.0);
+    let (lo, hi) = ys
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(l, h), y| (l.min(*y), h.max(*y)));
+    let mut y_spec = if relative.is_none() && positive && hi / lo > 50.0 {
+        AxisSpec::log(y_label)
+    } else {
+        AxisSpec::linear(y_label)
+    };
+    y_spec.from_zero = relative.is_none() && metric.from_zero();
+    y_spec.range = Some(range_of(&y_spec.scale, y_spec.from_zero, &ys));
+    // Series and panels.
+    let series_values: Vec<String> = match &series {
+        Some(s) => {
+            let mut order = axes
+                .iter()
+                .find(|a| &a.name == s)
+                .map(|a| a.values.clone())
+                .unwrap_or_default();
+            for p in &pts {
+                let v = value_of(p.run, p.report, s);
+                if !order.contains(&v) {
+                    order.push(v);
+                }
+            }
+            order
+        }
+        None => vec![String::new()],
+    };
+    let facet_of = |p: &Pt| -> Vec<String> {
+        facets
+            .iter()
+            .map(|f| value_of(p.run, p.report, f))
+            .collect()
+    };
+    let mut facet_keys: Vec<Vec<String>> = Vec::new();
+    for p in &pts {
+        let k = facet_of(p);
+        if !facet_keys.contains(&k) {
+            facet_keys.push(k);
+        }
+    }
+    let describe = |p: &Pt| -> String {
+        swept
+            .iter()
+            .map(|a| value_name(&a.name, &value_of(p.run, p.report, &a.name)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut panels = Vec::new();
+    let mut used_series: Vec<usize> = Vec::new();
+    for key in &facet_keys {
+        let title = facets
+            .iter()
+            .zip(key)
+            .map(|(f, v)| value_name(f, v))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut panel = XyPanel::new(title, x_spec.clone(), y_spec.clone());
+        if relative.is_some() {
+            panel.reference = Some(0.0);
+        }
+        for (si, sv) in series_values.iter().enumerate() {
+            let mut points: Vec<Point> = pts
+                .iter()
+                .zip(&xs)
+                .filter(|(p, _)| {
+                    &facet_of(p) == key
+                        && series
+                            .as_ref()
+                            .is_none_or(|s| &value_of(p.run, p.report, s) == sv)
+                })
+                .map(|(p, &x)| Point {
+                    x,
+                    y: p.y,
+                    tip: format!(
+                        "{}: {} {} ({} cycles)",
+                        describe(p),
+                        ticks::significant(p.y, 4),
+                        if relative.is_some() { "%" } else { "" },
+                        ticks::exact(p.report.total.cycles as f64)
+                    )
+                    .replace(" ()", "")
+                    .replace("  ", " "),
+                })
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            if !used_series.contains(&si) {
+                used_series.push(si);
+            }
+            // On categories, series sit a little apart so that equal values
+            // stay visible.
+            if !x_numeric && series_values.len() > 1 {
+                let offset = (si as f64 - (series_values.len() - 1) as f64 / 2.0) * 0.06;
+                for p in &mut points {
+                    p.x += offset;
+                }
+            }
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let (colour, marker) = style::series(si);
+            panel.series.push(Series {
+                name: series
+                    .as_ref()
+                    .map_or_else(|| metric.label(), |s| category_name(s, sv)),
+                colour,
+                marker,
+                line: true,
+                points,
+            });
+        }
+        panels.push(Panel::Xy(panel));
+    }
+    let columns = panels.len().clamp(1, 3);
+    let width = match columns {
+        1 => 980.0,
+        2 => 1300.0,
+        _ => 1560.0,
+    };
+    let mut blocks = Vec::new();
+    if let Some(s) = &series {
+        blocks.push(Block::Legend(Legend {
+            title: format!("{}:", label(s)),
+            entries: used_series
+                .iter()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .map(|si| {
+                    let (c, m) = style::series(si);
+                    (
+                        Sample::Series(c, m, true),
+                        category_name(s, &series_values[si]),
+                    )
+                })
+                .collect(),
+        }));
+    }
+    blocks.push(Block::Grid {
+        columns,
+        height: 400.0,
+        panels,
+    });
+    // Where the time goes, per configuration.
+    let finished: Vec<(&SweepRun, &Report)> = runs
+        .iter()
+        .filter_map(|r| match &r.result {
+            RunResult::Done(report) => Some((r, report.as_ref())),
+            _ => None,
+        })
+        .collect();
+    let mut note = String::new();
+    if finished.len() <= MAX_BARS {
+        let rows: Vec<(String, &std::collections::BTreeMap<&'static str, u64>)> = finished
+            .iter()
+            .map(|(r, rep)| {
+                let name = if swept.is_empty() {
+                    "the run".to_string()
+                } else {
+                    swept
+                        .iter()
+                        .map(|a| value_name(&a.name, &value_of(r, rep, &a.name)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                (name, &rep.total.stalls)
+            })
+            .collect();
+        blocks.push(Block::Legend(stall_bars::legend(&rows)));
+        blocks.push(Block::Row(vec![(
+            1.0,
+            Panel::Bars(stall_bars::panel(
+                "where the warps' time goes, per configuration",
+                &rows,
+            )),
+        )]));
+    } else {
+        note = format!(
+            "; stall bars left out ({} configurations, at most {MAX_BARS})",
+            finished.len()
+        );
+    }
+    let skipped = runs.len() - finished.len();
+    if skipped > 0 {
+        note.push_str(&format!(
+            "; {skipped} configuration(s) skipped or failed, not drawn"
+        ));
+    }
+    Ok(Figure {
+        width,
+        title: title(
+            axes,
+            &metric,
+            &x,
+            series.as_deref(),
+            &facets,
+            relative.as_ref(),
+        ),
+        subtitle: format!("{}{note}", held_fixed(axes, finished[0].1)),
+        blocks,
+    })
+}
+
+/// The algorithms a sweep runs.
+fn algos(axes: &[Axis]) -> Vec<Algo> {
+    use clap::ValueEnum;
+    let names = axes
+        .iter()
+        .find(|a| a.name == "algo")
+        .map_or_else(|| vec!["hotsort".to_string()], |a| a.values.clone());
+    Algo::value_variants()
+        .iter()
+        .filter(|a| names.iter().any(|n| n == a.name()))
+        .copied()
+        .collect()
+}
+
+/// The title: the algorithm, the machine, the metric, what runs across
+/// and what the lines and panels compare.
+fn title(
+    axes: &[Axis],
+    metric: &Metric,
+    x: &str,
+    series: Option<&str>,
+    facets: &[String],
+    relative: Option<&(String, String)>,
+) -> String {
+    let list = |name: &str, f: &dyn Fn(&str) -> String| {
+        axes.iter()
+            .find(|a| a.name == name)
+            .map(|a| a.values.iter().map(|v| f(v)).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    };
+    let algo = {
+        let a = list("algo", &algo_title);
+        if a.is_empty() {
+            "HotSort".to_string()
+        } else {
+            a
+        }
+    };
+    let gpu = list("gpu", &|v: &str| v.to_string());
+    let what = match relative {
+        Some((axis, value)) => format!(
+            "{} relative to {}",
+            strip_unit(&metric.label()),
+            value_name(axis, value)
+        ),
+        None => strip_unit(&metric.label()),
+    };
+    let mut t = format!("{algo} on {gpu}: {what} by {}", strip_unit(&axis_title(x)));
+    if let Some(s) = series {
+        let values = axes
+            .iter()
+            .find(|a| a.name == s)
+            .map(|a| a.values.clone())
+            .unwrap_or_default();
+        if values.len() <= 4 {
+            let names: Vec<String> = values.iter().map(|v| category_name(s, v)).collect();
+            t.push_str(&format!(", {}", names.join(" vs ")));
+        } else {
+            t.push_str(&format!(", a line per {}", strip_unit(&axis_title(s))));
+        }
+    }
+    if !facets.is_empty() {
+        let names: Vec<String> = facets.iter().map(|f| strip_unit(&axis_title(f))).collect();
+        t.push_str(&format!(", a panel per {}", names.join(" and ")));
+    }
+    t
+}
+
+/// `name (unit)` without the unit.
+fn strip_unit(text: &str) -> String {
+    match text.find(" (") {
+        Some(i) => text[..i].to_string(),
+        None => text.to_string(),
     }
 }
 
-/// An axis tick: up to three decimals, trailing zeros dropped.
-fn tick(v: f64) -> String {
-    let text = format!("{v:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
+/// What the sweep held fixed, with defaults resolved as the first run
+/// resolved them; options of algorithms the sweep does not run are left
+/// out.
+fn held_fixed(axes: &[Axis], first: &Report) -> String {
+    let algos = algos(axes);
+    let fixed: Vec<String> = axes
+        .iter()
+        .filter(|a| a.values.len() == 1 && a.name != "algo" && a.name != "gpu")
+        .filter(|a| relevant(&a.name, &algos))
+        .map(|a| {
+            let mut v = a.values[0].clone();
+            if v == "default"
+                && let Some(r) = first.config.get(&a.name).filter(|r| !r.is_null())
+            {
+                v = format!("{} (default)", r.to_string().trim_matches('"'));
+            }
+            format!("{} {v}", label(&a.name))
+        })
+        .collect();
+    if fixed.is_empty() {
+        String::new()
+    } else {
+        format!("held fixed: {}", fixed.join(", "))
+    }
+}
+
+/// The sweep's plot as an SVG document (what `--report` embeds).
+pub fn svg(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<String, PlotError> {
+    register_font()?;
+    Ok(figure(axes, runs, choice)?.render().to_svg())
 }
 
 /// Draws the plot of a sweep into `path` (SVG or PNG by extension),
 /// replacing the file only when the picture is complete.
 pub fn plot(path: &Path, axes: &[Axis], runs: &[SweepRun]) -> Result<(), PlotError> {
-    Format::of(path).ok_or_else(|| PlotError::Format(path.display().to_string()))?;
-    let draw_err = |message: String| PlotError::Draw {
-        path: path.display().to_string(),
-        message,
-    };
-    let file = AtomicFile::create(path).map_err(|e| draw_err(e.to_string()))?;
-    plot_to(&file, axes, runs)?;
-    file.commit().map_err(|e| draw_err(e.to_string()))
+    register_font()?;
+    let scene = figure(axes, runs, &PlotChoice::default())?.render();
+    crate::chart::write(path, &scene)
 }
 
 /// Draws the plot of a sweep into `file`'s temporary file (the format by
 /// the target's extension); the caller commits it.
 pub fn plot_to(file: &AtomicFile, axes: &[Axis], runs: &[SweepRun]) -> Result<(), PlotError> {
-    let target = file.target();
-    let format =
-        Format::of(target).ok_or_else(|| PlotError::Format(target.display().to_string()))?;
-    let pts = points(axes, runs);
-    if pts.is_empty() {
-        return Err(PlotError::Empty);
-    }
+    plot_with(file, axes, runs, &PlotChoice::default())
+}
+
+/// [`plot_to`] with the user's plot options.
+pub fn plot_with(
+    file: &AtomicFile,
+    axes: &[Axis],
+    runs: &[SweepRun],
+    choice: &PlotChoice,
+) -> Result<(), PlotError> {
+    Format::of(file.target())
+        .ok_or_else(|| PlotError::Format(file.target().display().to_string()))?;
     register_font()?;
-    let rows = sorted_rows(&pts);
-    let size = (1680, 70 + 420 * rows.len() as u32);
-    let draw_err = |message: String| PlotError::Draw {
-        path: target.display().to_string(),
-        message,
-    };
-    let path = file.temp_path();
-    match format {
-        Format::Svg => {
-            let root = SVGBackend::new(path, size).into_drawing_area();
-            draw(&root, &title(axes), &rows, &pts).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
-        }
-        Format::Png => {
-            let root = BitMapBackend::new(path, size).into_drawing_area();
-            draw(&root, &title(axes), &rows, &pts).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
-        }
-    }
-}
-
-/// The rows: every (group, layout) pair present, groups in grid order and
-/// layouts in their fixed order.
-fn sorted_rows(pts: &[Point]) -> Vec<(String, String)> {
-    let mut rows: Vec<(String, String)> = Vec::new();
-    for p in pts {
-        let row = (p.group.clone(), p.layout.clone());
-        if !rows.contains(&row) {
-            rows.push(row);
-        }
-    }
-    rows
-}
-
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    title: &str,
-    rows: &[(String, String)],
-    pts: &[Point],
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(e)?;
-    let (head, body) = root.split_vertically(70);
-    head.draw(&Text::new(
-        title.to_string(),
-        (head.dim_in_pixel().0 as i32 / 2, 24),
-        ("sans-serif", 26)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Center)),
-    ))
-    .map_err(e)?;
-    let warps = sorted_unique(pts.iter().map(|p| p.warp));
-    let slabs = sorted_unique(pts.iter().map(|p| p.slab));
-    let max_cycles = pts.iter().map(|p| p.cycles_per_key).fold(0.0, f64::max);
-    let max_conflicts = pts.iter().map(|p| p.conflicts_per_key).fold(0.0, f64::max);
-    let panels = body.split_evenly((rows.len(), 3));
-    for (r, (group, layout)) in rows.iter().enumerate() {
-        let row: Vec<&Point> = pts
-            .iter()
-            .filter(|p| &p.group == group && &p.layout == layout)
-            .collect();
-        let name = if group.is_empty() {
-            format!("layout {layout}")
-        } else {
-            format!("layout {layout}, {group}")
-        };
-        let lines = |metric: fn(&Point) -> f64, max: f64, what: &str, area| {
-            line_chart(
-                area,
-                &format!("{what}: {name}"),
-                what,
-                &row,
-                &warps,
-                &slabs,
-                metric,
-                max,
-            )
-        };
-        lines(
-            |p| p.cycles_per_key,
-            max_cycles,
-            "cycles per key",
-            &panels[3 * r],
-        )?;
-        lines(
-            |p| p.conflicts_per_key,
-            max_conflicts,
-            "bank conflicts per key",
-            &panels[3 * r + 1],
-        )?;
-        heatmap(
-            &panels[3 * r + 2],
-            &name,
-            &row,
-            &warps,
-            &slabs,
-            max_conflicts,
-        )?;
-    }
-    Ok(())
-}
-
-/// `n` equal segments, one per value (a discrete range `0..m` holds `m + 1`
-/// values, hence `n - 1`).
-fn segments(n: usize) -> SegmentedCoord<RangedCoordusize> {
-    (0..n.max(1) - 1).into_segmented()
-}
-
-/// Labels the centre of segment `i` with `values[i]`.
-fn segment_label<T: ToString>(values: &[T], v: &SegmentValue<usize>) -> String {
-    match v {
-        SegmentValue::CenterOf(i) => values.get(*i).map(ToString::to_string).unwrap_or_default(),
-        _ => String::new(),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn line_chart<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    caption: &str,
-    y_desc: &str,
-    row: &[&Point],
-    warps: &[u32],
-    slabs: &[u32],
-    metric: fn(&Point) -> f64,
-    max: f64,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let top = if max > 0.0 { max * 1.3 } else { 1.0 };
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        .build_cartesian_2d(segments(slabs.len()), 0f64..top)
-        .map_err(e)?;
-    let x_label = |v: &SegmentValue<usize>| segment_label(slabs, v);
-    let y_label = |v: &f64| tick(*v);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(slabs.len() + 1)
-        .y_labels(8)
-        .light_line_style(TRANSPARENT)
-        .x_label_formatter(&x_label)
-        .y_label_formatter(&y_label)
-        .x_desc("slab height (keys per lane)")
-        .y_desc(y_desc)
-        .axis_desc_style(("sans-serif", 15))
-        .label_style(("sans-serif", 13))
-        .draw()
-        .map_err(e)?;
-    for (wi, &w) in warps.iter().enumerate() {
-        let colour = COLOURS[wi % COLOURS.len()];
-        let line: Vec<(SegmentValue<usize>, f64)> = slabs
-            .iter()
-            .enumerate()
-            .filter_map(|(si, &s)| {
-                row.iter()
-                    .find(|p| p.warp == w && p.slab == s)
-                    .map(|p| (SegmentValue::CenterOf(si), metric(p)))
-            })
-            .collect();
-        if line.is_empty() {
-            continue;
-        }
-        chart
-            .draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
-            .map_err(e)?
-            .label(format!("warp {w} lanes"))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-            });
-        chart
-            .draw_series(
-                line.iter()
-                    .map(|p| Circle::new(p.clone(), 4, colour.filled())),
-            )
-            .map_err(e)?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font(("sans-serif", 13))
-        .draw()
-        .map_err(e)
-}
-
-/// White for 0 to dark red for `max`.
-fn heat(v: f64, max: f64) -> RGBColor {
-    let t = if max > 0.0 {
-        (v / max).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let mix = |from: f64, to: f64| (from + (to - from) * t).round() as u8;
-    RGBColor(mix(255.0, 165.0), mix(255.0, 15.0), mix(255.0, 21.0))
-}
-
-fn heatmap<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    name: &str,
-    row: &[&Point],
-    warps: &[u32],
-    slabs: &[u32],
-    max: f64,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let caption = format!(
-        "bank conflicts per key: {name} (white 0, red {})",
-        short(max)
-    );
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 18))
-        .margin(12)
-        .margin_right(28)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        .build_cartesian_2d(segments(warps.len()), segments(slabs.len()))
-        .map_err(e)?;
-    let x_label = |v: &SegmentValue<usize>| segment_label(warps, v);
-    let y_label = |v: &SegmentValue<usize>| segment_label(slabs, v);
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .x_labels(warps.len() + 1)
-        .y_labels(slabs.len() + 1)
-        .x_label_formatter(&x_label)
-        .y_label_formatter(&y_label)
-        .x_desc("warp width (lanes)")
-        .y_desc("slab height (keys per lane)")
-        .axis_desc_style(("sans-serif", 15))
-        .label_style(("sans-serif", 13))
-        .draw()
-        .map_err(e)?;
-    for (wi, &w) in warps.iter().enumerate() {
-        for (si, &s) in slabs.iter().enumerate() {
-            let value = row
-                .iter()
-                .find(|p| p.warp == w && p.slab == s)
-                .map(|p| p.conflicts_per_key);
-            let fill = value.map_or(RGBColor(220, 220, 220), |v| heat(v, max));
-            let corners = [
-                (SegmentValue::Exact(wi), SegmentValue::Exact(si)),
-                (SegmentValue::Exact(wi + 1), SegmentValue::Exact(si + 1)),
-            ];
-            chart
-                .draw_series([
-                    Rectangle::new(corners.clone(), fill.filled()),
-                    Rectangle::new(corners, RGBColor(190, 190, 190).stroke_width(1)),
-                ])
-                .map_err(e)?;
-            let dark = value.is_some_and(|v| max > 0.0 && v / max > 0.55);
-            let text = value.map_or_else(|| "skipped".to_string(), short);
-            let style = ("sans-serif", 15)
-                .into_font()
-                .color(if dark { &WHITE } else { &BLACK })
-                .pos(Pos::new(HPos::Center, VPos::Center));
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    text,
-                    (SegmentValue::CenterOf(wi), SegmentValue::CenterOf(si)),
-                    style,
-                )))
-                .map_err(e)?;
-        }
-    }
-    Ok(())
+    let scene = figure(axes, runs, choice)?.render();
+    crate::chart::write_to(file, &scene)
 }
 
 #[cfg(test)]
@@ -515,66 +567,9 @@ mod tests {
     }
 
     #[test]
-    fn values_are_shown_with_three_significant_digits() {
-        assert_eq!(short(0.0), "0");
-        assert_eq!(short(0.46875), "0.469");
-        assert_eq!(short(3.24159), "3.24");
-        assert_eq!(short(31.4159), "31.4");
-        assert_eq!(short(314.159), "314");
-    }
-
-    #[test]
-    fn ticks_drop_trailing_zeros() {
-        assert_eq!(tick(0.0), "0");
-        assert_eq!(tick(0.2), "0.2");
-        assert_eq!(tick(1.25), "1.25");
-        assert_eq!(tick(400.0), "400");
-    }
-
-    #[test]
-    fn a_sweep_plots_every_layout_with_labelled_axes_and_a_legend() {
-        use crate::experiment::sweep::{SweepSpec, check, run};
-        use sorts::hotsort::Layout;
-        let spec = SweepSpec {
-            gpu: vec!["tiny".into()],
-            keys: vec![256],
-            warp: vec![4, 8],
-            slab_height: vec![Some(2), Some(4), Some(8)],
-            smem_layout: vec![Layout::Plain, Layout::Xor],
-            ..SweepSpec::default()
-        };
-        let runs = run(check(&spec).unwrap(), 2, &|_, _| {}).unwrap();
-        let dir = std::env::temp_dir().join(format!("simsort-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let svg = dir.join("sweep.svg");
-        plot(&svg, &spec.axes(), &runs).unwrap();
-        let text = std::fs::read_to_string(&svg).unwrap();
-        for needle in [
-            "slab height (keys per lane)",
-            "warp width (lanes)",
-            "cycles per key: layout plain",
-            "bank conflicts per key: layout xor",
-            "warp 8 lanes",
-            "gpu tiny",
-            "keys 256",
-        ] {
-            assert!(text.contains(needle), "{needle}");
-        }
-        let png = dir.join("sweep.png");
-        plot(&png, &spec.axes(), &runs[..1]).unwrap();
-        let bytes = std::fs::read(&png).unwrap();
-        assert_eq!(&bytes[1..4], b"PNG");
-        assert!(matches!(
-            plot(&dir.join("x.pdf"), &spec.axes(), &runs),
-            Err(PlotError::Format(_))
-        ));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn the_heat_scale_runs_from_white_to_red() {
-        assert_eq!(heat(0.0, 2.0), RGBColor(255, 255, 255));
-        assert_eq!(heat(2.0, 2.0), RGBColor(165, 15, 21));
-        assert_eq!(heat(5.0, 0.0), RGBColor(255, 255, 255));
+    fn powers_of_two_spread_geometrically() {
+        assert!(geometric(&[1.0, 2.0, 4.0, 8.0]));
+        assert!(!geometric(&[100.0, 200.0, 300.0]));
+        assert!(!geometric(&[8.0, 16.0]));
     }
 }
