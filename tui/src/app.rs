@@ -156,6 +156,8 @@ pub enum Action {
     ZoomOut,
     /// `x`: the worst bank conflict of the block in this launch.
     WorstConflict,
+    /// `v`: the machine view by IPC, then by dominant stall, then closed.
+    MachineView,
     /// Open a prompt.
     OpenPrompt(PromptKind),
     /// A character typed into the prompt.
@@ -199,6 +201,10 @@ pub struct App {
     pub zoom: u8,
     /// The last `/` search, repeated by an empty one.
     last_search: String,
+    /// The machine view: 0 closed, 1 by IPC, 2 by dominant stall.
+    pub machine_view: u8,
+    /// The machine view's selected SM.
+    pub machine_sm: u32,
 }
 
 impl App {
@@ -224,6 +230,8 @@ impl App {
             cell: Cell::default(),
             zoom: 0,
             last_search: String::new(),
+            machine_view: 0,
+            machine_sm: 0,
         };
         let d = app.data();
         app.speed = default_speed(d.end - d.start);

@@ -18,6 +18,14 @@ pub const HELP: &[(&str, &str)] = &[
     ("w W", "next / previous warp"),
     ("b B", "next / previous block"),
     ("x", "the block's worst bank conflict in this launch"),
+    (
+        "v",
+        "machine view: SMs x time by IPC, again by stall, again closes",
+    ),
+    (
+        "[ ] ↑ ↓",
+        "in the machine view: time, SM; enter opens its block",
+    ),
     ("tab S-tab", "focus the next / previous panel"),
     ("enter", "banks panel: open / close the bank inspector"),
     ("↑ ↓", "slab cursor row (in this help: scroll)"),
@@ -64,6 +72,7 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Esc => Action::Back,
         KeyCode::Char('x') => Action::WorstConflict,
+        KeyCode::Char('v') => Action::MachineView,
         KeyCode::Tab => Action::FocusNext,
         KeyCode::BackTab => Action::FocusPrev,
         KeyCode::Enter => Action::Open,

@@ -19,6 +19,7 @@ pub mod cache;
 pub mod inst;
 pub mod jump;
 pub mod keys;
+pub mod machine;
 pub mod pending;
 pub mod rank;
 pub mod regs;

@@ -12,6 +12,7 @@ use traces::{CounterSample, Event, KernelSource, StallReason, TraceError, TraceR
 
 use crate::cache;
 use crate::inst::InstKind;
+use crate::machine::{Machine, Residency, Sample};
 use crate::pending::{Landing, landings};
 use crate::rank::{KeyRanks, slab_rows};
 use crate::regs::{RegWriteRec, WarpRegs};
@@ -163,6 +164,8 @@ pub struct LaunchData {
     pub ranks: Vec<KeyRanks>,
     /// Per warp: its register writes with their issue cycles.
     pub landings: Vec<Vec<Landing>>,
+    /// Every SM's samples and blocks (when the whole launch was decoded).
+    pub gpu: Machine,
 }
 
 impl LaunchData {
@@ -366,14 +369,22 @@ impl Replay {
         };
         let index: std::collections::HashMap<u32, usize> =
             wanted.iter().enumerate().map(|(i, &b)| (b, i)).collect();
-        // With no detail anywhere, only the launch's first and last chunks.
-        let events = if wanted.len() > 1 {
+        // Every chunk when decoding every block, or when the trace holds
+        // only counters and the focused block (small); else, with no
+        // detail anywhere, only the launch's first and last chunks.
+        let counters_only = self.reader.header().options.level == traces::TraceLevel::CountersOnly;
+        let whole = wanted.len() > 1 || counters_only;
+        let events = if whole {
             self.reader.launch_events(launch)
         } else {
             self.reader.block_events(launch, read.unwrap_or(u32::MAX))
         };
+        let mut gpu = Machine::default();
         for e in events {
             let e = e?;
+            if whole {
+                gpu_event(&mut gpu, &e, end);
+            }
             let of = match e {
                 Event::BlockStart { block, .. } | Event::BlockEnd { block, .. } => Some(block),
                 _ => e.detail_block().or(e.warp().map(|w| w.0)),
@@ -383,9 +394,13 @@ impl Replay {
                 add_detail(d, writes, block_end, e);
             }
         }
+        gpu.complete = whole;
         Ok(builds
             .into_iter()
-            .map(|(d, writes, block_end)| self.finish(d, writes, block_end))
+            .map(|(mut d, writes, block_end)| {
+                d.gpu = gpu.clone();
+                self.finish(d, writes, block_end)
+            })
             .collect())
     }
 
@@ -423,6 +438,40 @@ impl Replay {
         d.block_end = block_end.unwrap_or(d.end).min(d.end).max(d.start);
         d.pc_stats = pc_stats(&d);
         d
+    }
+}
+
+/// Adds a counter sample or a block start or end to the machine view.
+fn gpu_event(gpu: &mut Machine, e: &Event, end: u64) {
+    match e {
+        Event::Counters { cycle, sm, sample } => {
+            gpu.sms = gpu.sms.max(sm + 1);
+            gpu.samples.push(Sample {
+                sm: *sm,
+                cycle: *cycle,
+                counters: sample.clone(),
+            });
+        }
+        Event::BlockStart { cycle, sm, block } => {
+            gpu.sms = gpu.sms.max(sm + 1);
+            gpu.blocks.push(Residency {
+                sm: *sm,
+                block: *block,
+                start: *cycle,
+                end,
+            });
+        }
+        Event::BlockEnd { cycle, sm, block } => {
+            if let Some(r) = gpu
+                .blocks
+                .iter_mut()
+                .rev()
+                .find(|r| r.sm == *sm && r.block == *block)
+            {
+                r.end = *cycle;
+            }
+        }
+        _ => {}
     }
 }
 

@@ -307,3 +307,25 @@ fn the_default_speed_plays_a_launch_in_about_half_a_minute() {
         "{seconds} s for {span} cycles"
     );
 }
+
+#[test]
+fn the_machine_view_shows_every_sm_and_opens_the_block_at_the_cursor() {
+    let mut a = app_for(&Synthetic {
+        blocks: 4,
+        ..Synthetic::default()
+    });
+    a.apply(Action::SeekTenths(5));
+    a.apply(Action::MachineView);
+    let f = frame(&a, 80, 24);
+    assert!(f.contains("▶sm0") && f.contains(" sm1"), "{f}");
+    assert_snapshot!("machine_ipc_80x24", f);
+    a.apply(Action::MachineView);
+    let f = frame(&a, 200, 50);
+    assert!(f.contains("dominant stall"), "{f}");
+    assert_snapshot!("machine_stall_200x50", f);
+    a.apply(Action::Down);
+    let block = a.data().gpu.block_at(1, a.cycle).unwrap();
+    a.apply(Action::Open);
+    assert_eq!(a.machine_view, 0);
+    assert_eq!((a.data().block, a.data().sm), (Some(block), Some(1)));
+}

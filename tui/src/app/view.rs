@@ -13,6 +13,25 @@ impl App {
             Action::FocusPrev => self.focus = self.focus.step(false),
             Action::Open => self.open(),
             Action::Back => self.back(),
+            Action::MachineView => self.machine_view = (self.machine_view + 1) % 3,
+            Action::Up | Action::Down if self.machine_view > 0 && !self.help => {
+                let sms = self.data().gpu.sms.max(1);
+                self.machine_sm = if action == Action::Down {
+                    (self.machine_sm + 1).min(sms - 1)
+                } else {
+                    self.machine_sm.saturating_sub(1)
+                };
+            }
+            Action::LaneLeft | Action::LaneRight if self.machine_view > 0 => {
+                // One hundredth of the launch.
+                let d = self.data();
+                let step = ((d.end - d.start) / 100).max(1);
+                self.cycle = if action == Action::LaneRight {
+                    (self.cycle + step).min(d.end)
+                } else {
+                    self.cycle.saturating_sub(step).max(d.start)
+                };
+            }
             Action::Up | Action::Down => {
                 let down = action == Action::Down;
                 if self.help {
@@ -129,6 +148,9 @@ impl App {
         if let Some(p) = self.prompt.take() {
             return self.run_prompt(p);
         }
+        if self.machine_view > 0 {
+            return self.open_sm();
+        }
         match self.focus {
             Panel::Banks => self.bank_inspector = !self.bank_inspector,
             _ => self.note("Enter opens the bank inspector: Tab to the banks panel first"),
@@ -140,11 +162,36 @@ impl App {
             self.prompt = None;
         } else if self.help {
             self.help = false;
+        } else if self.machine_view > 0 {
+            self.machine_view = 0;
         } else if self.bank_inspector {
             self.bank_inspector = false;
         } else {
             self.quit = true;
         }
+    }
+
+    /// The machine view's `Enter`: the block the selected SM ran at the
+    /// cursor, focused on its warp that issued last before it.
+    fn open_sm(&mut self) {
+        let (sm, cycle) = (self.machine_sm, self.cycle);
+        let Some(block) = self.data().gpu.block_at(sm, cycle) else {
+            return self.note(&format!("sm{sm} runs no block at cycle {cycle}"));
+        };
+        if !self.data().detail_blocks.contains(&block) {
+            return self.note(&format!(
+                "block {block} has no detail (record with --trace-level full)"
+            ));
+        }
+        let launch = self.data().launch;
+        if let Err(e) = self.replay.load(launch, block) {
+            return self.note(&e.to_string());
+        }
+        self.machine_view = 0;
+        let d = self.data();
+        self.warp = (0..d.warps())
+            .max_by_key(|&w| d.current_issue(w, cycle).map(|i| i.cycle))
+            .unwrap_or(0);
     }
 
     fn worst_conflict(&mut self) {

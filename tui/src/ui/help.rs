@@ -67,6 +67,14 @@ pub const GLYPHS: &[(&str, &str)] = &[
         "stalls: the share of the column's cycles in that reason; slab at one column a lane: the key's rank",
     ),
     ("▲", "stalls: the cursor's column"),
+    (
+        "░▒▓█",
+        "machine view: instructions an SM issued in the column, up to a quarter, half, three quarters, all of the busiest column's",
+    ),
+    (
+        "L S B W",
+        "machine view by stall: the column's dominant stall, L long_sb, S short_sb, M mio_thr, G lg_thr, B barrier, P math_pipe, N not_selected, W wait, D dispatch, I no_inst, R branch, F membar",
+    ),
     ("…", "the rest of a list did not fit"),
 ];
 

@@ -16,6 +16,7 @@ mod banks;
 mod help;
 mod inspector;
 mod ir;
+mod machine;
 mod slab;
 mod stalls;
 mod status;
@@ -60,6 +61,9 @@ impl Widget for &App {
         status::render_status(self, status, buf);
         if self.bank_inspector {
             inspector::render_bank_inspector(self, main, buf);
+        }
+        if self.machine_view > 0 {
+            machine::render_machine(self, main, buf);
         }
         if let Some(p) = &self.prompt {
             render_prompt(p, status, buf);
