@@ -80,12 +80,12 @@ impl Machine {
             let t0 = last[s.sm as usize].map_or(0, |p: u64| (p + 1).min(t1));
             last[s.sm as usize] = Some(t1);
             let span = t1 - t0 + 1;
-            for c in col_of(t0)..=col_of(t1) {
+            let (c0, c1) = (col_of(t0), col_of(t1));
+            for (c, cell) in g[s.sm as usize].iter_mut().enumerate().take(c1 + 1).skip(c0) {
                 let lo = from(c).max(t0);
                 let hi = (from(c + 1).saturating_sub(1)).min(t1);
                 let part = hi.saturating_sub(lo) + 1;
                 let share = |v: u64| (u128::from(v) * u128::from(part) / u128::from(span)) as u64;
-                let cell = &mut g[s.sm as usize][c];
                 cell.issued += share(s.counters.inst_issued);
                 let n = s.counters.stall_warp_cycles.len();
                 if cell.stalls.len() < n {

@@ -160,9 +160,7 @@ pub(crate) fn cell(words: u8, cw: u16) -> (String, Style) {
         5..=8 => Color::Red,
         _ => Color::Magenta,
     };
-    let text = if cw >= 2 && words < 100 {
-        format!("{words:>w$}", w = cw as usize)
-    } else if cw >= 3 {
+    let text = if (cw >= 2 && words < 100) || cw >= 3 {
         format!("{words:>w$}", w = cw as usize)
     } else {
         let c = match words {

@@ -277,9 +277,8 @@ pub fn lines(width: usize) -> Vec<Line<'static>> {
     }
     out.push(heading("stages (m M walk them)"));
     for (s, t) in STAGES {
-        for (i, l) in wrap(s, width).into_iter().enumerate() {
-            let style = if i == 0 { cyan } else { cyan };
-            out.push(Line::styled(l, style));
+        for l in wrap(s, width) {
+            out.push(Line::styled(l, cyan));
         }
         out.extend(
             wrap(t, width.saturating_sub(2))

@@ -150,8 +150,7 @@ pub fn render_bank_inspector(app: &App, area: Rect, buf: &mut Buffer) {
         Style::new().fg(Color::DarkGray),
     ));
     for chunk in cells.chunks(per_row) {
-        let spans: Vec<Span> = chunk.iter().cloned().collect();
-        lines.push(Line::from(spans));
+        lines.push(Line::from(chunk.to_vec()));
     }
     Paragraph::new(lines)
         .wrap(ratatui::widgets::Wrap { trim: false })
