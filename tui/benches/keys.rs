@@ -92,7 +92,8 @@ fn main() {
             action = action.min(t.elapsed());
             for (w, h) in [(80, 24), (200, 50)] {
                 let mut term = Terminal::new(TestBackend::new(w, h)).expect("backend");
-                term.draw(|f| f.render_widget(&app, f.area())).expect("draw");
+                term.draw(|f| f.render_widget(&app, f.area()))
+                    .expect("draw");
             }
             total = total.min(t.elapsed());
             // Leave overlays and other launches for the next key.

@@ -81,7 +81,12 @@ impl Machine {
             last[s.sm as usize] = Some(t1);
             let span = t1 - t0 + 1;
             let (c0, c1) = (col_of(t0), col_of(t1));
-            for (c, cell) in g[s.sm as usize].iter_mut().enumerate().take(c1 + 1).skip(c0) {
+            for (c, cell) in g[s.sm as usize]
+                .iter_mut()
+                .enumerate()
+                .take(c1 + 1)
+                .skip(c0)
+            {
                 let lo = from(c).max(t0);
                 let hi = (from(c + 1).saturating_sub(1)).min(t1);
                 let part = hi.saturating_sub(lo) + 1;

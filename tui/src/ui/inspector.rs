@@ -109,6 +109,19 @@ pub fn render_bank_inspector(app: &App, area: Rect, buf: &mut Buffer) {
     let per_row = (w / cell_w).max(1);
     let lane_rows = cells.len().div_ceil(per_row);
     let hot_room = rows.saturating_sub(used + 2 + lane_rows).max(1);
+    // The header wraps; the rest is cut to fit, row by row.
+    let head = Rect {
+        height: (used as u16).min(inner.height),
+        ..inner
+    };
+    Paragraph::new(std::mem::take(&mut lines))
+        .wrap(ratatui::widgets::Wrap { trim: false })
+        .render(head, buf);
+    let inner = Rect {
+        y: inner.y + head.height,
+        height: inner.height - head.height,
+        ..inner
+    };
     if l.hot.is_empty() {
         lines.push(Line::styled(
             "no bank delivers two different words in one phase",
@@ -152,9 +165,7 @@ pub fn render_bank_inspector(app: &App, area: Rect, buf: &mut Buffer) {
     for chunk in cells.chunks(per_row) {
         lines.push(Line::from(chunk.to_vec()));
     }
-    Paragraph::new(lines)
-        .wrap(ratatui::widgets::Wrap { trim: false })
-        .render(inner, buf);
+    Paragraph::new(lines).render(inner, buf);
 }
 
 /// One span per active lane, `✗` and red when it collides, and the width
