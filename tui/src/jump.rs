@@ -1,7 +1,8 @@
 //! What the `:` (or `g`) prompt jumps to, read from what the user typed.
 //!
 //! `1234` or `c 1234` is a cycle, `pc 104` the focused warp's next issue of
-//! that instruction, `w 3` a warp of the block, `b 5` a block, `l 2` the
+//! that instruction, `w 3` a warp of the block, `b 5` a block, `sm 2` the
+//! block SM 2 runs at the cursor, `l 2` the
 //! second launch (as the status line counts them), and any other text the
 //! next launch whose label contains it (`fm`, `round 2`).
 
@@ -16,6 +17,8 @@ pub enum Target {
     Warp(u32),
     /// A block of the launch.
     Block(u32),
+    /// The block an SM runs at the cursor.
+    Sm(u32),
     /// A launch, counted from 1.
     Launch(usize),
     /// The next launch whose label contains this text.
@@ -43,6 +46,7 @@ pub fn parse(text: &str) -> Option<Target> {
             "pc" => small.map(Target::Pc),
             "w" | "warp" => small.map(Target::Warp),
             "b" | "block" => small.map(Target::Block),
+            "sm" => small.map(Target::Sm),
             "l" | "launch" => usize::try_from(n).ok().map(Target::Launch),
             _ => None,
         };
@@ -65,6 +69,7 @@ mod tests {
         assert_eq!(parse("pc104"), Some(Target::Pc(104)));
         assert_eq!(parse("w 3"), Some(Target::Warp(3)));
         assert_eq!(parse("block 7"), Some(Target::Block(7)));
+        assert_eq!(parse("sm 2"), Some(Target::Sm(2)));
         assert_eq!(parse("l 2"), Some(Target::Launch(2)));
         assert_eq!(parse("round 2"), Some(Target::Label("round 2".into())));
         assert_eq!(parse("fm"), Some(Target::Label("fm".into())));

@@ -31,7 +31,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("↑ ↓", "slab cursor row (in this help: scroll)"),
     ("[ ]", "slab cursor lane left / right"),
     ("z Z", "slab zoom in / out (fewer, wider lanes)"),
-    (": g", "jump: 4388, c 4388, pc 104, w 3, b 5, l 2, fm"),
+    (": g", "jump: 4388, c 4388, pc 104, w 3, b 5, sm 1, l 2, fm"),
     ("/", "search IR text: the warp's next issue of it"),
     ("?", "this help and legend"),
     ("esc", "close the prompt / inspector / help, else quit"),

@@ -256,6 +256,8 @@ fn the_jump_prompt_reaches_cycles_pcs_warps_blocks_and_launches() {
     assert_eq!(a.warp, 1);
     press_keys(&mut a, ":b 1\n").unwrap();
     assert_eq!(a.data().block, Some(1));
+    press_keys(&mut a, ":sm 0\n").unwrap();
+    assert_eq!(a.data().sm, Some(0));
     press_keys(&mut a, ":copy\n").unwrap();
     assert_eq!(a.data().launch, 1);
     press_keys(&mut a, ":l 1\n").unwrap();

@@ -307,6 +307,14 @@ impl App {
                 self.cycle = self.cycle.clamp(d.start, d.end);
                 self.clamp_warp();
             }
+            Target::Sm(sm) => {
+                if !self.data().gpu.complete {
+                    return self
+                        .note("this launch's SMs are not known: it was read one block at a time");
+                }
+                self.machine_sm = sm;
+                self.open_sm();
+            }
             Target::Launch(n) => {
                 if n == 0 || n > self.replay.launch_count() {
                     return self.note(&format!("launches are 1-{}", self.replay.launch_count()));

@@ -145,7 +145,7 @@ fn render_prompt(p: &Prompt, area: Rect, buf: &mut Buffer) {
     let (lead, hint) = match p.kind {
         PromptKind::Jump => (
             ":",
-            "cycle, pc N, w N, b N, l N or a launch label · Enter jumps · Esc",
+            "cycle, pc N, w N, b N, sm N, l N or a launch label · Enter jumps · Esc",
         ),
         PromptKind::Search => (
             "/",
