@@ -18,7 +18,8 @@ fn replay_screen_prints_the_panels_after_the_keys() {
             "replay",
             trace.to_str().unwrap(),
             "--screen",
-            "80x24",
+            // Side by side (below 120 columns the panels take turns).
+            "160x48",
             "--keys",
             "mmm.",
         ])
@@ -30,7 +31,7 @@ fn replay_screen_prints_the_panels_after_the_keys() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(stdout.lines().count(), 24);
+    assert_eq!(stdout.lines().count(), 48);
     for panel in [
         "slab · block 0 warp 0",
         "cycles conflicts │ IR",
@@ -123,7 +124,7 @@ fn the_interactive_ui_runs_in_tmux_resizes_and_restores_the_terminal() {
     tmux.cmd(&["send-keys", "-t", "t", "m", "m", "m"]);
     tmux.wait_for("flip f=2");
     tmux.cmd(&["send-keys", "-t", "t", "?"]);
-    tmux.wait_for("keys (? closes)");
+    tmux.wait_for("help and legend");
     tmux.cmd(&["send-keys", "-t", "t", "?"]);
     tmux.cmd(&["resize-window", "-t", "t", "-x", "30", "-y", "8"]);
     tmux.wait_for("terminal too small");

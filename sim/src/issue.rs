@@ -269,6 +269,11 @@ impl Sm {
             pc,
             access_kind(op),
             wf,
+            crate::trace::SharedLanes {
+                addrs,
+                exec,
+                bytes: op.bytes,
+            },
             || ctx.banks.words_per_bank(addrs, exec, op.bytes),
         );
         Ok(())

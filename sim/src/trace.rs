@@ -383,6 +383,8 @@ impl<'a> Tracer<'a> {
         }
     }
 
+    /// A shared access, recorded with its lanes' addresses (traced as
+    /// they are, so the replay can show which lanes meet in which bank).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn shared_access(
@@ -394,9 +396,20 @@ impl<'a> Tracer<'a> {
         pc: u32,
         kind: traces::AccessKind,
         wf: Wavefronts,
+        lanes: SharedLanes<'_>,
         words_per_bank: impl FnOnce() -> Vec<u8>,
     ) {
         if self.detail(block) {
+            // Inactive lanes' addresses are not part of the access.
+            let addrs = (0..lanes.addrs.len())
+                .map(|l| {
+                    if lanes.exec >> l & 1 == 1 {
+                        lanes.addrs[l]
+                    } else {
+                        0
+                    }
+                })
+                .collect();
             self.emit(Event::SharedAccess {
                 cycle,
                 sm,
@@ -407,6 +420,9 @@ impl<'a> Tracer<'a> {
                 wavefronts: wf.wavefronts,
                 conflicts: wf.conflicts,
                 words_per_bank: words_per_bank(),
+                bytes: lanes.bytes,
+                active: lanes.exec,
+                addrs,
             });
         }
     }
@@ -456,4 +472,15 @@ impl<'a> Tracer<'a> {
             values,
         });
     }
+}
+
+/// The lanes of one shared access, as a trace records them.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct SharedLanes<'a> {
+    /// Each lane's byte address.
+    pub addrs: &'a [u64],
+    /// The lanes that take part.
+    pub exec: u64,
+    /// Bytes per lane.
+    pub bytes: u32,
 }

@@ -20,7 +20,8 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     pub screen: Option<(u16, u16)>,
     /// Keys to press first, as typed in the UI (e.g. `mm.` = two merge
-    /// stages on, then one instruction); with `--screen`.
+    /// stages on, then one instruction; a newline is Enter and a tab Tab,
+    /// so `$':4388\n'` jumps to cycle 4388); with `--screen`.
     #[arg(long, value_name = "KEYS", requires = "screen", default_value = "")]
     pub keys: String,
 }

@@ -43,6 +43,18 @@ pub fn validate(e: &Event) -> Result<(), TraceError> {
                 words_per_bank.len()
             ))
         }
+        Event::SharedAccess { addrs, active, .. } if addrs.len() > MAX_LANES => bad(format!(
+            "{} lanes in a shared access (at most {MAX_LANES}, mask {active:#x})",
+            addrs.len()
+        )),
+        Event::SharedAccess { addrs, active, .. }
+            if addrs.len() < MAX_LANES && active >> addrs.len() != 0 =>
+        {
+            bad(format!(
+                "shared access mask {active:#x} names lanes beyond {}",
+                addrs.len()
+            ))
+        }
         Event::RegWrite { values, mask, .. } => {
             if values.len() > MAX_LANES {
                 return bad(format!(
@@ -153,12 +165,25 @@ impl Encoder {
                 wavefronts,
                 conflicts,
                 words_per_bank,
+                bytes,
+                active,
+                addrs,
                 ..
             } => {
                 put_all(out, &[*sm, *block, *warp, *pc, kind.code()]);
                 put_all(out, &[*wavefronts, *conflicts]);
                 put(out, words_per_bank.len() as u64);
                 out.extend_from_slice(words_per_bank);
+                // Version 3: the width, then the active lanes' addresses
+                // (as a register write stores its values).
+                put(out, u64::from(*bytes));
+                put(out, addrs.len() as u64);
+                put(out, *active);
+                for (lane, a) in addrs.iter().enumerate() {
+                    if active >> lane & 1 == 1 {
+                        put(out, *a);
+                    }
+                }
             }
             Event::GlobalRequest {
                 sm,
@@ -454,6 +479,21 @@ impl<'a> Decoder<'a> {
         let n = self.len(MAX_BANKS, "bank")?;
         let words_per_bank = self.buf[self.pos..self.pos + n].to_vec();
         self.pos += n;
+        let (mut bytes, mut active, mut addrs) = (0, 0, Vec::new());
+        if self.version >= 3 {
+            bytes = self.u32()?;
+            let lanes = self.len(MAX_LANES, "lane")?;
+            active = self.u64()?;
+            if lanes < MAX_LANES && active >> lanes != 0 {
+                return Err(self.corrupt(&format!("access mask {active:#x} beyond {lanes} lanes")));
+            }
+            addrs = vec![0; lanes];
+            for (lane, a) in addrs.iter_mut().enumerate() {
+                if active >> lane & 1 == 1 {
+                    *a = self.u64()?;
+                }
+            }
+        }
         Ok(Event::SharedAccess {
             cycle,
             sm,
@@ -464,6 +504,9 @@ impl<'a> Decoder<'a> {
             wavefronts,
             conflicts,
             words_per_bank,
+            bytes,
+            active,
+            addrs,
         })
     }
 

@@ -153,6 +153,15 @@ pub enum Event {
         /// Distinct words each bank delivered, one entry per bank (so its
         /// length is the machine's bank count); saturates at 255.
         words_per_bank: Vec<u8>,
+        /// Bytes each lane accesses (4, 8 or 16), which sets the minimum
+        /// wavefronts; 0 in traces before format version 3.
+        bytes: u32,
+        /// The lanes that took part; 0 before format version 3.
+        active: u64,
+        /// Each lane's byte address in the block's shared memory, one entry
+        /// per lane of the warp (inactive lanes 0), so a reader can say which
+        /// lanes collide in which bank; empty before format version 3.
+        addrs: Vec<u64>,
     },
     /// One warp-wide global-memory instruction (one request).
     GlobalRequest {

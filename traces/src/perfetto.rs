@@ -453,6 +453,9 @@ mod tests {
                 wavefronts: 3,
                 conflicts: 2,
                 words_per_bank: vec![3, 0, 0, 0],
+                bytes: 4,
+                active: 0,
+                addrs: Vec::new(),
             },
             Event::Stall {
                 cycle: 4,

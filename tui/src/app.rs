@@ -8,8 +8,85 @@ use std::time::Duration;
 
 use crate::replay::{LaunchData, Replay};
 
-/// Playback speeds, in cycles per second.
-pub const SPEEDS: &[u64] = &[1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 5_000, 20_000];
+mod view;
+
+/// Playback speeds, in cycles per second: steps of 1-2-5, so each is at
+/// most 2.5 times the one before, up to a million (a 1M-key launch's
+/// hundreds of thousands of cycles in well under a minute).
+pub const SPEEDS: &[u64] = &[
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
+    200_000, 500_000, 1_000_000,
+];
+
+/// Seconds the default speed takes to play the first launch.
+pub const PLAY_SECONDS: u64 = 30;
+
+/// The speed (index into [`SPEEDS`]) that plays `cycles` in about
+/// [`PLAY_SECONDS`]: the one nearest `cycles / PLAY_SECONDS` on a log scale.
+pub fn default_speed(cycles: u64) -> usize {
+    let want = (cycles as f64 / PLAY_SECONDS as f64).max(1.0).ln();
+    (0..SPEEDS.len())
+        .min_by(|&a, &b| {
+            let d = |i: usize| ((SPEEDS[i] as f64).ln() - want).abs();
+            d(a).total_cmp(&d(b))
+        })
+        .unwrap_or(0)
+}
+
+/// The panels, in `Tab` order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Panel {
+    /// The focused warp's key registers.
+    #[default]
+    Slab,
+    /// The IR listing.
+    Ir,
+    /// The shared-memory banks.
+    Banks,
+    /// The stall timelines.
+    Stalls,
+}
+
+impl Panel {
+    const ORDER: [Panel; 4] = [Panel::Slab, Panel::Ir, Panel::Banks, Panel::Stalls];
+
+    fn step(self, forward: bool) -> Panel {
+        let i = Panel::ORDER.iter().position(|p| *p == self).unwrap_or(0);
+        let n = Panel::ORDER.len();
+        Panel::ORDER[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+/// What a prompt asks for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `:` or `g`: a cycle, pc, warp, block or launch (see [`crate::jump`]).
+    Jump,
+    /// `/`: IR text; the focused warp's next issue of a matching line.
+    Search,
+}
+
+/// A prompt being typed on the status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// What it asks for.
+    pub kind: PromptKind,
+    /// The text so far.
+    pub text: String,
+}
+
+/// The slab inspector's cell: a lane and a row of the slab.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// The lane.
+    pub lane: u32,
+    /// The row (index into the slab's rows).
+    pub row: usize,
+}
 
 /// Everything the user can ask for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -56,6 +133,37 @@ pub enum Action {
     Quit,
     /// Time passed (playback advances by speed x time).
     Tick(Duration),
+    /// `Tab`: focus the next panel (at 80 columns, panels take turns).
+    FocusNext,
+    /// `Shift-Tab`: the previous one.
+    FocusPrev,
+    /// `Enter`: open the focused panel's inspector (banks: the selected
+    /// access lane by lane), or close it; in a prompt, run it.
+    Open,
+    /// `Esc`: close the prompt, the inspector or the help, else quit.
+    Back,
+    /// Up: the slab cursor's row (in the help: scroll).
+    Up,
+    /// Down.
+    Down,
+    /// `[`: the slab cursor one lane left.
+    LaneLeft,
+    /// `]`: one lane right.
+    LaneRight,
+    /// `z`: show fewer lanes, wider (full keys when they fit).
+    ZoomIn,
+    /// `Z`: show more lanes.
+    ZoomOut,
+    /// `x`: the worst bank conflict of the block in this launch.
+    WorstConflict,
+    /// `v`: the machine view by IPC, then by dominant stall, then closed.
+    MachineView,
+    /// Open a prompt.
+    OpenPrompt(PromptKind),
+    /// A character typed into the prompt.
+    PromptChar(char),
+    /// Backspace in the prompt.
+    PromptBack,
 }
 
 /// The replay's state.
@@ -79,6 +187,24 @@ pub struct App {
     pub message: Option<String>,
     /// Playback's fractional cycles not yet applied.
     carry: f64,
+    /// The panel with the focus.
+    pub focus: Panel,
+    /// Whether the bank inspector (the selected access, lane by lane) is open.
+    pub bank_inspector: bool,
+    /// The help's first line shown.
+    pub help_scroll: u16,
+    /// The prompt being typed, if any.
+    pub prompt: Option<Prompt>,
+    /// The slab inspector's cell.
+    pub cell: Cell,
+    /// Zoom of the slab: it shows `lanes >> zoom` lanes.
+    pub zoom: u8,
+    /// The last `/` search, repeated by an empty one.
+    last_search: String,
+    /// The machine view: 0 closed, 1 by IPC, 2 by dominant stall.
+    pub machine_view: u8,
+    /// The machine view's selected SM.
+    pub machine_sm: u32,
 }
 
 impl App {
@@ -97,7 +223,18 @@ impl App {
             quit: false,
             message: None,
             carry: 0.0,
+            focus: Panel::Slab,
+            bank_inspector: false,
+            help_scroll: 0,
+            prompt: None,
+            cell: Cell::default(),
+            zoom: 0,
+            last_search: String::new(),
+            machine_view: 0,
+            machine_sm: 0,
         };
+        let d = app.data();
+        app.speed = default_speed(d.end - d.start);
         app.clamp_warp();
         app
     }
@@ -151,9 +288,13 @@ impl App {
             }
             Action::NextBlock => self.change_block(true),
             Action::PrevBlock => self.change_block(false),
-            Action::ToggleHelp => self.help = !self.help,
+            Action::ToggleHelp => {
+                self.help = !self.help;
+                self.help_scroll = 0;
+            }
             Action::Quit => self.quit = true,
             Action::Tick(dt) => self.tick(dt),
+            other => self.apply_view(other),
         }
     }
 

@@ -2,7 +2,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::app::Action;
+use crate::app::{Action, PromptKind};
 
 /// The bindings, for the help overlay: (keys, what they do).
 pub const HELP: &[(&str, &str)] = &[
@@ -13,11 +13,29 @@ pub const HELP: &[(&str, &str)] = &[
     ("n p", "next / previous kernel launch"),
     ("m M", "next / previous merge stage"),
     ("c C", "next / previous bank conflict"),
-    ("0-9  end", "seek to 0-90% / 100% of the launch"),
+    ("0-9", "seek to 0-90% of the launch"),
+    ("home end", "seek to the launch's start / end"),
     ("w W", "next / previous warp"),
     ("b B", "next / previous block"),
-    ("?", "this help"),
-    ("q  esc", "quit"),
+    ("x", "the block's worst bank conflict in this launch"),
+    (
+        "v",
+        "machine view: SMs x time by IPC, again by stall, again closes",
+    ),
+    (
+        "[ ] ↑ ↓",
+        "in the machine view: time, SM; enter opens its block",
+    ),
+    ("tab S-tab", "focus the next / previous panel"),
+    ("enter", "banks panel: open / close the bank inspector"),
+    ("↑ ↓", "slab cursor row (in this help: scroll)"),
+    ("[ ]", "slab cursor lane left / right"),
+    ("z Z", "slab zoom in / out (fewer, wider lanes)"),
+    (": g", "jump: 4388, c 4388, pc 104, w 3, b 5, sm 1, l 2, fm"),
+    ("/", "search IR text: the warp's next issue of it"),
+    ("?", "this help and legend"),
+    ("esc", "close the prompt / inspector / help, else quit"),
+    ("q", "quit"),
 ];
 
 /// The action a key press asks for, if any (releases and repeats of
@@ -51,7 +69,39 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('b') => Action::NextBlock,
         KeyCode::Char('B') => Action::PrevBlock,
         KeyCode::Char('?') => Action::ToggleHelp,
-        KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Esc => Action::Back,
+        KeyCode::Char('x') => Action::WorstConflict,
+        KeyCode::Char('v') => Action::MachineView,
+        KeyCode::Tab => Action::FocusNext,
+        KeyCode::BackTab => Action::FocusPrev,
+        KeyCode::Enter => Action::Open,
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::Char('[') => Action::LaneLeft,
+        KeyCode::Char(']') => Action::LaneRight,
+        KeyCode::Char('z') => Action::ZoomIn,
+        KeyCode::Char('Z') => Action::ZoomOut,
+        KeyCode::Char(':' | 'g') => Action::OpenPrompt(PromptKind::Jump),
+        KeyCode::Char('/') => Action::OpenPrompt(PromptKind::Search),
+        _ => return None,
+    })
+}
+
+/// The action a key asks for while a prompt is open: text goes into it,
+/// `Enter` runs it, `Esc` closes it.
+pub fn prompt_action(key: KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return matches!(key.code, KeyCode::Char('c' | 'd')).then_some(Action::Quit);
+    }
+    Some(match key.code {
+        KeyCode::Char(c) => Action::PromptChar(c),
+        KeyCode::Backspace => Action::PromptBack,
+        KeyCode::Enter => Action::Open,
+        KeyCode::Esc => Action::Back,
         _ => return None,
     })
 }
@@ -71,7 +121,19 @@ mod tests {
         assert_eq!(press(KeyCode::End), Some(Action::SeekTenths(10)));
         assert_eq!(press(KeyCode::Right), Some(Action::StepCycle));
         assert_eq!(press(KeyCode::Char('M')), Some(Action::PrevStage));
-        assert_eq!(press(KeyCode::Char('x')), None);
+        assert_eq!(press(KeyCode::Char('y')), None);
+        assert_eq!(press(KeyCode::Tab), Some(Action::FocusNext));
+        assert_eq!(press(KeyCode::Esc), Some(Action::Back));
+        assert_eq!(
+            press(KeyCode::Char('/')),
+            Some(Action::OpenPrompt(PromptKind::Search))
+        );
+        let typed = prompt_action(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+        assert_eq!(
+            typed,
+            Some(Action::PromptChar('q')),
+            "q is text in a prompt"
+        );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(action(ctrl_c), Some(Action::Quit));
         let mut release = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);

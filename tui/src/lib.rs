@@ -15,10 +15,16 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
+pub mod cache;
 pub mod inst;
+pub mod jump;
 pub mod keys;
+pub mod machine;
+pub mod pending;
+pub mod rank;
 pub mod regs;
 pub mod replay;
+pub mod smem;
 pub mod synthetic;
 mod ui;
 
@@ -65,12 +71,26 @@ pub fn open(path: &Path) -> Result<App, TuiError> {
 
 /// Applies the actions `keys` asks for, one character per key press (as
 /// typed in the UI: `m` next stage, `.` next instruction, `5` seek to 50%,
-/// ...). Returns the first character that is not a key of the UI.
+/// ...; a newline is `Enter`, a tab `Tab`, `\x1b` `Esc`, so `:4388\n`
+/// jumps to cycle 4388). Returns the first character that is not a key of
+/// the UI.
 pub fn press_keys(app: &mut App, keys: &str) -> Result<(), char> {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     for c in keys.chars() {
-        let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
-        match keys::action(key) {
+        let code = match c {
+            '\n' | '\r' => KeyCode::Enter,
+            '\t' => KeyCode::Tab,
+            '\x1b' => KeyCode::Esc,
+            '\x08' | '\x7f' => KeyCode::Backspace,
+            c => KeyCode::Char(c),
+        };
+        let key = KeyEvent::new(code, KeyModifiers::NONE);
+        let action = if app.prompt.is_some() {
+            keys::prompt_action(key)
+        } else {
+            keys::action(key)
+        };
+        match action {
             Some(Action::Quit) => {}
             Some(a) => app.apply(a),
             None => return Err(c),
@@ -126,7 +146,12 @@ fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> Result<(), TuiErr
         if event::poll(timeout)? {
             match event::read()? {
                 TermEvent::Key(k) => {
-                    if let Some(a) = keys::action(k) {
+                    let action = if app.prompt.is_some() {
+                        keys::prompt_action(k)
+                    } else {
+                        keys::action(k)
+                    };
+                    if let Some(a) = action {
                         app.apply(a);
                     }
                 }
@@ -144,3 +169,5 @@ fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> Result<(), TuiErr
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_views;

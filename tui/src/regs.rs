@@ -57,6 +57,11 @@ impl WarpRegs {
         }
     }
 
+    /// Every write, in cycle order.
+    pub fn writes(&self) -> &[RegWriteRec] {
+        &self.writes
+    }
+
     /// Whether the warp has any recorded write.
     pub fn is_empty(&self) -> bool {
         self.writes.is_empty()

@@ -10,7 +10,11 @@ use std::io::{Read, Seek};
 
 use traces::{CounterSample, Event, KernelSource, StallReason, TraceError, TraceReader};
 
+use crate::cache;
 use crate::inst::InstKind;
+use crate::machine::{Machine, Residency, Sample};
+use crate::pending::{Landing, landings};
+use crate::rank::{KeyRanks, slab_rows};
 use crate::regs::{RegWriteRec, WarpRegs};
 
 /// A byte source a trace can be read from.
@@ -29,21 +33,26 @@ pub struct KernelView {
     /// The slab's registers: the header's `slab_regs` (the generator's
     /// marks); empty for a kernel without them.
     pub key_regs: Vec<traces::RegRef>,
+    /// For each pc, the registers it writes (see [`crate::pending::dests`]).
+    dests_of_pc: Vec<[Option<traces::RegRef>; 2]>,
 }
 
 impl KernelView {
-    fn new(source: KernelSource) -> Self {
+    pub(crate) fn new(source: KernelSource) -> Self {
         let mut line_of_pc = Vec::new();
         let mut kind_of_pc = Vec::new();
+        let mut dests_of_pc = Vec::new();
         for (i, l) in source.lines.iter().enumerate() {
             if let Some(pc) = l.pc {
                 let pc = pc as usize;
                 if pc >= line_of_pc.len() {
                     line_of_pc.resize(pc + 1, None);
                     kind_of_pc.resize(pc + 1, InstKind::Other);
+                    dests_of_pc.resize(pc + 1, [None; 2]);
                 }
                 line_of_pc[pc] = Some(i);
                 kind_of_pc[pc] = InstKind::parse(&l.text);
+                dests_of_pc[pc] = crate::pending::dests(&l.text);
             }
         }
         let key_regs = source.slab_regs.clone();
@@ -52,7 +61,16 @@ impl KernelView {
             line_of_pc,
             kind_of_pc,
             key_regs,
+            dests_of_pc,
         }
+    }
+
+    /// The registers instruction `pc` writes.
+    pub fn dests(&self, pc: u32) -> [Option<traces::RegRef>; 2] {
+        self.dests_of_pc
+            .get(pc as usize)
+            .copied()
+            .unwrap_or([None; 2])
     }
 
     /// What instruction `pc` is.
@@ -92,6 +110,12 @@ pub struct SmemRec {
     pub conflicts: u32,
     /// Distinct words per bank.
     pub words_per_bank: Vec<u8>,
+    /// Bytes per lane (0: not recorded, traces before format version 3).
+    pub bytes: u32,
+    /// Lanes that took part (0 when not recorded).
+    pub active: u64,
+    /// Each lane's byte address (empty when not recorded).
+    pub addrs: Vec<u64>,
 }
 
 /// Per-instruction totals over the focused block's warps.
@@ -136,6 +160,12 @@ pub struct LaunchData {
     pub block_end: u64,
     /// The whole machine's counters summed over the launch.
     pub machine: CounterSample,
+    /// Per warp: its slab rows' ranks in its output (see [`crate::rank`]).
+    pub ranks: Vec<KeyRanks>,
+    /// Per warp: its register writes with their issue cycles.
+    pub landings: Vec<Vec<Landing>>,
+    /// Every SM's samples and blocks (when the whole launch was decoded).
+    pub gpu: Machine,
 }
 
 impl LaunchData {
@@ -170,6 +200,8 @@ pub struct Replay {
     kernels: Vec<KernelView>,
     /// The loaded launch.
     pub data: LaunchData,
+    /// Other blocks of the loaded launch, already decoded.
+    cache: cache::BlockCache,
 }
 
 impl std::fmt::Debug for Replay {
@@ -200,6 +232,7 @@ impl Replay {
             reader,
             kernels,
             data: LaunchData::default(),
+            cache: cache::BlockCache::default(),
         };
         r.load(0, block)?;
         Ok(r)
@@ -240,6 +273,11 @@ impl Replay {
         self.reader.launches()[self.data.launch].title(self.reader.kernels())
     }
 
+    /// What to call launch `launch` (see [`Replay::launch_title`]).
+    pub fn title_of(&self, launch: usize) -> &str {
+        self.reader.launches()[launch].title(self.reader.kernels())
+    }
+
     /// The kernel of the loaded launch.
     pub fn kernel(&self) -> &KernelView {
         &self.kernels[self.data.kernel]
@@ -256,13 +294,56 @@ impl Replay {
         } else {
             info.first_detail_block()
         };
+        // A block seen in this launch before: no decoding.
+        if let Some(d) = want.and_then(|b| self.cache.take(launch, b)) {
+            let old = std::mem::replace(&mut self.data, d);
+            self.cache.keep(old);
+            return Ok(());
+        }
+        // Where every block of a launch shares every chunk (all resident at
+        // once), reading one block decodes the whole launch: decode it once
+        // for all its blocks, when they fit the cache.
+        let chunks = &self.reader.chunks()[info.first_chunk as usize..info.end_chunk as usize];
+        let events: u64 = chunks.iter().map(|c| u64::from(c.events)).sum();
+        let all: Vec<u32> = info
+            .detail_blocks
+            .iter()
+            .flat_map(|&(lo, hi)| lo..=hi)
+            .collect();
+        let wanted = match want {
+            Some(_) if all.len() > 1 && events <= cache::WHOLE_LAUNCH_EVENTS => all,
+            Some(b) => vec![b],
+            None => Vec::new(),
+        };
+        let mut decoded = self.decode(launch, &wanted, want)?;
+        let i = decoded.iter().position(|d| d.block == want).unwrap_or(0);
+        let d = decoded.swap_remove(i);
+        let old = std::mem::replace(&mut self.data, d);
+        self.cache.keep(old);
+        for d in decoded {
+            self.cache.keep(d);
+        }
+        Ok(())
+    }
+
+    /// Decodes launch `launch` for the blocks `wanted` (reading every chunk
+    /// of the launch when there are several, else the chunks that may hold
+    /// `read`); one [`LaunchData`] per block (one with no block when
+    /// `wanted` is empty).
+    fn decode(
+        &mut self,
+        launch: usize,
+        wanted: &[u32],
+        read: Option<u32>,
+    ) -> Result<Vec<LaunchData>, TraceError> {
+        let info = self.reader.launches()[launch].clone();
         let (start, end) = self.launch_spans()[launch];
-        let mut d = LaunchData {
+        let base = LaunchData {
             launch,
             kernel: info.kernel as usize,
             start,
             end,
-            block: want,
+            block: None,
             detail_blocks: info
                 .detail_blocks
                 .iter()
@@ -271,19 +352,65 @@ impl Replay {
             machine: info.counters.clone(),
             ..LaunchData::default()
         };
-        let mut writes: Vec<Vec<RegWriteRec>> = Vec::new();
-        let mut block_end = None;
-        // With no detail anywhere, only the launch's first and last chunks.
-        for e in self.reader.block_events(launch, want.unwrap_or(u32::MAX)) {
+        type Building = (LaunchData, Vec<Vec<RegWriteRec>>, Option<u64>);
+        let mut builds: Vec<Building> = if wanted.is_empty() {
+            vec![(base.clone(), Vec::new(), None)]
+        } else {
+            wanted
+                .iter()
+                .map(|&b| {
+                    let d = LaunchData {
+                        block: Some(b),
+                        ..base.clone()
+                    };
+                    (d, Vec::new(), None)
+                })
+                .collect()
+        };
+        let index: std::collections::HashMap<u32, usize> =
+            wanted.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        // Every chunk when decoding every block, or when the trace holds
+        // only counters and the focused block (small); else, with no
+        // detail anywhere, only the launch's first and last chunks.
+        let counters_only = self.reader.header().options.level == traces::TraceLevel::CountersOnly;
+        let whole = wanted.len() > 1 || counters_only;
+        let events = if whole {
+            self.reader.launch_events(launch)
+        } else {
+            self.reader.block_events(launch, read.unwrap_or(u32::MAX))
+        };
+        let mut gpu = Machine::default();
+        for e in events {
             let e = e?;
+            if whole {
+                gpu_event(&mut gpu, &e, end);
+            }
             let of = match e {
                 Event::BlockStart { block, .. } | Event::BlockEnd { block, .. } => Some(block),
                 _ => e.detail_block().or(e.warp().map(|w| w.0)),
             };
-            if of.is_some() && of == want {
-                add_detail(&mut d, &mut writes, &mut block_end, e);
+            if let Some(&i) = of.and_then(|b| index.get(&b)) {
+                let (d, writes, block_end) = &mut builds[i];
+                add_detail(d, writes, block_end, e);
             }
         }
+        gpu.complete = whole;
+        Ok(builds
+            .into_iter()
+            .map(|(mut d, writes, block_end)| {
+                d.gpu = gpu.clone();
+                self.finish(d, writes, block_end)
+            })
+            .collect())
+    }
+
+    /// Sorts a block's events and derives what the panels need.
+    fn finish(
+        &self,
+        mut d: LaunchData,
+        mut writes: Vec<Vec<RegWriteRec>>,
+        block_end: Option<u64>,
+    ) -> LaunchData {
         let warps = d.issues.len().max(d.stalls.len()).max(writes.len());
         d.issues.resize(warps, Vec::new());
         d.stalls.resize(warps, Vec::new());
@@ -296,10 +423,55 @@ impl Replay {
         }
         d.smem.sort_by_key(|s| s.cycle);
         d.regs = writes.into_iter().map(WarpRegs::new).collect();
+        let k = &self.kernels[d.kernel];
+        d.ranks = d
+            .regs
+            .iter()
+            .map(|r| KeyRanks::new(&slab_rows(&k.key_regs, r), r, d.end))
+            .collect();
+        d.landings = d
+            .regs
+            .iter()
+            .zip(&d.issues)
+            .map(|(r, i)| landings(k, i, r))
+            .collect();
         d.block_end = block_end.unwrap_or(d.end).min(d.end).max(d.start);
         d.pc_stats = pc_stats(&d);
-        self.data = d;
-        Ok(())
+        d
+    }
+}
+
+/// Adds a counter sample or a block start or end to the machine view.
+fn gpu_event(gpu: &mut Machine, e: &Event, end: u64) {
+    match e {
+        Event::Counters { cycle, sm, sample } => {
+            gpu.sms = gpu.sms.max(sm + 1);
+            gpu.samples.push(Sample {
+                sm: *sm,
+                cycle: *cycle,
+                counters: sample.clone(),
+            });
+        }
+        Event::BlockStart { cycle, sm, block } => {
+            gpu.sms = gpu.sms.max(sm + 1);
+            gpu.blocks.push(Residency {
+                sm: *sm,
+                block: *block,
+                start: *cycle,
+                end,
+            });
+        }
+        Event::BlockEnd { cycle, sm, block } => {
+            if let Some(r) = gpu
+                .blocks
+                .iter_mut()
+                .rev()
+                .find(|r| r.sm == *sm && r.block == *block)
+            {
+                r.end = *cycle;
+            }
+        }
+        _ => {}
     }
 }
 
@@ -343,6 +515,9 @@ fn add_detail(
             wavefronts,
             conflicts,
             words_per_bank,
+            bytes,
+            active,
+            addrs,
             ..
         } => d.smem.push(SmemRec {
             cycle,
@@ -352,6 +527,9 @@ fn add_detail(
             wavefronts,
             conflicts,
             words_per_bank,
+            bytes,
+            active,
+            addrs,
         }),
         Event::RegWrite {
             cycle,
@@ -414,5 +592,43 @@ mod tests {
         let mut marked = KernelSource::from_text("bs", text);
         marked.slab_regs = vec![r(4)];
         assert_eq!(KernelView::new(marked).key_regs, [r(4)]);
+    }
+
+    #[test]
+    fn a_block_decoded_with_its_launch_equals_the_block_decoded_alone() {
+        let bytes = crate::synthetic::Synthetic {
+            blocks: 3,
+            ..crate::synthetic::Synthetic::default()
+        }
+        .write(Vec::new())
+        .unwrap();
+        let mut r = Replay::new(Box::new(std::io::Cursor::new(bytes))).unwrap();
+        let all = r.decode(0, &[0, 1, 2], Some(1)).unwrap();
+        let alone = r.decode(0, &[1], Some(1)).unwrap();
+        let (a, b) = (&all[1], &alone[0]);
+        assert_eq!(a.block, Some(1));
+        assert_eq!(
+            (
+                &a.issues,
+                &a.stalls,
+                &a.smem,
+                a.block_end,
+                &a.pc_stats,
+                a.sm
+            ),
+            (
+                &b.issues,
+                &b.stalls,
+                &b.smem,
+                b.block_end,
+                &b.pc_stats,
+                b.sm
+            )
+        );
+        // `b` then takes block 1 from the cache, and `B` block 0 back.
+        r.load(0, 1).unwrap();
+        assert_eq!(r.data.issues, b.issues);
+        r.load(0, 0).unwrap();
+        assert_eq!(r.data.issues, all[0].issues);
     }
 }

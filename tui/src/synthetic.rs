@@ -193,6 +193,7 @@ impl Synthetic {
         h.config = vec![
             ("warp_size".into(), self.lanes.into()),
             ("smem_banks".into(), self.banks.into()),
+            ("smem_bank_width_bytes".into(), 4.into()),
             ("sms".into(), self.sms.into()),
         ];
         h.sort_options = vec![
@@ -334,10 +335,12 @@ impl Synthetic {
             }
             Op::StoreShared { reg } => {
                 let mut words = vec![0u8; self.banks as usize];
+                let mut addrs = Vec::new();
                 for lane in 0..self.lanes {
                     let word = (warp * self.lanes + lane) * self.regs + reg;
                     let bank = (word % self.banks) as usize;
                     words[bank] = words[bank].saturating_add(1);
+                    addrs.push(u64::from(word) * 4);
                 }
                 let wavefronts = u32::from(*words.iter().max().unwrap_or(&1));
                 sample.smem_wavefronts += u64::from(wavefronts);
@@ -352,6 +355,9 @@ impl Synthetic {
                     wavefronts,
                     conflicts: wavefronts - 1,
                     words_per_bank: words,
+                    bytes: 4,
+                    active: lane_mask(self.lanes),
+                    addrs,
                 })?;
                 vec![]
             }

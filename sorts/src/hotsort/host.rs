@@ -34,8 +34,8 @@ pub struct HotSort {
     fm: VerifiedKernel,
     hm: VerifiedKernel,
     transpose: VerifiedKernel,
-    /// The marks of `bs`, `fm` and `hm`.
-    marks: [KernelMarks; 3],
+    /// The marks of `bs`, `fm`, `hm` and `transpose`.
+    marks: [KernelMarks; 4],
     /// The marks of the kernels that do not merge.
     no_marks: KernelMarks,
 }
@@ -52,6 +52,7 @@ impl HotSort {
         let (bs, bs_marks) = bs::generate_marked(cfg);
         let (fm, fm_marks) = fm::generate_marked(cfg);
         let (hm, hm_marks) = hm::generate_marked(cfg);
+        let (transpose, transpose_marks) = transpose::generate_marked(cfg);
         let mut bcs = Vec::new();
         for slabs in bc_sizes(cfg) {
             let (k, marks) = bc::generate_marked(cfg, slabs);
@@ -65,8 +66,8 @@ impl HotSort {
             bc: bcs,
             fm: verified(fm)?,
             hm: verified(hm)?,
-            transpose: verified(transpose::generate(cfg))?,
-            marks: [bs_marks, fm_marks, hm_marks],
+            transpose: verified(transpose)?,
+            marks: [bs_marks, fm_marks, hm_marks, transpose_marks],
             no_marks: KernelMarks::default(),
         })
     }
@@ -74,7 +75,7 @@ impl HotSort {
     /// Every verified kernel with its marks, in [`super::KERNEL_NAMES`]
     /// order (the block cleans smaller than a block, `bc_N`, before `bc`).
     pub fn marked_kernels(&self) -> Vec<(&VerifiedKernel, &KernelMarks)> {
-        let [bs, fm, hm] = &self.marks;
+        let [bs, fm, hm, transpose] = &self.marks;
         let mut out = vec![
             (&self.fill_in, &self.no_marks),
             (&self.fill_out, &self.no_marks),
@@ -83,7 +84,7 @@ impl HotSort {
             (&self.hm, hm),
         ];
         out.extend(self.bc.iter().map(|(_, k, m)| (k, m)));
-        out.push((&self.transpose, &self.no_marks));
+        out.push((&self.transpose, transpose));
         out
     }
 

@@ -9,10 +9,17 @@
 
 use super::config::HotSortConfig;
 use super::emit::Gen;
+use crate::KernelMarks;
 use kernels_ir::{Kernel, ParamType, Special};
 
 /// Generates `transpose` for `cfg`.
 pub fn generate(cfg: &HotSortConfig) -> Kernel {
+    generate_marked(cfg).0
+}
+
+/// [`generate`], with the key registers marked (no stages: it only moves
+/// keys).
+pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("transpose", cfg);
     let slabs = g.b.param("slabs", ParamType::U32);
     let (w, h, p) = (cfg.warp, cfg.slab_height, cfg.block_slabs);
@@ -29,6 +36,8 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     g.b.add(idx, idx, g.lane);
     let addr = g.key_addr(idx);
     let keys = g.key_regs(h as usize);
+    // The replay's slab shows these rows (not the addresses and pointers).
+    g.marks.key_regs.clone_from(&keys);
     for (r, &k) in keys.iter().enumerate() {
         g.load_row(k, addr, r as u32);
     }
@@ -49,5 +58,20 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
     for (r, &k) in keys.iter().enumerate() {
         g.store_row(addr, r as u32, k);
     }
-    g.finish()
+    g.finish_marked()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_slab_rows_are_marked_for_the_replay() {
+        // Without marks the replay showed every register written, 64-bit
+        // pointers included, on one colour scale.
+        let cfg = HotSortConfig::new(8, 4);
+        let (_, marks) = generate_marked(&cfg);
+        assert_eq!(marks.key_regs.len(), 4);
+        assert!(marks.stages.is_empty());
+    }
 }

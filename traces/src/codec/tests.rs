@@ -53,6 +53,9 @@ pub(crate) fn sample_events() -> Vec<Event> {
             wavefronts: 4,
             conflicts: 3,
             words_per_bank: vec![4, 0, 1, 255],
+            bytes: 8,
+            active: 0b1011,
+            addrs: vec![0, 4096, 0, 1 << 40],
         },
         Event::GlobalRequest {
             cycle: 13,
@@ -190,4 +193,52 @@ fn every_truncation_inside_an_event_is_an_error_not_a_panic() {
         }
         assert_eq!(failed, !boundaries.contains(&cut), "cut at {cut}");
     }
+}
+
+#[test]
+fn a_version_2_shared_access_reads_without_width_or_addresses() {
+    // Version 2 wrote a shared access without the three trailing fields
+    // version 3 added; with them empty (width 0, no lanes, mask 0) they
+    // take one byte each, so cutting those gives the version 2 bytes.
+    let e = Event::SharedAccess {
+        cycle: 7,
+        sm: 1,
+        block: 2,
+        warp: 3,
+        pc: 4,
+        kind: AccessKind::Load,
+        wavefronts: 2,
+        conflicts: 1,
+        words_per_bank: vec![2, 1],
+        bytes: 0,
+        active: 0,
+        addrs: Vec::new(),
+    };
+    let mut buf = Vec::new();
+    Encoder::default().encode(&e, &mut buf);
+    let v2 = &buf[..buf.len() - 3];
+    let mut dec = Decoder::resume(v2, (0, 0), 2);
+    assert_eq!(dec.next_event().unwrap(), e);
+    assert!(dec.is_done());
+    // A version 3 reader of the same bytes runs out: the fields are needed.
+    assert!(Decoder::resume(v2, (0, 0), 3).next_event().is_err());
+}
+
+#[test]
+fn shared_access_lanes_beyond_the_warp_are_refused() {
+    let e = Event::SharedAccess {
+        cycle: 0,
+        sm: 0,
+        block: 0,
+        warp: 0,
+        pc: 0,
+        kind: AccessKind::Store,
+        wavefronts: 1,
+        conflicts: 0,
+        words_per_bank: vec![1],
+        bytes: 4,
+        active: 0b100,
+        addrs: vec![0, 4],
+    };
+    assert!(matches!(validate(&e), Err(TraceError::InvalidEvent(_))));
 }

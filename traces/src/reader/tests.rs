@@ -95,6 +95,9 @@ fn run_events(issues: u64) -> Vec<Event> {
                     wavefronts: 2,
                     conflicts: 1,
                     words_per_bank: vec![2, 1, 0, 0, 1, 1, 0, 0],
+                    bytes: 4,
+                    active: 0b11,
+                    addrs: vec![0, 32],
                 });
                 v.push(Event::Stall {
                     cycle,

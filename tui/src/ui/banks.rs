@@ -1,7 +1,9 @@
 //! The shared-memory banks: one row per warp-wide access of the focused
 //! block up to the cursor (newest at the bottom), one column per bank,
-//! coloured by how many distinct words that bank had to deliver; accesses
-//! with bank conflicts are marked `✗n`. Where the panel is narrower than
+//! each cell the number of distinct words that bank delivered. Each row
+//! names its warp, instruction (pc) and kind and, when it conflicts, its
+//! conflicts in full (`✗15`); the selected access (the focused warp's
+//! latest) is marked `▶`. Where the panel is narrower than the labels and
 //! the banks, a column stands for a group of neighbouring banks.
 
 use ratatui::buffer::Buffer;
@@ -11,6 +13,7 @@ use ratatui::widgets::{Block, Widget};
 
 use super::{fit, note};
 use crate::app::App;
+use crate::replay::SmemRec;
 
 /// Draws the banks panel.
 pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
@@ -42,98 +45,146 @@ pub fn render_banks(app: &App, area: Rect, buf: &mut Buffer) {
             "no shared-memory access yet (c jumps to the next conflict)",
         );
     }
+    if inner.height < 2 {
+        return;
+    }
     let banks = seen
         .iter()
         .map(|a| a.words_per_bank.len())
         .max()
         .unwrap_or(0)
         .max(1);
-    // The long label (cycle, warp, kind) and two columns per bank when they
-    // fit; else the short label, and two columns per bank if those fit. The
-    // short label gives up columns (down to 5) so that every bank shows:
-    // at 80x24 the panel has 38 columns, for 32 banks and a 6-column label.
-    // When even one column per bank does not fit (64 banks at 80x24), each
-    // column shows `group` neighbouring banks (a power of two) and their
-    // busiest bank's word count, so every bank is still on screen.
     let width = inner.width as usize;
-    let wide = width >= 17 + banks * 2;
+    let rows = (inner.height - 1) as usize;
+    let first = seen.len().saturating_sub(rows);
+    let selected = app.selected_access();
+    // The long labels (with the cycle) when they and two columns per bank
+    // fit; else the short ones. Labels are never cut: the banks give way,
+    // a column standing for `group` neighbouring banks (a power of two),
+    // showing the busiest one's count, so every bank stays on screen.
+    let label_of = |wide: bool, a: &SmemRec| label(a, wide);
+    let label_w = |wide: bool| {
+        seen[first..]
+            .iter()
+            .map(|a| label_of(wide, a).chars().count())
+            .max()
+            .unwrap_or(0)
+            + 2
+    };
+    let wide = width >= label_w(true) + banks * 2;
+    let label_w = label_w(wide);
+    if width <= label_w {
+        return note(
+            inner,
+            buf,
+            "too narrow for the banks: Tab gives them the width",
+        );
+    }
     let mut group = 1;
-    while !wide && group < banks && banks.div_ceil(group) + 5 > width {
+    while group < banks && banks.div_ceil(group) + label_w > width {
         group *= 2;
     }
     let shown = banks.div_ceil(group);
-    let label_w: u16 = if wide {
-        17
-    } else {
-        width.saturating_sub(shown).clamp(5, 7) as u16
-    };
-    if inner.width <= label_w || inner.height < 2 {
-        return;
-    }
-    let cw = if width >= label_w as usize + shown * 2 {
-        2
-    } else {
-        1
-    };
-    let shown = shown.min(((inner.width - label_w) / cw) as usize);
-    // Bank numbers every 8 columns.
+    let cw = if width >= label_w + shown * 2 { 2 } else { 1 };
+    let x0 = inner.x + label_w as u16;
+    // Bank numbers every 8 columns, each cut to its 8 columns.
     for c in (0..shown).step_by(8) {
-        let x = inner.x + label_w + c as u16 * cw;
-        let bank = (c * group).to_string();
-        buf.set_string(x, inner.y, bank, Style::new().fg(Color::DarkGray));
+        let x = x0 + (c as u16) * cw;
+        let room = (width - label_w)
+            .saturating_sub(c * cw as usize)
+            .min(8 * cw as usize);
+        let text = fit(&(c * group).to_string(), room);
+        buf.set_string(x, inner.y, text, Style::new().fg(Color::DarkGray));
     }
     let head = if group == 1 {
         "bank".to_string()
     } else {
         format!("{group}/col")
     };
-    buf.set_string(inner.x, inner.y, head, Style::new().fg(Color::DarkGray));
-    let rows = (inner.height - 1) as usize;
-    for (i, a) in seen[seen.len().saturating_sub(rows)..].iter().enumerate() {
+    buf.set_string(
+        inner.x,
+        inner.y,
+        fit(&head, label_w - 1),
+        Style::new().fg(Color::DarkGray),
+    );
+    for (i, a) in seen[first..].iter().enumerate() {
         let y = inner.y + 1 + i as u16;
-        let kind = a.kind.short();
-        let mark = if a.conflicts > 0 {
-            format!("✗{}", a.conflicts)
-        } else {
-            String::new()
-        };
-        let label = if wide {
-            format!("{:>6} w{:<2}{kind}{mark}", a.cycle, a.warp)
-        } else {
-            format!("w{}{}{mark}", a.warp, &kind[..1])
-        };
+        let is_sel = selected == Some(first + i);
         let mut style = if a.conflicts > 0 {
             Style::new().fg(Color::Red)
         } else {
             Style::new()
         };
-        if a.cycle == app.cycle {
+        if is_sel {
             style = style.add_modifier(Modifier::REVERSED);
         }
-        buf.set_string(inner.x, y, fit(&label, label_w as usize - 1), style);
+        let mark = if is_sel { "▶" } else { " " };
+        buf.set_string(inner.x, y, mark, Style::new().fg(Color::Yellow));
+        buf.set_string(inner.x + 1, y, label_of(wide, a), style);
         for (c, words) in a.words_per_bank.chunks(group).take(shown).enumerate() {
-            let x = inner.x + label_w + c as u16 * cw;
-            let (text, style) = cell(words.iter().copied().max().unwrap_or(0));
-            let text = if cw == 2 { format!("{text:>2}") } else { text };
+            let x = x0 + c as u16 * cw;
+            let (text, style) = cell(words.iter().copied().max().unwrap_or(0), cw);
             buf.set_string(x, y, text, style);
         }
     }
 }
 
-/// A bank's cell: `·` when idle, else the word count on a colour that
-/// turns from green (one word: no conflict) to red.
-fn cell(words: u8) -> (String, Style) {
+/// A row's label: warp, pc, kind and conflicts, with the cycle when wide.
+fn label(a: &SmemRec, wide: bool) -> String {
+    let mark = if a.conflicts > 0 {
+        format!("✗{}", a.conflicts)
+    } else {
+        String::new()
+    };
+    let kind = a.kind.short();
+    if wide {
+        format!("{:>6} w{:<2} pc{:<4} {kind}{mark}", a.cycle, a.warp, a.pc)
+    } else {
+        format!("w{} pc{} {kind}{mark}", a.warp, a.pc)
+    }
+}
+
+/// A bank's cell, `cw` columns: `·` when idle, else the distinct words it
+/// delivered: the number, or in one column `1`-`9` then `a` (10) to `z`
+/// (35) and `+` beyond, so a 16-way conflict (`g`) never reads as a 10-way
+/// one; on a colour from green (one word: no conflict) to magenta.
+pub(crate) fn cell(words: u8, cw: u16) -> (String, Style) {
     let bg = match words {
-        0 => return ("·".to_string(), Style::new().fg(Color::DarkGray)),
+        0 => {
+            let dot = format!("{:>w$}", "·", w = cw as usize);
+            return (dot, Style::new().fg(Color::DarkGray));
+        }
         1 => Color::Green,
         2 => Color::Yellow,
         3 | 4 => Color::LightRed,
-        _ => Color::Red,
+        5..=8 => Color::Red,
+        _ => Color::Magenta,
     };
-    let text = if words > 9 {
-        "+".to_string()
+    let text = if (cw >= 2 && words < 100) || cw >= 3 {
+        format!("{words:>w$}", w = cw as usize)
     } else {
-        words.to_string()
+        let c = match words {
+            1..=9 => char::from(b'0' + words),
+            10..=35 => char::from(b'a' + words - 10),
+            _ => '+',
+        };
+        format!("{c:>w$}", w = cw as usize)
     };
     (text, Style::new().fg(Color::Black).bg(bg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sixteen_way_cell_does_not_read_as_a_ten_way_one() {
+        let one = |w| cell(w, 1).0;
+        assert_eq!(
+            [one(1), one(9), one(10), one(16), one(35), one(36)],
+            ["1", "9", "a", "g", "z", "+"]
+        );
+        assert_eq!(cell(16, 2).0, "16");
+        assert_eq!(cell(0, 2).0, " ·");
+    }
 }

@@ -103,7 +103,7 @@ pub fn render_stalls(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// A name that fits the label column.
-fn short_name(r: StallReason) -> &'static str {
+pub(super) fn short_name(r: StallReason) -> &'static str {
     match r {
         StallReason::LongScoreboard => "long_sb",
         StallReason::ShortScoreboard => "short_sb",

@@ -4,10 +4,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 
 use crate::app::App;
-use crate::keys::HELP;
 
 /// Launch (its label, or its kernel's name), cycle, block, warp, speed,
 /// then the latest note or the help hint. A note always shows whole: when
@@ -55,37 +54,4 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
     let mut spans: Vec<Span> = fields.into_iter().map(|(_, s)| s).collect();
     spans.push(last);
     Paragraph::new(Line::from(spans)).render(area, buf);
-}
-
-/// The key bindings, centred over everything.
-pub fn render_help(area: Rect, buf: &mut Buffer) {
-    // 9 columns of keys, a space, the text, two borders.
-    let text = HELP
-        .iter()
-        .map(|(_, t)| t.chars().count())
-        .max()
-        .unwrap_or(0);
-    let width = (text + 12).min(area.width as usize) as u16;
-    let height = (HELP.len() as u16 + 2).min(area.height);
-    let x = area.x + (area.width - width) / 2;
-    let y = area.y + (area.height - height) / 2;
-    let r = Rect {
-        x,
-        y,
-        width,
-        height,
-    };
-    Clear.render(r, buf);
-    let lines: Vec<Line> = HELP
-        .iter()
-        .map(|(k, t)| {
-            Line::from(vec![
-                Span::styled(format!("{k:>9} "), Style::new().fg(Color::Cyan)),
-                Span::raw(*t),
-            ])
-        })
-        .collect();
-    Paragraph::new(lines)
-        .block(Block::bordered().title(" keys (? closes) "))
-        .render(r, buf);
 }

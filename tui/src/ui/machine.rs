@@ -1,0 +1,185 @@
+//! The machine view (`v`): SMs down, the launch's time across, each cell
+//! the SM's issue rate (IPC) or its dominant stall over that slice, from
+//! the counter samples; `▶` marks the selected SM and `▲` the cursor's
+//! column. `Enter` opens the block that SM ran at the cursor.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::{Block, Clear, Widget};
+use traces::StallReason;
+
+use super::{fit, note};
+use crate::app::App;
+use crate::machine::Cell;
+
+/// IPC shades, by quarter of the peak.
+pub const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];
+
+/// A letter for each stall reason (the legend lists them).
+pub fn letter(r: StallReason) -> char {
+    match r {
+        StallReason::LongScoreboard => 'L',
+        StallReason::ShortScoreboard => 'S',
+        StallReason::MioThrottle => 'M',
+        StallReason::LgThrottle => 'G',
+        StallReason::Barrier => 'B',
+        StallReason::MathPipeThrottle => 'P',
+        StallReason::NotSelected => 'N',
+        StallReason::Wait => 'W',
+        StallReason::DispatchStall => 'D',
+        StallReason::NoInstruction => 'I',
+        StallReason::BranchResolving => 'R',
+        StallReason::Membar => 'F',
+        StallReason::Selected => '=',
+    }
+}
+
+fn colour(r: StallReason) -> Color {
+    match r {
+        StallReason::LongScoreboard | StallReason::LgThrottle => Color::Red,
+        StallReason::ShortScoreboard | StallReason::MioThrottle => Color::Magenta,
+        StallReason::Barrier | StallReason::Membar => Color::Yellow,
+        StallReason::NotSelected | StallReason::Selected => Color::Green,
+        _ => Color::Cyan,
+    }
+}
+
+/// Draws the machine view over `area`.
+pub fn render_machine(app: &App, area: Rect, buf: &mut Buffer) {
+    Clear.render(area, buf);
+    let d = app.data();
+    let by_stall = app.machine_view == 2;
+    let mode = if by_stall { "dominant stall" } else { "IPC" };
+    let long = format!(
+        " machine · {} · {mode} · v colour, ↑↓ SM, [ ] time, Enter opens ",
+        app.replay.launch_title()
+    );
+    let title = if long.chars().count() + 2 <= area.width as usize {
+        long
+    } else {
+        format!(" machine · {mode} · v ↑↓ [ ] Enter ")
+    };
+    let block = Block::bordered().title(fit(&title, area.width.saturating_sub(2) as usize));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let gpu = &d.gpu;
+    if !gpu.complete || gpu.sms == 0 {
+        return note(
+            inner,
+            buf,
+            "this launch was read one block at a time (too many events to decode \
+             whole), so the machine view has no samples for it",
+        );
+    }
+    let label_w = 6u16;
+    if inner.width <= label_w + 4 || inner.height < 5 {
+        return;
+    }
+    let cols = (inner.width - label_w) as usize;
+    let grid = gpu.grid(d.start, d.end, cols);
+    let len = (d.end - d.start).max(1);
+    let cursor_col = (((app.cycle - d.start) as u128 * cols as u128 / u128::from(len + 1))
+        as usize)
+        .min(cols - 1);
+    // Time labels: cycles at the quarters.
+    for q in 0..4u64 {
+        let c = (q as usize * cols) / 4;
+        let text = format!("{}", d.start + len * q / 4);
+        let room = cols - c;
+        buf.set_string(
+            inner.x + label_w + c as u16,
+            inner.y,
+            fit(&text, room.min(cols / 4)),
+            Style::new().fg(Color::DarkGray),
+        );
+    }
+    buf.set_string(inner.x, inner.y, "cycle", Style::new().fg(Color::DarkGray));
+    let rows = (inner.height - 4) as usize;
+    let sms = gpu.sms as usize;
+    let sel = (app.machine_sm as usize).min(sms - 1);
+    let first = if sms <= rows {
+        0
+    } else {
+        sel.saturating_sub(rows / 2).min(sms - rows)
+    };
+    let peak = grid
+        .iter()
+        .flatten()
+        .map(|c| c.issued)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    for (line, sm) in (first..sms).take(rows).enumerate() {
+        let y = inner.y + 1 + line as u16;
+        let mark = if sm == sel { "▶" } else { " " };
+        buf.set_string(inner.x, y, mark, Style::new().fg(Color::Yellow));
+        buf.set_string(
+            inner.x + 1,
+            y,
+            fit(&format!("sm{sm}"), 5),
+            Style::new().fg(Color::DarkGray),
+        );
+        for (c, cell) in grid[sm].iter().enumerate() {
+            let (ch, mut style) = glyph(cell, peak, by_stall);
+            if sm == sel && c == cursor_col {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            buf.set_string(inner.x + label_w + c as u16, y, ch.to_string(), style);
+        }
+    }
+    let y = inner.y + 1 + rows.min(sms) as u16;
+    buf.set_string(
+        inner.x + label_w + cursor_col as u16,
+        y,
+        "▲",
+        Style::new().fg(Color::Yellow),
+    );
+    let shown = if sms > rows {
+        format!("SMs {first}-{} of {sms} · ", (first + rows).min(sms) - 1)
+    } else {
+        String::new()
+    };
+    let key = if by_stall {
+        let mut seen: Vec<StallReason> = grid.iter().flatten().filter_map(Cell::dominant).collect();
+        seen.sort();
+        seen.dedup();
+        let parts: Vec<String> = seen
+            .iter()
+            .map(|r| format!("{}={}", letter(*r), super::stalls::short_name(*r)))
+            .collect();
+        format!("{shown}{} (· no stall sampled)", parts.join(" "))
+    } else {
+        format!("{shown}issued, of the busiest column's {peak}: ░ ≤¼ ▒ ≤½ ▓ ≤¾ █ more")
+    };
+    let at = match gpu.block_at(sel as u32, app.cycle) {
+        Some(b) => format!(" · sm{sel} runs block {b} at cycle {}", app.cycle),
+        None => format!(" · sm{sel} runs no block at cycle {}", app.cycle),
+    };
+    let grey = Style::new().fg(Color::DarkGray);
+    let y = inner.y + inner.height - 2;
+    for (i, words) in [key, at.trim_start_matches(" · ").to_string()]
+        .iter()
+        .enumerate()
+    {
+        // Whole words only.
+        let line = super::help::wrap(words, inner.width as usize)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        buf.set_string(inner.x, y + i as u16, line, grey);
+    }
+}
+
+/// A cell's glyph and style.
+fn glyph(cell: &Cell, peak: u64, by_stall: bool) -> (char, Style) {
+    if by_stall {
+        return match cell.dominant() {
+            Some(r) => (letter(r), Style::new().fg(Color::Black).bg(colour(r))),
+            None => ('·', Style::new().fg(Color::DarkGray)),
+        };
+    }
+    let q = (cell.issued * 4).div_ceil(peak).min(4) as usize;
+    let q = if cell.issued == 0 { 0 } else { q.max(1) };
+    (SHADES[q], Style::new().fg(Color::Cyan))
+}
