@@ -6,6 +6,7 @@ pub mod compare;
 pub mod compare_plot;
 pub mod input;
 pub mod machine;
+pub mod machine_file;
 pub mod options;
 pub mod plan;
 pub mod plot;
