@@ -287,7 +287,7 @@ pub fn to_toml(m: &Machine) -> String {
             s += &format!("# {line}\n");
         }
         let value = m.config.get(f).unwrap_or_default();
-        if f == &"scheduler" {
+        if *f == "scheduler" {
             s += &format!("{f} = {}\n", quote(&value));
         } else {
             s += &format!("{f} = {value}\n");
@@ -305,7 +305,7 @@ pub fn to_json(m: &Machine) -> String {
     ];
     for f in GpuConfig::field_names() {
         let value = m.config.get(f).unwrap_or_default();
-        let value = if f == &"scheduler" {
+        let value = if *f == "scheduler" {
             quote(&value)
         } else {
             value
