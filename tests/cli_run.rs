@@ -113,8 +113,8 @@ fn bad_input_exits_2_with_one_message() {
         ),
         (
             "spin.kir",
-            vec!["--grid", "1", "--block", "32", "--gpu", "h100"],
-            "h100",
+            vec!["--grid", "1", "--block", "32", "--gpu", "h300"],
+            "h300",
         ),
         (
             "no_such.kir",
