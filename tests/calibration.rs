@@ -271,25 +271,59 @@ fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
 }
 
+/// The suite measured on an H100 (hw/data/h100/), simulated with the
+/// `h100` preset (set from the H100's microbenchmarks, not fitted to
+/// the suite), does at least as well as its committed figures.
+#[test]
+fn the_committed_h100_suite_meets_its_figures_with_the_h100_preset() {
+    suite_on_meets_its_figures(
+        "hw/calib/suite.txt",
+        "hw/calib/figures_h100.txt",
+        "hw/data/h100/calib",
+        Some("h100"),
+    );
+}
+
+/// The other algorithms measured on the H100, simulated with `h100`.
+#[test]
+fn the_committed_h100_algorithm_suite_meets_its_figures_with_the_h100_preset() {
+    suite_on_meets_its_figures(
+        "hw/calib/suite_algos.txt",
+        "hw/calib/figures_algos_h100.txt",
+        "hw/data/h100/calib",
+        Some("h100"),
+    );
+}
+
 /// `simsort calibrate --suite SUITE` against the committed data does at
 /// least as well as the figures committed with it.
 fn suite_meets_its_figures(suite: &str, figures_file: &str) {
+    suite_on_meets_its_figures(suite, figures_file, "hw/data/calib", None);
+}
+
+/// `simsort calibrate --suite SUITE --data DATA [--gpu GPU]` does at least
+/// as well as the figures committed with it.
+fn suite_on_meets_its_figures(suite: &str, figures_file: &str, data: &str, gpu: Option<&str>) {
     let figures = std::fs::read_to_string(repo_root().join(figures_file)).unwrap();
     let (mape, r) = (
         figure(&figures, "max_mape_percent"),
         figure(&figures, "min_pearson_r"),
     );
-    let out = simsort(&[
+    let mut args = vec![
         "calibrate",
         "--suite",
         suite,
         "--data",
-        "hw/data/calib",
+        data,
         "--max-mape",
         &mape,
         "--min-r",
         &r,
-    ]);
+    ];
+    if let Some(gpu) = gpu {
+        args.extend(["--gpu", gpu]);
+    }
+    let out = simsort(&args);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -113,8 +113,8 @@ fn bad_input_exits_2_with_one_message() {
         ),
         (
             "spin.kir",
-            vec!["--grid", "1", "--block", "32", "--gpu", "h100"],
-            "h100",
+            vec!["--grid", "1", "--block", "32", "--gpu", "h300"],
+            "h300",
         ),
         (
             "no_such.kir",
@@ -351,9 +351,10 @@ fn machine_flag_help_gives_range_and_preset_values() {
     let out = simsort(&["run", "--help"]);
     let help = String::from_utf8_lossy(&out.stdout);
     for needle in [
-        "1..=65536 [h200: 132, tiny: 2]",
-        "(`lrr` or `gto`) [h200: gto, tiny: gto]",
+        "1..=65536 [h200: 132, h100: 132, tiny: 2]",
+        "(`lrr` or `gto`) [h200: gto, h100: gto, tiny: gto]",
         "Machine preset: h200",
+        "or a machine file",
     ] {
         assert!(help.contains(needle), "`{needle}` not in:\n{help}");
     }

@@ -151,8 +151,8 @@ fn impossible_sorts_list_every_problem_and_exit_2() {
         &["bytes of shared memory", "more than the 2048 allowed"],
     );
     assert_input_error(
-        &["--gpu", "h100"],
-        &["error: unknown preset (--gpu h100)", "h200, tiny"],
+        &["--gpu", "h300"],
+        &["error: unknown preset (--gpu h300)", "h200, h100, tiny"],
     );
     assert_input_error(&["--keys", "lots"], &["invalid value 'lots'"]);
     assert_input_error(&["--key-bits", "16"], &["not a key width"]);

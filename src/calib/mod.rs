@@ -1,10 +1,12 @@
 //! Checking the simulator's clock and counters against real hardware:
 //! record a launch sequence ([`recorder`]), write it as a bundle a GPU can
 //! replay and profile ([`bundle`]), read Nsight Compute's CSV ([`ncu`]) and
-//! compare launch by launch ([`compare`]).
+//! compare launch by launch ([`compare`]); set a new GPU's machine fields
+//! from its microbenchmarks ([`derive`]).
 
 pub mod bundle;
 pub mod compare;
+pub mod derive;
 pub mod ncu;
 pub mod plot;
 pub mod recorder;

@@ -40,6 +40,11 @@ pub struct CalibrateArgs {
     /// Only the suite entries whose name contains this text.
     #[arg(long, value_name = "TEXT")]
     pub only: Option<String>,
+    /// Simulate every suite entry on this machine (a preset or a machine
+    /// file) instead of the default `h200`: the machine `--data` was
+    /// measured on.
+    #[arg(long, value_name = "NAME|FILE", requires = "suite")]
+    pub gpu: Option<String>,
     /// Draw the correlation plot (simulated against hardware cycles) here.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
@@ -83,7 +88,9 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             .map_err(|why| Failure::input(format!("error: {why}")))?;
     }
     let pairs = match (&args.suite, args.inputs.as_slice()) {
-        (Some(suite), []) => suite_pairs(suite, &args.data, args.only.as_deref())?,
+        (Some(suite), []) => {
+            suite_pairs(suite, &args.data, args.only.as_deref(), args.gpu.as_deref())?
+        }
         (None, [dir]) => {
             let hw = dir.join("ncu.csv");
             let sim = dir.join("report.json");
@@ -258,11 +265,28 @@ fn suite_entries(text: &str, suite: &Path) -> Result<Vec<(String, String, Vec<St
     Ok(entries)
 }
 
-fn suite_pairs(suite: &Path, data: &Path, only: Option<&str>) -> Result<Vec<Pair>, Failure> {
+fn suite_pairs(
+    suite: &Path,
+    data: &Path,
+    only: Option<&str>,
+    gpu: Option<&str>,
+) -> Result<Vec<Pair>, Failure> {
     let mut pairs = Vec::new();
-    for (name, kind, words) in suite_entries(&read(suite, "--suite")?, suite)? {
+    for (name, kind, mut words) in suite_entries(&read(suite, "--suite")?, suite)? {
         if only.is_some_and(|o| !name.contains(o)) {
             continue;
+        }
+        if let Some(gpu) = gpu {
+            if words
+                .iter()
+                .any(|w| w == "--gpu" || w.starts_with("--gpu="))
+            {
+                return Err(Failure::input(format!(
+                    "error: suite entry {name} names its own machine (--gpu {gpu}): drop --gpu \
+                     from the entry or from the command line"
+                )));
+            }
+            words.extend(["--gpu".to_string(), gpu.to_string()]);
         }
         let hw = hw_launches(&data.join(format!("{name}.csv")), "--data")?;
         let bad = |e: clap::Error| {

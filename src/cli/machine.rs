@@ -54,9 +54,9 @@ impl FromArgMatches for MachineOverrides {
 fn help(field: &str) -> String {
     let doc = GpuConfig::field_doc(field).unwrap_or_default();
     let doc = doc.strip_suffix('.').unwrap_or(doc);
-    let presets: Vec<String> = GpuConfig::PRESETS
+    let presets: Vec<String> = simsort::experiment::machine_file::presets()
         .iter()
-        .filter_map(|p| Some(format!("{p}: {}", GpuConfig::preset(p)?.get(field)?)))
+        .filter_map(|m| Some(format!("{}: {}", m.name, m.config.get(field)?)))
         .collect();
     format!("{doc} [{}]", presets.join(", "))
 }

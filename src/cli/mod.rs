@@ -14,6 +14,7 @@ pub mod check;
 pub mod compare;
 pub mod completions;
 pub mod emit;
+pub mod gpu;
 pub mod kernels;
 pub mod machine;
 pub mod progress;
@@ -91,6 +92,8 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Compare hardware (Nsight Compute CSV) with the simulator, launch by launch.
     Calibrate(calibrate::CalibrateArgs),
+    /// The machines `--gpu` accepts: list the presets, show one as a machine file, diff two.
+    Gpu(gpu::GpuArgs),
 }
 
 /// Parses the command line. Negative numbers are values, in every
@@ -235,6 +238,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Some(Command::Compare(args)) => compare::run(&args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Calibrate(args)) => calibrate::run(&args, out),
+        Some(Command::Gpu(args)) => gpu::run(&args, out),
         None => sort::run(&cli.sort, cli.report.as_deref(), out),
     };
     result.and_then(|()| out.flush().map_err(output_error))

@@ -32,8 +32,9 @@ pub struct RunArgs {
     /// Block size in threads: X[,Y[,Z]].
     #[arg(long, value_parser = parse_dim3)]
     pub block: Dim3,
-    /// Machine preset: h200 (the reference machine) or tiny (a small one for tests).
-    #[arg(long, default_value = "h200")]
+    /// Machine preset: h200 (the reference machine), h100 or tiny (a small
+    /// one for tests); or a machine file, TOML or JSON (`simsort gpu`).
+    #[arg(long, value_name = "NAME|FILE", default_value = "h200")]
     pub gpu: String,
     /// Lanes per warp [default: the preset's].
     #[arg(long)]
@@ -99,7 +100,7 @@ fn name_value<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str), Failure>
 /// The machine config: preset, `--warp`, then every override; validated.
 pub(super) fn machine(args: &RunArgs) -> Result<GpuConfig, Failure> {
     let m = simsort::experiment::machine::assemble(&args.gpu, args.warp, &args.machine.0)
-        .map_err(|e| Failure::input(format!("error: {e}")))?;
+        .map_err(|e| Failure::input(format!("error: {}", e.join("\nerror: "))))?;
     if m.problems.is_empty() {
         Ok(m.config)
     } else {

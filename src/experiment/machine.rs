@@ -1,6 +1,7 @@
-//! The machine an experiment or a single kernel run uses: a preset, then
-//! the warp width, then every `--FIELD VALUE` override, validated. The one
-//! assembly the sort, the sweep and `simsort run` share.
+//! The machine an experiment or a single kernel run uses: a preset or a
+//! machine file (`--gpu`), then the warp width, then every `--FIELD VALUE`
+//! override, validated. The one assembly the sort, the sweep and `simsort
+//! run` share.
 
 use sim::{ConfigError, GpuConfig};
 
@@ -34,21 +35,17 @@ fn problem(e: &ConfigError, value: &str) -> String {
     )
 }
 
-/// The machine config of preset `preset` with `warp` lanes per warp (the
-/// preset's when `None`) and `overrides` applied in order, with every
-/// problem found in it. An unknown preset is an error of its own: nothing
-/// else can be checked without a machine.
+/// The machine config of `gpu` (a preset or a machine file) with `warp`
+/// lanes per warp (the machine's when `None`) and `overrides` applied in
+/// order, with every problem found in it. An unknown preset or a bad
+/// machine file is an error of its own (every problem of the file, one line
+/// each): nothing else can be checked without a machine.
 pub fn assemble(
-    preset: &str,
+    gpu: &str,
     warp: Option<u32>,
     overrides: &[(String, String)],
-) -> Result<Assembled, String> {
-    let base = GpuConfig::preset(preset).ok_or_else(|| {
-        format!(
-            "unknown preset (--gpu {preset}): no such machine; give one of {}",
-            GpuConfig::PRESETS.join(", ")
-        )
-    })?;
+) -> Result<Assembled, Vec<String>> {
+    let base = super::machine_file::resolve(gpu)?.config;
     let mut cfg = base.clone();
     let mut problems = Vec::new();
     let mut bad_fields: Vec<String> = Vec::new();

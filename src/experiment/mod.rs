@@ -7,6 +7,7 @@ pub mod compare_plot;
 pub mod glossary;
 pub mod input;
 pub mod machine;
+pub mod machine_file;
 pub mod options;
 pub mod plan;
 pub mod plot;

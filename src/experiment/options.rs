@@ -560,7 +560,7 @@ macro_rules! sort_options {
 }
 
 sort_options! {
-    /// Machine preset.
+    /// Machine: a preset (`simsort gpu list`) or a machine file.
     gpu: String = "h200".to_string(),
         cli String [default_value = "h200"], list String,
         csv 1, column "gpu", label "gpu", for build;

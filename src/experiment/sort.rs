@@ -422,7 +422,7 @@ pub fn machine_config(opts: &SortOptions) -> Result<GpuConfig, ExperimentError> 
 /// stops at once: nothing else can be checked without a machine).
 fn machine_config_unchecked(opts: &SortOptions) -> Result<Assembled, ExperimentError> {
     super::machine::assemble(&opts.gpu, Some(opts.warp), &opts.overrides)
-        .map_err(|e| ExperimentError::Invalid(vec![e]))
+        .map_err(ExperimentError::Invalid)
 }
 
 /// The limits of `gpu` an algorithm's options are checked against.
@@ -481,6 +481,11 @@ pub fn config_json(
     };
     if let Ok(serde_json::Value::Object(sort)) = serde_json::to_value(opts) {
         map.extend(sort);
+    }
+    // A machine file is reported by its machine's name, as a preset is.
+    if super::machine_file::is_file(&opts.gpu) {
+        let name = super::machine_file::report_name(&opts.gpu);
+        map.insert("gpu".to_string(), name.into());
     }
     if opts.algo == Algo::Terasort {
         // Which phase 2 merged the runs (the seed's: on the host CPU).
