@@ -10,3 +10,4 @@ pub mod diagnostics;
 pub mod experiment;
 pub mod fuzz_entry;
 pub mod host_memory;
+pub mod signals;

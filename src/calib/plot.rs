@@ -7,9 +7,11 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::compare::{Pair, Summary};
-use crate::experiment::plot::{Format, PlotError, register_font};
+use crate::atomic::AtomicFile;
+use crate::experiment::plot::{Format, PlotError, present_error, register_font};
 
-/// Draws the correlation of `pairs` into `path` (SVG or PNG by extension).
+/// Draws the correlation of `pairs` into `path` (SVG or PNG by extension),
+/// replacing the file only when the picture is complete (`crate::atomic`).
 pub fn plot(path: &Path, pairs: &[Pair], summary: &Summary) -> Result<(), PlotError> {
     let format = Format::of(path).ok_or_else(|| PlotError::Format(path.display().to_string()))?;
     if pairs.is_empty() {
@@ -20,19 +22,22 @@ pub fn plot(path: &Path, pairs: &[Pair], summary: &Summary) -> Result<(), PlotEr
         path: path.display().to_string(),
         message,
     };
+    let file = AtomicFile::create(path).map_err(|e| draw_err(e.to_string()))?;
+    let temp = file.temp_path();
     let size = (1000, 900);
     match format {
         Format::Svg => {
-            let root = SVGBackend::new(path, size).into_drawing_area();
+            let root = SVGBackend::new(temp, size).into_drawing_area();
             draw(&root, pairs, summary).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
+            root.present().map_err(|e| draw_err(present_error(e)))?;
         }
         Format::Png => {
-            let root = BitMapBackend::new(path, size).into_drawing_area();
+            let root = BitMapBackend::new(temp, size).into_drawing_area();
             draw(&root, pairs, summary).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
+            root.present().map_err(|e| draw_err(present_error(e)))?;
         }
     }
+    file.commit().map_err(|e| draw_err(e.to_string()))
 }
 
 fn draw<DB: DrawingBackend>(

@@ -16,7 +16,9 @@ use simsort::experiment::{ExperimentError, SortOptions, compare, compare_plot};
 
 use super::machine::MachineOverrides;
 use super::progress::sweep_bar;
-use super::sweep::{cannot, check_memory, describe, invalid, report_problems, worker_threads};
+use super::sweep::{
+    cannot, check_memory, describe, interrupted, invalid, report_problems, worker_threads,
+};
 use super::{Failure, output_error};
 
 /// The options of `simsort compare`: the sort options, each a comma list
@@ -106,6 +108,9 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
         compare::table(&axes, &runs)
     };
     write!(out, "{text}").map_err(output_error)?;
+    if let Some(failure) = interrupted(&runs, "no plot was written (an old file is kept)") {
+        return Err(failure);
+    }
     if let Some(path) = &args.plot {
         let file = AtomicFile::create(path).map_err(|e| cannot(path, e))?;
         compare_plot::plot_to(&file, &axes, &runs).map_err(|e| {

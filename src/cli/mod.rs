@@ -209,6 +209,9 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     if let Some(limit) = cli.max_host_memory {
         simsort::host_memory::set_limit(limit);
     }
+    // Every command that runs long or writes files stops cleanly on
+    // Ctrl-C, SIGTERM or SIGHUP, and on a closed output pipe; the others
+    // (and the replay UI, which reads its keys itself) end at once.
     if matches!(
         cli.command,
         None | Some(Command::Run(_))
@@ -216,8 +219,10 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             | Some(Command::Compare(_))
             | Some(Command::Calibrate(_))
     ) || matches!(&cli.command, Some(Command::Trace(t)) if t.is_export())
+        || matches!(&cli.command, Some(Command::Emit(e)) if e.is_bundle())
     {
-        stop_on_ctrl_c();
+        simsort::signals::stop_on_signals();
+        simsort::signals::stop_when_stdout_closes();
     }
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&args, out),
@@ -233,18 +238,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         None => sort::run(&cli.sort, out),
     };
     result.and_then(|()| out.flush().map_err(output_error))
-}
-
-/// The first Ctrl-C asks the simulation to stop (each running launch ends
-/// with an "interrupted" error, so the command reports what it has and no
-/// output file is half-written); a second one ends the process at once
-/// with status 130.
-fn stop_on_ctrl_c() {
-    use signal_hook::consts::SIGINT;
-    let flag = sim::stop_flag();
-    // Registration fails only for forbidden signals; SIGINT is not one.
-    let _ = signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone());
-    let _ = signal_hook::flag::register(SIGINT, flag);
 }
 
 /// Maps a failed write to stdout: a closed pipe (`simsort ... | head`) is

@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::compare::{Row, group_axes};
-use super::plot::{COLOURS, Format, PlotError, register_font};
+use super::plot::{COLOURS, Format, PlotError, present_error, register_font};
 use super::sweep::{Axis, RunResult, SweepRun, axis_value};
 use crate::atomic::AtomicFile;
 
@@ -75,12 +75,12 @@ pub fn plot_to(file: &AtomicFile, axes: &[Axis], runs: &[SweepRun]) -> Result<()
         Format::Svg => {
             let root = SVGBackend::new(path, size).into_drawing_area();
             draw(&root, &charts, &pts).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
+            root.present().map_err(|e| draw_err(present_error(e)))
         }
         Format::Png => {
             let root = BitMapBackend::new(path, size).into_drawing_area();
             draw(&root, &charts, &pts).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
+            root.present().map_err(|e| draw_err(present_error(e)))
         }
     }
 }

@@ -64,6 +64,29 @@ pub enum PlotError {
     },
 }
 
+/// What went wrong when a drawing backend wrote its file, in words: the
+/// I/O error behind it (a full disk, a read-only directory) rather than
+/// the backends' debug text (`ImageError(IoError(Custom { .. }))`).
+pub(crate) fn present_error<E>(e: DrawingAreaErrorKind<E>) -> String
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    use plotters_backend::DrawingErrorKind;
+    use plotters_bitmap::BitMapBackendError;
+    if let DrawingAreaErrorKind::BackendError(DrawingErrorKind::DrawingError(inner)) = &e {
+        let inner: &(dyn std::error::Error + 'static) = inner;
+        if let Some(io) = inner.downcast_ref::<std::io::Error>() {
+            return io.to_string();
+        }
+        match inner.downcast_ref::<BitMapBackendError>() {
+            Some(BitMapBackendError::ImageError(image)) => return image.to_string(),
+            Some(BitMapBackendError::IOError(io)) => return io.to_string(),
+            _ => {}
+        }
+    }
+    e.to_string()
+}
+
 /// Where fonts usually are; the first that exists is used.
 const FONT_PATHS: &[&str] = &[
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -240,12 +263,12 @@ pub fn plot_to(file: &AtomicFile, axes: &[Axis], runs: &[SweepRun]) -> Result<()
         Format::Svg => {
             let root = SVGBackend::new(path, size).into_drawing_area();
             draw(&root, &title(axes), &rows, &pts).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
+            root.present().map_err(|e| draw_err(present_error(e)))
         }
         Format::Png => {
             let root = BitMapBackend::new(path, size).into_drawing_area();
             draw(&root, &title(axes), &rows, &pts).map_err(draw_err)?;
-            root.present().map_err(|e| draw_err(e.to_string()))
+            root.present().map_err(|e| draw_err(present_error(e)))
         }
     }
 }

@@ -147,6 +147,18 @@ pub fn parse_part(path: &Path, text: &str) -> Result<Part, String> {
         skipped: list("skipped")?,
         failed: list("failed")?,
     };
+    // A part holds one row for each configuration of its slice: one with
+    // rows missing would merge into a sweep that silently lacks them.
+    let slice = Shard { index, count }
+        .range(usize::try_from(configurations).unwrap_or(usize::MAX))
+        .len();
+    let rows = results.runs.len() + results.skipped.len() + results.failed.len();
+    if rows != slice {
+        return Err(not_a_part(&format!(
+            "its slice has {slice} configuration(s) but `runs`, `skipped` and `failed` hold \
+             {rows}; the file was cut or edited"
+        )));
+    }
     Ok(Part {
         path: path.to_path_buf(),
         shard: Shard { index, count },

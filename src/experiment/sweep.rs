@@ -26,6 +26,10 @@ use super::sort::{ExperimentError, Prepared, SortOptions, prepare};
 /// `--seed` with a thousand values each) must be refused, not allocated.
 pub const MAX_CONFIGURATIONS: u64 = 100_000;
 
+/// The error of a configuration that never started because the sweep was
+/// stopped (Ctrl-C) first.
+pub const NOT_STARTED: &str = "not started: the sweep was interrupted first";
+
 /// A configuration of the grid, checked against its machine.
 pub struct Checked {
     /// The options.
@@ -179,6 +183,8 @@ pub fn run_with(
             };
             let result = match &c.prepared {
                 Err(problems) => RunResult::Skipped(problems.clone()),
+                // After Ctrl-C nothing new starts.
+                Ok(_) if sim::stop_requested() => RunResult::Failed(NOT_STARTED.to_string()),
                 Ok(p) => match p.run(&mut |_| {}) {
                     Ok(outcome) => RunResult::Done(Box::new(outcome.report)),
                     Err(e) => RunResult::Failed(e.to_string()),

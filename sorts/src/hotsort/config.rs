@@ -219,7 +219,7 @@ impl HotSortConfig {
         let mut bad = |msg: String| errors.push(ConfigError(msg));
         if !self.warp.is_power_of_two() || !(4..=64).contains(&self.warp) {
             bad(format!(
-                "warp width {} is not a power of two in 4..=64",
+                "--warp {}: HotSort's warp width is a power of two in 4..=64",
                 self.warp
             ));
         }

@@ -232,7 +232,8 @@ impl TeraSortConfig {
     pub fn check(&self) -> Result<(), Vec<String>> {
         let mut errors = Vec::new();
         let (r, k) = (self.record_bytes, self.key_bytes);
-        if r < 4 || r % 4 != 0 {
+        let bad_record = r < 4 || r % 4 != 0;
+        if bad_record {
             errors.push(format!(
                 "--record-bytes {r}: records must be a positive multiple of 4 bytes (the \
                  kernels move 32-bit words)"
@@ -241,7 +242,9 @@ impl TeraSortConfig {
         if k == 0 {
             errors.push("--key-bytes 0: a key has at least one byte".to_string());
         }
-        if k > r {
+        // A bad record size is one mistake: the key is not also said to
+        // overflow it.
+        if k > r && !bad_record {
             errors.push(format!(
                 "--key-bytes {k} is more than --record-bytes {r}: the key lies inside the record"
             ));
@@ -261,7 +264,10 @@ impl TeraSortConfig {
             ));
         }
         if !self.warp.is_power_of_two() {
-            errors.push(format!("warp width {} is not a power of two", self.warp));
+            errors.push(format!(
+                "--warp {}: GPUTeraSort's warp width is a power of two",
+                self.warp
+            ));
         }
         if errors.is_empty() {
             Ok(())
@@ -332,7 +338,7 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
     if !opts.steps {
         if opts.per_output {
             errors.push(
-                "--per-output: one thread per output element is a form of the seed's steps; \
+                "--per-output: one thread per output element is a form of the GPUTeraSort paper's steps; \
                  give --terasort-network steps with it"
                     .to_string(),
             );
