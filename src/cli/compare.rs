@@ -77,7 +77,7 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // Every algorithm runs, so an algorithm that cannot is not a bad
     // value of a list the user gave: its reasons are named instead.
     let lists: Vec<_> = axes.iter().filter(|a| a.name != "algo").cloned().collect();
-    let checked = match sweep::check_grid(grid, &lists) {
+    let checked = match sweep::check_grid_with(grid, &lists, false) {
         Ok(checked) => checked,
         Err(ExperimentError::Invalid(more)) => {
             problems.extend(more);
@@ -130,6 +130,12 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     if failed > 0 {
         return Err(Failure::run(format!("error: {failed} run(s) failed")));
+    }
+    if runnable == 0 {
+        return Err(Failure::input(
+            "error: nothing to compare: no algorithm fits this machine (every row is skipped; \
+             stderr names why)",
+        ));
     }
     Ok(())
 }

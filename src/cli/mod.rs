@@ -98,7 +98,7 @@ pub fn parse() -> Result<Cli, clap::Error> {
         .mut_subcommands(|c| c.allow_negative_numbers(true));
     let matches = cmd
         .try_get_matches_from_mut(std::env::args_os())
-        .map_err(|e| plain_counts(e, &mut cmd))?;
+        .map_err(plain_counts)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     // `compare` runs every algorithm unless `--algo` is given: the sweep
     // flags' default (`hotsort`) must not count as a choice.
@@ -142,7 +142,7 @@ impl Failure {
 /// 0..=4294967295`) or Rust's parse error ("invalid digit found in
 /// string"), which say nothing to a user: such an error is said again in
 /// words by [`count_problem`]. Every other error is left as it is.
-fn plain_counts(e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
+fn plain_counts(e: clap::Error) -> clap::Error {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     if e.kind() != ErrorKind::ValueValidation {
         return e;
@@ -167,10 +167,16 @@ fn plain_counts(e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
         return e;
     }
     let why = count_problem(value, max);
-    let (arg, value) = (arg.clone(), value.clone());
-    cmd.error(
+    // Raw, like clap's own bad values: no usage line (the root command's
+    // would be the wrong one for a subcommand's flag).
+    clap::Error::raw(
         ErrorKind::ValueValidation,
-        format!("invalid value '{value}' for '{arg}': {why}"),
+        format!(
+            "invalid value '{value}' for '{arg}': {why}
+
+For more information, try '--help'.
+"
+        ),
     )
 }
 
@@ -223,6 +229,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     {
         simsort::signals::stop_on_signals();
         simsort::signals::stop_when_stdout_closes();
+        progress::lines_if_asked();
     }
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&args, out),
