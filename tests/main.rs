@@ -16,6 +16,7 @@ mod cli_trace_sort;
 mod emit_ptx;
 mod fuzz;
 mod hardware;
+mod hostile;
 mod launch_labels;
 mod properties;
 mod roundtrip;
