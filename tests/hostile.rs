@@ -72,8 +72,10 @@ fn started(dir: &Path, args: &[&str]) -> (Child, BufReader<std::process::ChildSt
     let mut line = String::new();
     loop {
         line.clear();
-        let n = err.read_line(&mut line).unwrap();
-        assert!(n > 0, "simsort ended before it simulated anything");
+        if err.read_line(&mut line).unwrap() == 0 {
+            let status = child.wait().unwrap();
+            panic!("simsort ended ({status}) before it simulated anything");
+        }
         if line.starts_with("progress:") {
             return (child, err);
         }

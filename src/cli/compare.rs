@@ -11,6 +11,7 @@ use clap::Args;
 use simsort::atomic::{AtomicFile, check_output};
 use simsort::experiment::options::SweepOptionArgs;
 use simsort::experiment::plot::Format;
+use simsort::experiment::sort::machine_config;
 use simsort::experiment::sweep::{self, RunResult};
 use simsort::experiment::{ExperimentError, SortOptions, compare, compare_plot};
 
@@ -77,7 +78,10 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // Every algorithm runs, so an algorithm that cannot is not a bad
     // value of a list the user gave: its reasons are named instead.
     let lists: Vec<_> = axes.iter().filter(|a| a.name != "algo").cloned().collect();
-    let checked = match sweep::check_grid_with(grid, &lists, false) {
+    // A bad machine flag (`--warp 3`) is an input error; a machine on
+    // which no algorithm fits keeps every row, skipped.
+    let machine_ok = grid.iter().all(|o| machine_config(o).is_ok());
+    let checked = match sweep::check_grid_with(grid, &lists, !machine_ok) {
         Ok(checked) => checked,
         Err(ExperimentError::Invalid(more)) => {
             problems.extend(more);

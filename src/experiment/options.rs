@@ -727,7 +727,7 @@ pub fn key_count(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(n) if n <= MAX_KEYS => Ok(n),
         _ => Err(format!(
-            "`{s}` keys are more than a sort takes: at most {MAX_KEYS} (2^31)"
+            "`{s}` is too large: a sort takes at most {MAX_KEYS} (2^31) keys"
         )),
     }
 }

@@ -232,8 +232,7 @@ impl TeraSortConfig {
     pub fn check(&self) -> Result<(), Vec<String>> {
         let mut errors = Vec::new();
         let (r, k) = (self.record_bytes, self.key_bytes);
-        let bad_record = r < 4 || r % 4 != 0;
-        if bad_record {
+        if r < 4 || r % 4 != 0 {
             errors.push(format!(
                 "--record-bytes {r}: records must be a positive multiple of 4 bytes (the \
                  kernels move 32-bit words)"
@@ -242,9 +241,9 @@ impl TeraSortConfig {
         if k == 0 {
             errors.push("--key-bytes 0: a key has at least one byte".to_string());
         }
-        // A bad record size is one mistake: the key is not also said to
-        // overflow it.
-        if k > r && !bad_record {
+        // No record at all (`--record-bytes 0`) is one mistake: the key is
+        // not also said to overflow it.
+        if k > r && r >= 4 {
             errors.push(format!(
                 "--key-bytes {k} is more than --record-bytes {r}: the key lies inside the record"
             ));
