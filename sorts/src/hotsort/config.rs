@@ -325,7 +325,7 @@ mod tests {
         };
         let errors = c.check_rules().unwrap_err();
         assert_eq!(errors.len(), 7, "{errors:?}");
-        assert!(errors[0].0.contains("warp width 3"));
+        assert!(errors[0].0.contains("--warp 3: HotSort's warp width"));
     }
 
     #[test]
