@@ -57,7 +57,9 @@ fn tiny_trace(dir: &Path) -> PathBuf {
 
 /// Starts `simsort args` with progress lines, stdout and stderr piped, and
 /// waits for its first `progress:` line (the simulation has started).
-/// Returns the child and a reader of the rest of its stderr.
+/// Returns the child and a reader of the rest of its stderr; the caller
+/// waits for it ([`finish`]).
+#[allow(clippy::zombie_processes)]
 fn started(dir: &Path, args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
     let mut child = Command::new(simsort_bin())
         .args(args)
