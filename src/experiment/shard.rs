@@ -257,11 +257,15 @@ mod tests {
         }
     }
 
+    /// Shard `index` of `count` of a grid of 4: `runs`, the rest of its
+    /// slice skipped (a part holds a row for every configuration).
     fn part(index: u32, count: u32, runs: &[i64]) -> Part {
+        let slice = Shard { index, count }.range(4).len();
+        let skipped = vec![json!({"problems": ["does not fit"]}); slice.saturating_sub(runs.len())];
         let json = json!({
             "axes": {"warp": ["8", "16"]},
             "runs": runs,
-            "skipped": [],
+            "skipped": skipped,
             "failed": [],
             "shard": Shard { index, count }.json(4),
         });
@@ -294,5 +298,9 @@ mod tests {
         assert!(e[0].contains("written by simsort 0.0.0-old"), "{e:?}");
         let e = parse_part(Path::new("r.json"), r#"{"axes": {}, "runs": []}"#).unwrap_err();
         assert!(e.contains("no `shard` object"), "{e}");
+        let shard = Shard { index: 0, count: 2 }.json(4);
+        let emptied = json!({"axes": {}, "runs": [], "skipped": [], "failed": [], "shard": shard});
+        let e = parse_part(Path::new("p0.json"), &emptied.to_string()).unwrap_err();
+        assert!(e.contains("slice has 2 configuration(s)"), "{e}");
     }
 }
