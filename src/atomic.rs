@@ -134,6 +134,60 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Commits every file of one output set (a sweep's CSV and JSON, and its
+/// plot) so that readers and other simsort processes see all of one run's
+/// files, never one run's CSV beside another's JSON: the renames happen
+/// while holding an exclusive lock on each target's directory (`flock`,
+/// which a process holds only while it lives, so a killed run leaves no
+/// stale lock). On an error the files not yet renamed are dropped.
+pub fn commit_all(files: Vec<AtomicFile>) -> io::Result<()> {
+    let mut dirs: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            f.target()
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf()
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    // In path order, so two sets over the same directories cannot deadlock.
+    let _locks: Vec<DirLock> = dirs
+        .iter()
+        .map(|d| DirLock::take(d))
+        .collect::<io::Result<_>>()?;
+    for file in files {
+        file.commit()?;
+    }
+    Ok(())
+}
+
+/// An exclusive lock on a directory, released when dropped.
+struct DirLock(#[allow(dead_code)] File);
+
+impl DirLock {
+    fn take(dir: &Path) -> io::Result<DirLock> {
+        let file = File::open(dir)?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            loop {
+                // SAFETY: `flock` on a descriptor this `File` owns.
+                if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                    break;
+                }
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(DirLock(file))
+    }
+}
+
 /// Writes `bytes` to `path` completely or not at all (see the module doc).
 pub fn write_file(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
     let mut file = AtomicFile::create(path)?;
@@ -179,6 +233,64 @@ pub fn check_output(path: &Path) -> Result<(), String> {
     AtomicFile::create(&target)
         .map(drop)
         .map_err(|e| format!("no file can be created beside it: {e}"))
+}
+
+/// What makes two paths one file: an existing file is its device and
+/// inode (so a symbolic or hard link to it is the same file); a file not
+/// yet there is its directory's real path and its name.
+#[derive(Debug, PartialEq, Eq)]
+enum FileKey {
+    Inode(u64, u64),
+    New(PathBuf),
+}
+
+fn file_key(path: &Path) -> Option<FileKey> {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return Some(FileKey::Inode(meta.dev(), meta.ino()));
+    }
+    let target = resolve(path);
+    let name = target.file_name()?;
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
+    Some(FileKey::New(dir.join(name)))
+}
+
+/// Refuses, before any work starts, an output that is the same file as an
+/// input (writing it would destroy what is being read) or as another
+/// output (one would overwrite the other). Each path comes with the flag
+/// or argument that named it, for the message; `-` (standard input or
+/// output) is no file. One line per clash.
+pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<(), String> {
+    let key = |p: &Path| (p.as_os_str() != "-").then(|| file_key(p)).flatten();
+    let mut problems = Vec::new();
+    for (i, (flag, out)) in outputs.iter().enumerate() {
+        let Some(k) = key(out) else { continue };
+        if let Some((in_flag, input)) = inputs.iter().find(|(_, p)| key(p).as_ref() == Some(&k)) {
+            problems.push(format!(
+                "{flag} {} is the same file as the input {in_flag} {}: writing it would \
+                 destroy the input; name another output file",
+                out.display(),
+                input.display()
+            ));
+        } else if let Some((other_flag, other)) = outputs[..i]
+            .iter()
+            .find(|(_, p)| key(p).as_ref() == Some(&k))
+        {
+            problems.push(format!(
+                "{flag} {} is the same file as the output {other_flag} {}: one would \
+                 overwrite the other; name two different files",
+                out.display(),
+                other.display()
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\nerror: "))
+    }
 }
 
 #[cfg(test)]
@@ -262,6 +374,64 @@ mod tests {
             );
             assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    #[test]
+    fn an_output_that_is_an_input_or_another_output_is_refused() {
+        let dir = scratch("distinct");
+        let input = dir.join("in.trace");
+        std::fs::write(&input, "data").unwrap();
+        let other = dir.join("out.json");
+        let err = check_distinct(&[("-o", &input)], &[("TRACE", &input)]).unwrap_err();
+        assert!(err.contains("same file as the input TRACE"), "{err}");
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.trace");
+            std::os::unix::fs::symlink(&input, &link).unwrap();
+            assert!(check_distinct(&[("-o", &link)], &[("TRACE", &input)]).is_err());
+            let hard = dir.join("hard.trace");
+            std::fs::hard_link(&input, &hard).unwrap();
+            assert!(check_distinct(&[("-o", &hard)], &[("TRACE", &input)]).is_err());
+        }
+        // Two outputs naming one new file, once through `dir/./`.
+        let same = dir.join(".").join("out.json");
+        let err = check_distinct(&[("--out", &other), ("--plot", &same)], &[]).unwrap_err();
+        assert!(err.contains("same file as the output --out"), "{err}");
+        check_distinct(
+            &[("--out", &other), ("-o", Path::new("-"))],
+            &[("TRACE", &input)],
+        )
+        .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    #[test]
+    fn output_sets_committed_at_once_are_never_mixed() {
+        let dir = scratch("sets");
+        let (csv, json) = (dir.join("r.csv"), dir.join("r.json"));
+        for round in 0..200 {
+            let barrier = std::sync::Barrier::new(2);
+            std::thread::scope(|s| {
+                for writer in ["a", "b"] {
+                    let (csv, json, barrier) = (&csv, &json, &barrier);
+                    s.spawn(move || {
+                        let mut files = Vec::new();
+                        for path in [csv, json] {
+                            let mut f = AtomicFile::create(path).unwrap();
+                            f.write_all(writer.as_bytes()).unwrap();
+                            files.push(f);
+                        }
+                        barrier.wait();
+                        commit_all(files).unwrap();
+                    });
+                }
+            });
+            assert_eq!(
+                std::fs::read(&csv).unwrap(),
+                std::fs::read(&json).unwrap(),
+                "round {round}: one run's CSV beside the other's JSON"
+            );
+        }
+        assert_eq!(entries(&dir), ["r.csv", "r.json"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

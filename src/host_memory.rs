@@ -81,6 +81,43 @@ pub fn sort_bytes(keys: u64) -> u64 {
         .saturating_add(16 << 20)
 }
 
+/// GPUTeraSort's record size when `--record-bytes` is not given.
+pub const DEFAULT_RECORD_BYTES: u64 = 100;
+
+/// The host memory GPUTeraSort's records take beyond [`sort_bytes`]: four
+/// copies of `keys` records of `record_bytes` (the input, the device copy,
+/// the reference sort's copy and the copy read back; measured: 262,144
+/// records of 4,000 bytes peak at 4.18 GB).
+pub fn record_bytes(keys: u64, record_bytes: u64) -> u64 {
+    keys.saturating_mul(record_bytes).saturating_mul(4)
+}
+
+/// The host memory one sort of `opts` needs: [`sort_bytes`], plus the
+/// records for GPUTeraSort.
+pub fn sort_bytes_of(opts: &crate::experiment::SortOptions) -> u64 {
+    let records = match opts.algo {
+        crate::experiment::sort::Algo::Terasort => record_bytes(
+            opts.keys,
+            opts.record_bytes.map_or(DEFAULT_RECORD_BYTES, u64::from),
+        ),
+        _ => 0,
+    };
+    sort_bytes(opts.keys).saturating_add(records)
+}
+
+/// What names the memory a sort of `opts` asks for, for
+/// [`check`]'s message: `--keys N`, with `--record-bytes R` for GPUTeraSort.
+pub fn sort_flag(opts: &crate::experiment::SortOptions) -> String {
+    match opts.algo {
+        crate::experiment::sort::Algo::Terasort => format!(
+            "--keys {} --record-bytes {}",
+            opts.keys,
+            opts.record_bytes.map_or(DEFAULT_RECORD_BYTES, u64::from)
+        ),
+        _ => format!("--keys {}", opts.keys),
+    }
+}
+
 /// A vector of `len` elements made by `f`, or `None` when the host cannot
 /// provide the memory (instead of aborting).
 pub fn try_collect<T>(len: u64, f: impl FnMut(u64) -> T) -> Option<Vec<T>> {
@@ -107,6 +144,27 @@ mod tests {
         assert_eq!(human(300), "300 bytes");
         assert_eq!(human(3 << 29), "1.5 GiB");
         assert_eq!(human(12 << 20), "12.0 MiB");
+    }
+
+    #[test]
+    fn gpu_terasort_counts_its_records() {
+        use crate::experiment::SortOptions;
+        use crate::experiment::sort::Algo;
+        let hotsort = SortOptions {
+            keys: 1 << 20,
+            ..SortOptions::default()
+        };
+        assert_eq!(sort_bytes_of(&hotsort), sort_bytes(1 << 20));
+        let tera = SortOptions {
+            algo: Algo::Terasort,
+            record_bytes: Some(1_000_000_000),
+            ..hotsort
+        };
+        assert_eq!(
+            sort_bytes_of(&tera),
+            sort_bytes(1 << 20) + (1 << 20) * 4_000_000_000
+        );
+        assert_eq!(sort_flag(&tera), "--keys 1048576 --record-bytes 1000000000");
     }
 
     #[test]

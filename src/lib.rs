@@ -12,3 +12,4 @@ pub mod experiment;
 pub mod fuzz_entry;
 pub mod host_memory;
 pub mod report_html;
+pub mod signals;

@@ -23,6 +23,9 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     match cli::run(cli, &mut stdout) {
         Ok(()) => ExitCode::SUCCESS,
+        // Stopped because nobody reads the output (`| head`): as quiet as
+        // a write to the closed pipe would have ended it.
+        Err(_) if simsort::signals::stdout_closed() => ExitCode::SUCCESS,
         Err(failure) => {
             let _ = stdout.flush();
             if !failure.message.is_empty() {

@@ -184,7 +184,7 @@ fn bad_terasort_options_are_listed_together() {
         "--record-bytes 10",
         "--key-bytes 12 is more",
         "--run-records 0",
-        "--per-output: one thread per output element is a form of the seed's steps",
+        "--per-output: one thread per output element is a form of the GPUTeraSort paper's steps",
     ] {
         assert!(err.contains(flag), "{flag}: {err}");
     }

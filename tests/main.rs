@@ -18,6 +18,7 @@ mod emit_ptx;
 mod fuzz;
 mod hardware;
 mod html_report;
+mod hostile;
 mod launch_labels;
 mod plots;
 mod properties;

@@ -380,7 +380,7 @@ pub(crate) fn run_ordered(
         let left = sh.next_block < l.total_blocks;
         let log = &mut sh.logs[i as usize];
         let mut ctx = Ctx::new(l, left, sh.mem, log, tracer, &mut workers[0]);
-        sm.run(boundary.min(limit.0 + 1), &mut ctx)?;
+        sm.run(boundary.min(limit.0.saturating_add(1)), &mut ctx)?;
         if let Some(key) = sm.key() {
             queue.push(Reverse((key, i)));
         }
@@ -467,7 +467,7 @@ pub(crate) fn run_parallel(
         // Every SM has made its passes before `start`.
         let start = prev_end;
         prev_end = boundary;
-        let horizon = boundary.min(limit.0 + 1);
+        let horizon = boundary.min(limit.0.saturating_add(1));
         let left = sh.next_block < l.total_blocks;
         let mem: &GlobalMem = sh.mem;
         let landing = &tb;

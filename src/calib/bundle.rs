@@ -177,6 +177,11 @@ impl Bundle {
     fn write_into(&self, tmp: &Path) -> Result<(), String> {
         let _ = fs::remove_dir_all(tmp);
         for (path, data) in &self.files {
+            // Ctrl-C stops a large bundle between its files; the caller
+            // removes the temporary directory.
+            if sim::stop_requested() {
+                return Err(format!("interrupted before {} was written", path.display()));
+            }
             let full = tmp.join(path);
             if let Some(p) = full.parent() {
                 fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?;
@@ -202,12 +207,39 @@ pub fn check_target(dir: &Path) -> Result<(), String> {
                 Ok(())
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => check_parent(dir),
         Err(e) => Err(format!(
             "error: cannot use the bundle directory (--output {}): {e}; \
              name a new or empty directory",
             dir.display()
         )),
+    }
+}
+
+/// A new bundle directory goes into an existing directory that takes new
+/// entries, as every other output of simsort: no parent is created.
+fn check_parent(dir: &Path) -> Result<(), String> {
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let bad = |why: String| {
+        Err(format!(
+            "error: cannot create the bundle directory (--output {}): {why}; name a new \
+             directory in an existing one",
+            dir.display()
+        ))
+    };
+    if !parent.is_dir() {
+        return bad(format!("the directory {} does not exist", parent.display()));
+    }
+    let probe = parent.join(format!(".simsort-probe-{}", std::process::id()));
+    match fs::create_dir(&probe) {
+        Ok(()) => {
+            let _ = fs::remove_dir(&probe);
+            Ok(())
+        }
+        Err(e) => bad(format!("{} takes no new entries: {e}", parent.display())),
     }
 }
 

@@ -124,6 +124,13 @@ pub fn pair(entry: &str, hw: &[NcuLaunch], sim: &[SimLaunch]) -> Result<Vec<Pair
                     prefix(entry)
                 )
             })?;
+            if let Some(why) = impossible(&h.metrics) {
+                return Err(format!(
+                    "{}launch {index} (`{}`) on the hardware: {why}; the CSV is damaged",
+                    prefix(entry),
+                    h.kernel
+                ));
+            }
             let exact = EXACT
                 .iter()
                 .filter(|k| h.metrics.contains_key(**k))
@@ -143,6 +150,26 @@ pub fn pair(entry: &str, hw: &[NcuLaunch], sim: &[SimLaunch]) -> Result<Vec<Pair
             })
         })
         .collect()
+}
+
+/// The most cycles a profiled launch can take: about six days at 2 GHz.
+pub const MAX_HW_CYCLES: f64 = 1e15;
+
+/// Why a hardware launch's counters cannot be real, if they cannot: no
+/// launch takes zero, negative or more than [`MAX_HW_CYCLES`] cycles, and
+/// no counter the comparison reads is negative or not finite (a summary of
+/// such data would print `Pearson r NaN` as if it were a result).
+pub fn impossible(metrics: &BTreeMap<String, f64>) -> Option<String> {
+    let cycles = metrics.get(CYCLES).copied().unwrap_or(f64::NAN);
+    if !(cycles > 0.0 && cycles <= MAX_HW_CYCLES) {
+        return Some(format!(
+            "{CYCLES} is {cycles}, but a launch takes between 1 and {MAX_HW_CYCLES:e} cycles"
+        ));
+    }
+    std::iter::once(INSTS).chain(EXACT).find_map(|k| {
+        let v = *metrics.get(k)?;
+        (!(v.is_finite() && v >= 0.0)).then(|| format!("{k} is {v}: a count is 0 or more"))
+    })
 }
 
 fn prefix(entry: &str) -> String {
@@ -259,6 +286,18 @@ mod tests {
             name: name.into(),
             metrics,
         }
+    }
+
+    #[test]
+    fn impossible_hardware_counts_are_refused() {
+        for cycles in [-5.0, 0.0, 1e308, 1e25] {
+            let e = pair("e", &[hw("bs", cycles, &[])], &[sim("bs", 10.0, 8.0)]).unwrap_err();
+            assert!(e.contains("the CSV is damaged"), "{cycles}: {e}");
+        }
+        let mut negative = hw("bs", 100.0, &[]);
+        negative.metrics.insert(EXACT[0].into(), -1.0);
+        assert!(pair("", &[negative], &[sim("bs", 10.0, 8.0)]).is_err());
+        assert!(pair("", &[hw("bs", 4001.0, &[])], &[sim("bs", 10.0, 8.0)]).is_ok());
     }
 
     #[test]

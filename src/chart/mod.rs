@@ -149,3 +149,27 @@ pub fn write(path: &Path, scene: &Scene) -> Result<(), PlotError> {
     write_to(&file, scene)?;
     file.commit().map_err(|e| draw_err(e.to_string()))
 }
+
+/// What went wrong when a drawing backend wrote its file, in words: the
+/// I/O error behind it (a full disk, a read-only directory) rather than
+/// the backends' debug text (`ImageError(IoError(Custom { .. }))`).
+pub(crate) fn present_error<E>(e: plotters::drawing::DrawingAreaErrorKind<E>) -> String
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    use plotters::drawing::DrawingAreaErrorKind;
+    use plotters_backend::DrawingErrorKind;
+    use plotters_bitmap::BitMapBackendError;
+    if let DrawingAreaErrorKind::BackendError(DrawingErrorKind::DrawingError(inner)) = &e {
+        let inner: &(dyn std::error::Error + 'static) = inner;
+        if let Some(io) = inner.downcast_ref::<std::io::Error>() {
+            return io.to_string();
+        }
+        match inner.downcast_ref::<BitMapBackendError>() {
+            Some(BitMapBackendError::ImageError(image)) => return image.to_string(),
+            Some(BitMapBackendError::IOError(io)) => return io.to_string(),
+            _ => {}
+        }
+    }
+    e.to_string()
+}

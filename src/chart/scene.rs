@@ -432,7 +432,7 @@ impl Scene {
         {
             let root = BitMapBackend::with_buffer(&mut buffer, (w, h)).into_drawing_area();
             self.draw(&root)?;
-            root.present().map_err(|e| e.to_string())?;
+            root.present().map_err(super::present_error)?;
         }
         Ok(buffer)
     }
@@ -441,7 +441,7 @@ impl Scene {
     pub fn write_png(&self, path: &std::path::Path) -> Result<(), String> {
         let root = BitMapBackend::new(path, self.pixels()).into_drawing_area();
         self.draw(&root)?;
-        root.present().map_err(|e| e.to_string())
+        root.present().map_err(super::present_error)
     }
 
     fn pixels(&self) -> (u32, u32) {

@@ -285,15 +285,39 @@ fn launch_once<D: Device>(
 /// Runs `simsort emit bundle`.
 pub fn run_sort(args: &BundleArgs, emit: &Emit, out: &mut dyn Write) -> Result<(), Failure> {
     simsort::calib::bundle::check_target(&args.output).map_err(Failure::input)?;
-    let recorded = record_sort(&args.sort, !args.no_simulate)?;
+    let opts = args.sort.options();
+    // The record keeps the input and the result beside the sort's own
+    // memory: the sort's estimate bounds it.
+    simsort::host_memory::check(
+        &simsort::host_memory::sort_flag(&opts),
+        simsort::host_memory::sort_bytes_of(&opts),
+    )
+    .map_err(Failure::input)?;
+    let recorded = record_sort(&args.sort, !args.no_simulate).map_err(interrupted)?;
     write(&args.output, &recorded, emit, out)
 }
 
 /// Runs `simsort emit bundle-run`.
 pub fn run_kernel(args: &BundleRunArgs, emit: &Emit, out: &mut dyn Write) -> Result<(), Failure> {
     simsort::calib::bundle::check_target(&args.output).map_err(Failure::input)?;
-    let recorded = record_kernel(&args.run, !args.no_simulate)?;
+    let recorded = record_kernel(&args.run, !args.no_simulate).map_err(interrupted)?;
     write(&args.output, &recorded, emit, out)
+}
+
+/// A recording stopped by Ctrl-C (or SIGTERM, SIGHUP) ends with status
+/// 130 and says so, whatever error the stopped launch gave.
+fn interrupted(failure: Failure) -> Failure {
+    if sim::stop_requested() {
+        Failure {
+            status: 130,
+            message: format!(
+                "error: interrupted ({}): the recording stopped part way; no bundle was written",
+                simsort::signals::reason()
+            ),
+        }
+    } else {
+        failure
+    }
 }
 
 fn write(
@@ -309,7 +333,9 @@ fn write(
     if let Some(report) = recorded.report() {
         bundle.put("report.json", report.into_bytes());
     }
-    bundle.write(dir).map_err(Failure::run)?;
+    bundle
+        .write(dir)
+        .map_err(|e| interrupted(Failure::run(e)))?;
     writeln!(
         out,
         "wrote {} ({} kernels, {} launches); on a machine with an NVIDIA GPU run {}/profile.sh",

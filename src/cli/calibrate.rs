@@ -56,11 +56,32 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub json: bool,
     /// Fail (exit 1) when the cycle MAPE is above this many percent.
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_name = "PERCENT", value_parser = percent)]
     pub max_mape: Option<f64>,
     /// Fail (exit 1) when Pearson's r of cycles is below this.
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", value_parser = correlation)]
     pub min_r: Option<f64>,
+}
+
+/// A MAPE bound: a number of percent, 0 or more (NaN would turn the check
+/// off without a word).
+fn percent(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a percentage: give a number of 0 or more, e.g. 25"
+        )),
+    }
+}
+
+/// A bound on Pearson's r: a number in -1..=1.
+fn correlation(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (-1.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a correlation: give a number in -1..=1, e.g. 0.9"
+        )),
+    }
 }
 
 #[derive(Debug, Parser)]
@@ -87,10 +108,16 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         simsort::report_html::check_path("--report", p)
             .map_err(|why| Failure::input(format!("error: {why}")))?;
     }
+    check_plot(args)?;
+    let mut missing = Vec::new();
     let pairs = match (&args.suite, args.inputs.as_slice()) {
-        (Some(suite), []) => {
-            suite_pairs(suite, &args.data, args.only.as_deref(), args.gpu.as_deref())?
-        }
+        (Some(suite), []) => suite_pairs(
+            suite,
+            &args.data,
+            args.only.as_deref(),
+            args.gpu.as_deref(),
+            &mut missing,
+        )?,
         (None, [dir]) => {
             let hw = dir.join("ncu.csv");
             let sim = dir.join("report.json");
@@ -104,6 +131,12 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             ));
         }
     };
+    if pairs.is_empty() && !missing.is_empty() {
+        return Err(Failure::input(format!(
+            "error: no launches to compare: {}",
+            missing.join("; ")
+        )));
+    }
     if pairs.is_empty() {
         return Err(Failure::input(match &args.only {
             Some(only) => format!(
@@ -153,6 +186,19 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             summary.cycle_pearson_r
         ));
     }
+    if !missing.is_empty() {
+        let mut lines: Vec<String> = missing
+            .iter()
+            .map(|m| format!("error: {m}; the entry was left out, the others compared"))
+            .collect();
+        if !failed.is_empty() {
+            lines.push(format!(
+                "error: calibration check failed: {}",
+                failed.join("; ")
+            ));
+        }
+        return Err(Failure::input(lines.join("\n")));
+    }
     if failed.is_empty() {
         Ok(())
     } else {
@@ -161,6 +207,48 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             failed.join("; ")
         )))
     }
+}
+
+/// The files calibrate reads, with the flag that names each: the suite
+/// and its entries' CSVs, or a bundle's two files.
+fn input_files(args: &CalibrateArgs) -> Vec<(&'static str, PathBuf)> {
+    match (&args.suite, args.inputs.as_slice()) {
+        (Some(suite), _) => {
+            let mut files = vec![("--suite", suite.clone())];
+            let text = std::fs::read_to_string(suite).unwrap_or_default();
+            for (name, _, _) in suite_entries(&text, suite).unwrap_or_default() {
+                files.push(("--data", args.data.join(format!("{name}.csv"))));
+            }
+            files
+        }
+        (None, [dir]) => vec![
+            ("DIR", dir.join("ncu.csv")),
+            ("DIR", dir.join("report.json")),
+        ],
+        (None, inputs) => inputs.iter().map(|p| ("input", p.clone())).collect(),
+    }
+}
+
+/// Refuses a `--plot` that cannot be written (its format, its directory,
+/// an input it would overwrite) before anything is simulated.
+fn check_plot(args: &CalibrateArgs) -> Result<(), Failure> {
+    let Some(plot) = &args.plot else {
+        return Ok(());
+    };
+    let bad = |why: String| {
+        Failure::input(format!(
+            "error: cannot write the plot (--plot {}): {why}",
+            plot.display()
+        ))
+    };
+    if simsort::experiment::plot::Format::of(plot).is_none() {
+        return Err(bad("the file name must end in .svg or .png".to_string()));
+    }
+    let inputs = input_files(args);
+    let named: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
+    simsort::atomic::check_distinct(&[("--plot", plot)], &named)
+        .map_err(|why| Failure::input(format!("error: {why}")))?;
+    simsort::atomic::check_output(plot).map_err(bad)
 }
 
 /// Where a file came from, for messages: the flag or argument that named
@@ -265,11 +353,15 @@ fn suite_entries(text: &str, suite: &Path) -> Result<Vec<(String, String, Vec<St
     Ok(entries)
 }
 
+/// The pairs of every suite entry (those `only` selects). An entry whose
+/// hardware CSV cannot be read is left out and named in `missing`, so one
+/// missing file does not waste the simulation of the others.
 fn suite_pairs(
     suite: &Path,
     data: &Path,
     only: Option<&str>,
     gpu: Option<&str>,
+    missing: &mut Vec<String>,
 ) -> Result<Vec<Pair>, Failure> {
     let mut pairs = Vec::new();
     for (name, kind, mut words) in suite_entries(&read(suite, "--suite")?, suite)? {
@@ -288,7 +380,14 @@ fn suite_pairs(
             }
             words.extend(["--gpu".to_string(), gpu.to_string()]);
         }
-        let hw = hw_launches(&data.join(format!("{name}.csv")), "--data")?;
+        let hw = match hw_launches(&data.join(format!("{name}.csv")), "--data") {
+            Ok(hw) => hw,
+            Err(e) => {
+                let why = e.message.strip_prefix("error: ").unwrap_or(&e.message);
+                missing.push(format!("suite entry {name}: {why}"));
+                continue;
+            }
+        };
         let bad = |e: clap::Error| {
             let e = e.to_string();
             let first = e.lines().next().unwrap_or_default();
@@ -329,8 +428,9 @@ fn interrupted(entry: &str) -> Option<Failure> {
     sim::stop_requested().then(|| Failure {
         status: 130,
         message: format!(
-            "error: interrupted (Ctrl-C): calibrate stopped while simulating suite entry \
-             {entry}; nothing was compared"
+            "error: interrupted ({}): calibrate stopped while simulating suite entry \
+             {entry}; nothing was compared",
+            simsort::signals::reason()
         ),
     })
 }

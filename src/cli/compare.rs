@@ -11,12 +11,15 @@ use clap::Args;
 use simsort::atomic::{AtomicFile, check_output};
 use simsort::experiment::options::SweepOptionArgs;
 use simsort::experiment::plot::Format;
+use simsort::experiment::sort::machine_config;
 use simsort::experiment::sweep::{self, RunResult};
 use simsort::experiment::{ExperimentError, SortOptions, compare, compare_plot};
 
 use super::machine::MachineOverrides;
 use super::progress::sweep_bar;
-use super::sweep::{cannot, check_memory, describe, invalid, report_problems, worker_threads};
+use super::sweep::{
+    cannot, check_memory, describe, interrupted, invalid, report_problems, worker_threads,
+};
 use super::{Failure, output_error};
 
 /// The options of `simsort compare`: the sort options, each a comma list
@@ -84,7 +87,10 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // Every algorithm runs, so an algorithm that cannot is not a bad
     // value of a list the user gave: its reasons are named instead.
     let lists: Vec<_> = axes.iter().filter(|a| a.name != "algo").cloned().collect();
-    let checked = match sweep::check_grid(grid, &lists) {
+    // A bad machine flag (`--warp 3`) is an input error; a machine on
+    // which no algorithm fits keeps every row, skipped.
+    let machine_ok = grid.iter().all(|o| machine_config(o).is_ok());
+    let checked = match sweep::check_grid_with(grid, &lists, !machine_ok) {
         Ok(checked) => checked,
         Err(ExperimentError::Invalid(more)) => {
             problems.extend(more);
@@ -115,6 +121,9 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
         compare::table(&axes, &runs)
     };
     write!(out, "{text}").map_err(output_error)?;
+    if let Some(failure) = interrupted(&runs, "no plot was written (an old file is kept)") {
+        return Err(failure);
+    }
     if let Some(path) = &args.plot {
         let file = AtomicFile::create(path).map_err(|e| cannot(path, e))?;
         compare_plot::plot_to(&file, &axes, &runs).map_err(|e| {
@@ -139,6 +148,12 @@ pub fn run(args: &CompareArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     if failed > 0 {
         return Err(Failure::run(format!("error: {failed} run(s) failed")));
+    }
+    if runnable == 0 {
+        return Err(Failure::input(
+            "error: nothing to compare: no algorithm fits this machine (every row is skipped; \
+             stderr names why)",
+        ));
     }
     Ok(())
 }

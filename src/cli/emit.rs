@@ -54,6 +54,17 @@ pub struct PtxArgs {
     pub build: BuildArgs,
 }
 
+impl EmitArgs {
+    /// Whether this writes a bundle (long for large sorts; it stops on
+    /// Ctrl-C and leaves no half-written directory).
+    pub fn is_bundle(&self) -> bool {
+        matches!(
+            self.command,
+            EmitCommand::Bundle(_) | EmitCommand::BundleRun(_)
+        )
+    }
+}
+
 /// Runs `simsort emit`.
 pub fn run(args: &EmitArgs, out: &mut dyn Write) -> Result<(), Failure> {
     match &args.command {
@@ -82,7 +93,7 @@ fn bundle_emitter(zero_shared: bool) -> impl Fn(&VerifiedKernel) -> Result<Strin
 fn ptx(args: &PtxArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let (kernel, warp_size) = match (&args.kernel, &args.file) {
         (Some(name), _) => {
-            let kernel = args.build.find(name)?;
+            let kernel = args.build.find(name, "--kernel")?;
             let kernel = verify_kernel(kernel).map_err(|e| {
                 Failure::run(format!("error: kernel `{name}` does not verify: {e}"))
             })?;

@@ -63,15 +63,16 @@ impl BuildArgs {
     }
 
     /// The kernel called `name` built with these flags: a kernel of the
-    /// selected algorithm or a catalogue entry.
-    pub fn find(&self, name: &str) -> Result<Kernel, Failure> {
+    /// selected algorithm or a catalogue entry; `flag` named it (`--print`
+    /// or `--kernel`), for the message when there is none.
+    pub fn find(&self, name: &str, flag: &str) -> Result<Kernel, Failure> {
         self.check_warp()?;
         let (_, hotsort) = self.hotsort()?;
         match hotsort.into_iter().find(|k| k.name == *name) {
             Some(k) => Ok(k),
             None => match kernels::find(name, self.warp()) {
                 Some(k) => Ok(k.kernel),
-                None => Err(unknown(name, self.warp())),
+                None => Err(unknown(name, self.warp(), flag)),
             },
         }
     }
@@ -80,7 +81,7 @@ impl BuildArgs {
 /// Runs `simsort kernels`.
 pub fn run(args: &KernelsArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let text = match &args.print {
-        Some(name) => print_kernel(&args.build.find(name)?),
+        Some(name) => print_kernel(&args.build.find(name, "--print")?),
         None => {
             args.build.check_warp()?;
             let (title, hotsort) = args.build.hotsort()?;
@@ -131,7 +132,7 @@ fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
     text
 }
 
-fn unknown(name: &str, warp: u32) -> Failure {
+fn unknown(name: &str, warp: u32, flag: &str) -> Failure {
     let catalog = kernels::catalog(warp);
     let hotsort_names = hotsort::KERNEL_NAMES.iter().copied();
     let bitonic_names = bitonic::KERNEL_NAMES.iter().copied();
@@ -151,7 +152,7 @@ fn unknown(name: &str, warp: u32) -> Failure {
         {
             let (lo, hi) = (STRIDES.start(), STRIDES.end());
             return Failure::input(format!(
-                "error: no such kernel (--print {name}): the stride {stride} is outside \
+                "error: no such kernel ({flag} {name}): the stride {stride} is outside \
                  {lo}..={hi}; give {probe}S with S in {lo}..={hi}"
             ));
         }

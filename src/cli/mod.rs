@@ -106,7 +106,7 @@ pub fn parse() -> Result<Cli, clap::Error> {
         .mut_subcommands(|c| c.allow_negative_numbers(true));
     let matches = cmd
         .try_get_matches_from_mut(std::env::args_os())
-        .map_err(|e| plain_counts(e, &mut cmd))?;
+        .map_err(plain_counts)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     // `compare` runs every algorithm unless `--algo` is given: the sweep
     // flags' default (`hotsort`) must not count as a choice.
@@ -150,7 +150,7 @@ impl Failure {
 /// 0..=4294967295`) or Rust's parse error ("invalid digit found in
 /// string"), which say nothing to a user: such an error is said again in
 /// words by [`count_problem`]. Every other error is left as it is.
-fn plain_counts(e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
+fn plain_counts(e: clap::Error) -> clap::Error {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     if e.kind() != ErrorKind::ValueValidation {
         return e;
@@ -175,10 +175,16 @@ fn plain_counts(e: clap::Error, cmd: &mut clap::Command) -> clap::Error {
         return e;
     }
     let why = count_problem(value, max);
-    let (arg, value) = (arg.clone(), value.clone());
-    cmd.error(
+    // Raw, like clap's own bad values: no usage line (the root command's
+    // would be the wrong one for a subcommand's flag).
+    clap::Error::raw(
         ErrorKind::ValueValidation,
-        format!("invalid value '{value}' for '{arg}': {why}"),
+        format!(
+            "invalid value '{value}' for '{arg}': {why}
+
+For more information, try '--help'.
+"
+        ),
     )
 }
 
@@ -217,6 +223,9 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     if let Some(limit) = cli.max_host_memory {
         simsort::host_memory::set_limit(limit);
     }
+    // Every command that runs long or writes files stops cleanly on
+    // Ctrl-C, SIGTERM or SIGHUP, and on a closed output pipe; the others
+    // (and the replay UI, which reads its keys itself) end at once.
     if matches!(
         cli.command,
         None | Some(Command::Run(_))
@@ -224,8 +233,11 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             | Some(Command::Compare(_))
             | Some(Command::Calibrate(_))
     ) || matches!(&cli.command, Some(Command::Trace(t)) if t.is_export())
+        || matches!(&cli.command, Some(Command::Emit(e)) if e.is_bundle())
     {
-        stop_on_ctrl_c();
+        simsort::signals::stop_on_signals();
+        simsort::signals::stop_when_stdout_closes();
+        progress::lines_if_asked();
     }
     let result = match cli.command {
         Some(Command::Check(args)) => check::run(&args, out),
@@ -242,18 +254,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         None => sort::run(&cli.sort, cli.report.as_deref(), out),
     };
     result.and_then(|()| out.flush().map_err(output_error))
-}
-
-/// The first Ctrl-C asks the simulation to stop (each running launch ends
-/// with an "interrupted" error, so the command reports what it has and no
-/// output file is half-written); a second one ends the process at once
-/// with status 130.
-fn stop_on_ctrl_c() {
-    use signal_hook::consts::SIGINT;
-    let flag = sim::stop_flag();
-    // Registration fails only for forbidden signals; SIGINT is not one.
-    let _ = signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone());
-    let _ = signal_hook::flag::register(SIGINT, flag);
 }
 
 /// Maps a failed write to stdout: a closed pipe (`simsort ... | head`) is

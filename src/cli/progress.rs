@@ -113,3 +113,31 @@ pub fn with_launch_bar<T>(
     bar.finish_and_clear();
     result
 }
+
+/// The environment variable that asks for progress as plain lines.
+pub const LINES_ENV: &str = "SIMSORT_PROGRESS";
+
+/// With `SIMSORT_PROGRESS=lines`, progress goes to stderr as plain lines
+/// whatever stderr is (a batch job's log; a script or test that must know
+/// the simulation has started): every 200 ms in which the simulation moved,
+/// `progress: cycle C, B blocks started` of the latest launch.
+pub fn lines_if_asked() {
+    if std::env::var_os(LINES_ENV).is_none_or(|v| v != "lines") {
+        return;
+    }
+    let report = || {
+        let mut last = (0, 0);
+        loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let now = sim::launch_progress();
+            if now != last && now.0 > 0 {
+                eprintln!("progress: cycle {}, {} blocks started", now.0, now.1);
+                last = now;
+            }
+        }
+    };
+    // Without the thread there are only no lines.
+    let _ = std::thread::Builder::new()
+        .name("progress-lines".into())
+        .spawn(report);
+}

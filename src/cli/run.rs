@@ -14,7 +14,7 @@ use clap::Args;
 use kernels_ir::parser::parse_and_verify;
 use kernels_ir::{Device, Dim3, ParamType, ParamValue, VerifiedKernel};
 use sim::{Cycle, Gpu, GpuConfig, RunOptions, SimError};
-use simsort::atomic::{check_output, write_file};
+use simsort::atomic::{check_distinct, check_output, write_file};
 use simsort::buffer_spec::{BufferInit, buffer_cost, buffer_data, buffer_len, number};
 use simsort::experiment::report::{KernelRow, Report};
 
@@ -246,8 +246,9 @@ fn launch_failure(e: &SimError, blocks: u64) -> Failure {
             Failure {
                 status: 130,
                 message: format!(
-                    "error: interrupted (Ctrl-C): kernel `{kernel}` stopped at cycle {} with \
+                    "error: interrupted ({}): kernel `{kernel}` stopped at cycle {} with \
                      {started} of {blocks} blocks started; no report or --out file was written",
+                    simsort::signals::reason(),
                     cycle.0
                 ),
             }
@@ -261,8 +262,33 @@ fn launch_failure(e: &SimError, blocks: u64) -> Failure {
     }
 }
 
+/// The files `run` reads, each with its flag: the kernel and every
+/// `--buffer NAME=@FILE`.
+pub(super) fn input_files(args: &RunArgs) -> Vec<(&'static str, &std::path::Path)> {
+    let mut files = vec![("KERNEL", args.file.as_path())];
+    for spec in &args.buffers {
+        if let Some((_, value)) = spec.split_once('=')
+            && let Some(file) = value.strip_prefix('@')
+        {
+            files.push(("--buffer", std::path::Path::new(file)));
+        }
+    }
+    files
+}
+
+/// The files `--out` writes, each with its flag.
+fn output_files(args: &RunArgs) -> Vec<(&'static str, &std::path::Path)> {
+    args.outs
+        .iter()
+        .filter_map(|spec| spec.split_once('='))
+        .map(|(_, file)| ("--out", std::path::Path::new(file)))
+        .collect()
+}
+
 /// Runs `simsort run`.
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    check_distinct(&output_files(args), &input_files(args))
+        .map_err(|why| Failure::input(format!("error: {why}")))?;
     let cfg = machine(args)?;
     let vk = kernel(&args.file)?;
     let mut options = RunOptions {

@@ -31,10 +31,10 @@ pub struct SortArgs {
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Which block (and warp) the trace records in detail: `block=B[,warp=W]`.
-    #[arg(long, value_name = "SPEC", default_value = "block=0", value_parser = parse_focus)]
+    #[arg(long, value_name = "SPEC", default_value = "block=0", value_parser = parse_focus, requires = "trace")]
     pub trace_focus: Focus,
     /// How much the trace keeps beyond the focus: `counters-only` or `full`.
-    #[arg(long, value_name = "LEVEL", default_value = "counters-only", value_parser = parse_level)]
+    #[arg(long, value_name = "LEVEL", default_value = "counters-only", value_parser = parse_level, requires = "trace")]
     pub trace_level: TraceLevel,
     /// Draw the run's plot into FILE (.svg or .png): cycles and where the
     /// warps' time goes, per kernel.
@@ -67,9 +67,18 @@ impl SortArgs {
 /// Runs the sort and prints its report; with `report`, writes the HTML
 /// report there too.
 pub fn run(args: &SortArgs, report: Option<&Path>, out: &mut dyn Write) -> Result<(), Failure> {
-    let need = simsort::host_memory::sort_bytes(args.opts.keys);
-    simsort::host_memory::check(&format!("--keys {}", args.opts.keys), need)
+    let opts = args.options();
+    let need = simsort::host_memory::sort_bytes_of(&opts);
+    simsort::host_memory::check(&simsort::host_memory::sort_flag(&opts), need)
         .map_err(Failure::input)?;
+    if let Some(path) = &args.trace {
+        simsort::atomic::check_output(path).map_err(|why| {
+            Failure::input(format!(
+                "error: cannot write the trace (--trace {}): {why}",
+                path.display()
+            ))
+        })?;
+    }
     if let Some(p) = report {
         simsort::report_html::check_path("--report", p)
             .map_err(|why| Failure::input(format!("error: {why}")))?;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use simsort::atomic::{AtomicFile, check_output};
+use simsort::atomic::{AtomicFile, check_distinct, check_output, commit_all};
 use simsort::experiment::options::SweepOptionArgs;
 use simsort::experiment::plot::{Format, check_choice, plot_with};
 use simsort::experiment::plot_axes::PlotChoice;
@@ -180,6 +180,10 @@ impl SweepArgs {
         if let Ok(Some((_, json))) = &outs {
             paths.push(json);
         }
+        let named: Vec<(&str, &Path)> = paths.iter().map(|p| ("output", *p)).collect();
+        if let Err(why) = check_distinct(&named, &[]) {
+            problems.extend(why.split("\nerror: ").map(str::to_string));
+        }
         if let Some(p) = &self.report
             && let Err(why) = simsort::report_html::check_path("--report", p)
         {
@@ -282,11 +286,14 @@ fn write_outputs(
             .map_err(|e| cannot(path, e))?;
         files.push(file);
     }
-    for file in files {
-        let path = file.target().to_path_buf();
-        file.commit().map_err(|e| cannot(&path, e))?;
-    }
-    Ok(())
+    commit_set(files)
+}
+
+/// Renames a set of written files into place at once (`commit_all`: a
+/// concurrent sweep with the same names never mixes its files with these).
+fn commit_set(files: Vec<AtomicFile>) -> Result<(), Failure> {
+    let first = files.first().map(|f| f.target().to_path_buf());
+    commit_all(files).map_err(|e| cannot(first.as_deref().unwrap_or(Path::new(".")), e))
 }
 
 /// The worker threads for `runnable` configurations: `--jobs` (default:
@@ -304,10 +311,30 @@ pub(super) fn check_memory(
     jobs: Option<usize>,
     configurations: usize,
 ) -> Result<(), Failure> {
+    use simsort::host_memory::{sort_bytes_of, sort_flag};
     let at_once = worker_threads(jobs, configurations);
-    let largest = spec.keys.iter().copied().max().unwrap_or(0);
-    let need = simsort::host_memory::sort_bytes(largest).saturating_mul(at_once as u64);
-    let flag = format!("--keys {largest} with {at_once} configuration(s) at once (-j)");
+    // The largest run: the most keys, with each algorithm and record size.
+    let keys = spec.keys.iter().copied().max().unwrap_or(0);
+    let largest = spec
+        .algo
+        .iter()
+        .flat_map(|&algo| {
+            spec.record_bytes
+                .iter()
+                .map(move |&record_bytes| SortOptions {
+                    algo,
+                    keys,
+                    record_bytes,
+                    ..SortOptions::default()
+                })
+        })
+        .max_by_key(sort_bytes_of)
+        .unwrap_or_default();
+    let need = sort_bytes_of(&largest).saturating_mul(at_once as u64);
+    let flag = format!(
+        "{} with {at_once} configuration(s) at once (-j)",
+        sort_flag(&largest)
+    );
     simsort::host_memory::check(&flag, need).map_err(Failure::input)
 }
 
@@ -357,7 +384,10 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
         summary(&axes, &runs)
     };
     write!(out, "{text}").map_err(output_error)?;
-    write_outputs(args, &axes, &runs, grid)?;
+    if let Err(e) = write_outputs(args, &axes, &runs, grid) {
+        let kept = "nothing was written (old files are kept)";
+        return Err(interrupted(&runs, kept).unwrap_or(e));
+    }
     let failed = runs
         .iter()
         .filter(|r| matches!(r.result, RunResult::Failed(_)))
@@ -371,6 +401,9 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
             start.elapsed().as_secs_f64()
         );
     }
+    if let Some(failure) = interrupted(&runs, "--out and --plot hold the finished ones") {
+        return Err(failure);
+    }
     if failed > 0 {
         return Err(Failure::run(format!(
             "error: {failed} configuration(s) failed"
@@ -379,11 +412,41 @@ pub fn run(args: &SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
     Ok(())
 }
 
+/// After Ctrl-C (or SIGTERM, SIGHUP): one message with what finished,
+/// what was stopped part way and what never started, and `kept` (what
+/// became of the outputs); `None` when no stop was asked for.
+pub(super) fn interrupted(runs: &[SweepRun], kept: &str) -> Option<Failure> {
+    if !sim::stop_requested() {
+        return None;
+    }
+    let count = |f: &dyn Fn(&RunResult) -> bool| runs.iter().filter(|r| f(&r.result)).count();
+    let done = count(&|r| matches!(r, RunResult::Done(_)));
+    let not_started = count(&|r| matches!(r, RunResult::Failed(e) if e == sweep::NOT_STARTED));
+    let stopped = count(&|r| matches!(r, RunResult::Failed(e) if e != sweep::NOT_STARTED));
+    Some(Failure::run(format!(
+        "error: interrupted ({}): {done} configuration(s) finished, {stopped} stopped part way, \
+         {not_started} not started; {kept}",
+        simsort::signals::reason()
+    )))
+}
+
 /// `sweep merge`: reads every part, checks they are the shards of one
 /// grid, and writes the merged CSV and JSON (all or nothing).
 fn run_merge(args: &MergeArgs) -> Result<(), Failure> {
     let (csv, json) = out_pair("sweep merge", &args.out).map_err(Failure::input)?;
     let mut problems = Vec::new();
+    if args.out.exists() && !args.out.is_file() {
+        problems.push(format!(
+            "OUT {}: not a regular file; OUT names the results' stem (OUT.csv and OUT.json are \
+             written beside it)",
+            args.out.display()
+        ));
+    }
+    let inputs: Vec<PathBuf> = args.parts.iter().map(|p| shard::part_json(p)).collect();
+    let named: Vec<(&str, &Path)> = inputs.iter().map(|p| ("PART", p.as_path())).collect();
+    if let Err(why) = check_distinct(&[("OUT", &csv), ("OUT", &json)], &named) {
+        problems.extend(why.split("\nerror: ").map(str::to_string));
+    }
     for path in [&csv, &json] {
         if let Err(why) = check_output(path) {
             problems.push(format!("{}: {why}", path.display()));
@@ -408,10 +471,7 @@ fn run_merge(args: &MergeArgs) -> Result<(), Failure> {
                 }
                 let text = results.to_json(&axes, None);
                 let files = write_texts([(csv, csv_of(&results.runs)), (json, text)])?;
-                for file in files {
-                    let path = file.target().to_path_buf();
-                    file.commit().map_err(|e| cannot(&path, e))?;
-                }
+                commit_set(files)?;
                 if !results.failed.is_empty() {
                     return Err(Failure::run(format!(
                         "error: {} configuration(s) of the merged sweep failed",
@@ -439,6 +499,8 @@ pub(super) fn report_problems(runs: &[SweepRun], varying: &[String]) {
                 describe(&r.opts, varying),
                 problems.join("; ")
             ),
+            // Counted in the closing "interrupted" message instead.
+            RunResult::Failed(error) if error == sweep::NOT_STARTED => {}
             RunResult::Failed(error) => {
                 eprintln!("FAILED {}: {error}", describe(&r.opts, varying))
             }

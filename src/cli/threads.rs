@@ -9,12 +9,34 @@ pub const ENV: &str = "SIMSORT_THREADS";
 
 /// The thread count of `--threads` (`flag`) or `SIMSORT_THREADS`, or the
 /// host's cores; a zero or unreadable count is an input error.
+///
+/// A count above the host's cores is used as given (the simulator runs at
+/// most one thread per simulated SM), but it only makes the threads take
+/// turns on the cores: a warning on stderr says so and what is used.
 pub fn host_threads(flag: Option<usize>) -> Result<usize, Failure> {
     let env = std::env::var(ENV).ok();
-    resolve(flag, env.as_deref(), || {
-        std::thread::available_parallelism().map_or(1, usize::from)
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = resolve(flag, env.as_deref(), || cores).map_err(Failure::input)?;
+    if let Some(warning) = oversubscribed(flag, threads, cores) {
+        eprintln!("{warning}");
+    }
+    Ok(threads)
+}
+
+/// The warning for `threads` above `cores`, naming where the count came
+/// from (`--threads` or the environment).
+fn oversubscribed(flag: Option<usize>, threads: usize, cores: usize) -> Option<String> {
+    (threads > cores).then(|| {
+        let source = match flag {
+            Some(n) => format!("--threads {n}"),
+            None => format!("{ENV}={threads}"),
+        };
+        format!(
+            "warning: {source} is more than this machine's {cores} core(s): the simulation \
+             uses {threads} host threads (at most one per simulated SM), which take turns on \
+             the cores and run slower than {cores}; leave it out to use one per core"
+        )
     })
-    .map_err(Failure::input)
 }
 
 fn resolve(
@@ -44,6 +66,20 @@ mod tests {
         assert_eq!(resolve(Some(3), Some("5"), || 8), Ok(3));
         assert_eq!(resolve(None, Some("5"), || 8), Ok(5));
         assert_eq!(resolve(None, None, || 8), Ok(8));
+    }
+
+    #[test]
+    fn more_threads_than_cores_are_warned_about() {
+        use super::oversubscribed;
+        assert_eq!(oversubscribed(Some(2), 2, 2), None);
+        let w = oversubscribed(Some(10000), 10000, 2).unwrap();
+        assert!(
+            w.starts_with("warning: --threads 10000 is more than"),
+            "{w}"
+        );
+        assert!(w.contains("uses 10000 host threads"), "{w}");
+        let w = oversubscribed(None, 8, 2).unwrap();
+        assert!(w.contains("SIMSORT_THREADS=8"), "{w}");
     }
 
     #[test]

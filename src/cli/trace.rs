@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 use traces::{TraceReader, export_perfetto};
 
-use simsort::atomic::{AtomicFile, check_output};
+use simsort::atomic::{AtomicFile, check_distinct, check_output};
 
 use super::{Failure, output_error};
 
@@ -85,7 +85,10 @@ struct StopOnCtrlC<W>(W);
 impl<W: Write> Write for StopOnCtrlC<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if sim::stop_requested() {
-            return Err(std::io::Error::other("interrupted (Ctrl-C)"));
+            return Err(std::io::Error::other(format!(
+                "interrupted ({})",
+                simsort::signals::reason()
+            )));
         }
         self.0.write(buf)
     }
@@ -97,6 +100,8 @@ impl<W: Write> Write for StopOnCtrlC<W> {
 
 fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if args.output.as_os_str() != "-" {
+        check_distinct(&[("-o", &args.output)], &[("TRACE", &args.trace)])
+            .map_err(|why| Failure::input(format!("error: {why}")))?;
         check_output(&args.output).map_err(|why| {
             Failure::input(format!(
                 "error: cannot write {} (-o): {why}",
@@ -110,8 +115,9 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
         _ if sim::stop_requested() => Failure {
             status: 130,
             message: format!(
-                "error: interrupted (Ctrl-C): the export stopped part way; {} was not written \
+                "error: interrupted ({}): the export stopped part way; {} was not written \
                  (an old file there is as it was)",
+                simsort::signals::reason(),
                 args.output.display()
             ),
         },

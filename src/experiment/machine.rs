@@ -58,11 +58,31 @@ pub fn assemble(
             bad_fields.push(e.field.clone());
         }
     }
+    let mut given: Vec<&str> = overrides.iter().map(|(n, _)| n.as_str()).collect();
+    if warp.is_some() {
+        given.push("warp_size");
+    }
     if let Err(errors) = cfg.validate() {
         for e in errors {
             let value = cfg.get(&e.field).unwrap_or_default();
-            problems.push(problem(&e, &value));
-            bad_fields.push(e.field.clone());
+            // A rule between two fields broken by a flag the user gave is
+            // that flag's problem, not the preset field's it is checked on.
+            match culprit(&base, &cfg, &given, &e.field) {
+                Some(g) => {
+                    problems.push(format!(
+                        "invalid machine ({} {}): with it the preset's {} {value} is invalid: {}",
+                        flag(g),
+                        cfg.get(g).unwrap_or_default(),
+                        flag(&e.field),
+                        e.message
+                    ));
+                    bad_fields.push(g.to_string());
+                }
+                None => {
+                    problems.push(problem(&e, &value));
+                    bad_fields.push(e.field.clone());
+                }
+            }
         }
     }
     let mut checkable = cfg.clone();
@@ -75,6 +95,26 @@ pub fn assemble(
         config: cfg,
         problems,
         checkable,
+    })
+}
+
+/// The given field that makes `field` (which the user did not give)
+/// invalid: the first whose preset value puts it right.
+fn culprit<'a>(
+    base: &GpuConfig,
+    cfg: &GpuConfig,
+    given: &[&'a str],
+    field: &str,
+) -> Option<&'a str> {
+    if given.contains(&field) {
+        return None;
+    }
+    given.iter().copied().find(|g| {
+        let mut c = cfg.clone();
+        let reset = base.get(g).is_some_and(|v| c.set(g, &v).is_ok());
+        reset
+            && c.validate()
+                .map_or_else(|errors| !errors.iter().any(|e| e.field == field), |()| true)
     })
 }
 
@@ -95,6 +135,14 @@ mod tests {
             a.checkable.warp_size, 32,
             "the preset's warp for the algorithm's checks"
         );
+        for (field, value, flag) in [
+            ("num_subpartitions", "100", "(--num-subpartitions 100)"),
+            ("smem_bytes_per_sm", "0", "(--smem-bytes-per-sm 0)"),
+        ] {
+            let a = assemble("h200", None, &[(field.into(), value.into())]).unwrap();
+            assert_eq!(a.problems.len(), 1, "{:?}", a.problems);
+            assert!(a.problems[0].contains(flag), "{:?}", a.problems);
+        }
         let a = assemble("h200", None, &[("sector_bytes".into(), "1".into())]).unwrap();
         assert_eq!(a.problems.len(), 1, "{:?}", a.problems);
         assert!(

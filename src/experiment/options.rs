@@ -240,7 +240,7 @@ fn on_gpu(value: TeraMerge, _old: bool) -> bool {
     value == TeraMerge::Gpu
 }
 
-/// `with is_steps`: whether GPUTeraSort sorts with the seed's network,
+/// `with is_steps`: whether GPUTeraSort sorts with the paper's network,
 /// one launch per step.
 fn is_steps(value: TeraNetwork, _old: bool) -> bool {
     value == TeraNetwork::Steps
@@ -571,7 +571,7 @@ sort_options! {
     /// Number of keys: 0..=2147483648 (2^31), as far as the host's memory
     /// holds them (`--max-host-memory`).
     keys: u64 = 65536,
-        cli u64 [default_value = "65536"], list u64,
+        cli u64 [default_value = "65536", value_parser = key_count], list u64,
         csv 7, column "keys", label "keys", for run;
     /// Key width in bits: 32 or 64.
     key_bits: u32 = 32,
@@ -634,20 +634,20 @@ sort_options! {
     vector: u32 = 4,
         cli u32 [default_value = "4"], list u32,
         csv 14, column "vector", label "vector", for [Bitonic.vector], quiet;
-    /// Bitonic: the seed's method (shared-memory stages inside a launch);
+    /// Bitonic: patent CN102750131A's method (shared-memory stages inside a launch);
     /// false: the plain sort, one launch per step through global memory.
     bitonic_fused: bool = true,
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
         csv 15, column "fused", label "fused", for [Bitonic.fused], quiet;
-    /// Bitonic: the store-order swizzle of shared write-backs (the seed's
+    /// Bitonic: the store-order swizzle of shared write-backs (the patent's
     /// claims 6 and 7); false measures the bank conflicts it avoids.
     bitonic_swizzle: bool = true,
         cli bool [default_value = "true", num_args = 0..=1, default_missing_value = "true"],
         list bool,
         csv 16, column "swizzle", label "swizzle", for [Bitonic.swizzle], quiet;
     /// GPUTeraSort: where phase 2 merges the runs: `host` (k-way, as the
-    /// seed's CPU does) or `gpu` (merge path on the simulated GPU, then one
+    /// paper's CPU does) or `gpu` (merge path on the simulated GPU, then one
     /// reorder of the records).
     terasort_merge: TeraMerge = TeraMerge::Host,
         cli TeraMergeArg [value_enum, default_value = "host"], list TeraMergeArg,
@@ -655,7 +655,7 @@ sort_options! {
         for [Terasort.gpu_merge with on_gpu], quiet;
     /// GPUTeraSort: how the key-pointer words are sorted: `fused` (the
     /// bitonic sort's kernels, small distances in shared memory) or `steps`
-    /// (the seed's network literally, one launch per step).
+    /// (the paper's network literally, one launch per step).
     terasort_network: TeraNetwork = TeraNetwork::Fused,
         cli TeraNetworkArg [value_enum, default_value = "fused"], list TeraNetworkArg,
         csv 18, column "network", label "network", for [Terasort.steps with is_steps], quiet;
@@ -677,7 +677,7 @@ sort_options! {
         csv 22, column "run-records", label "run records",
         for [Terasort.run_records], quiet;
     /// GPUTeraSort: one thread per output element in each bitonic step (the
-    /// seed's fragment program) instead of one per pair.
+    /// paper's fragment program) instead of one per pair.
     per_output: bool = false,
         cli bool [default_value = "false", num_args = 0..=1, default_missing_value = "true"],
         list bool,
@@ -711,6 +711,25 @@ sort_options! {
     level_launches: LevelLaunches = LevelLaunches::Batched,
         cli LevelLaunchesArg [value_enum, default_value = "batched"], list LevelLaunchesArg,
         csv 28, column "level-launches", label "level launches", for [Samplesort.level_launches], quiet;
+}
+
+/// The most keys a sort addresses (2^31).
+pub const MAX_KEYS: u64 = 1 << 31;
+
+/// Parses `--keys`: digits only (no sign), 0..=2^31, checked here so that
+/// a count no sort takes is named as such before any memory estimate.
+pub fn key_count(s: &str) -> Result<u64, String> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "`{s}` is not a whole number (digits only, no sign, unit or separator)"
+        ));
+    }
+    match s.parse::<u64>() {
+        Ok(n) if n <= MAX_KEYS => Ok(n),
+        _ => Err(format!(
+            "`{s}` is too large: a sort takes at most {MAX_KEYS} (2^31) keys"
+        )),
+    }
 }
 
 /// Parses `--key-bits`: 32 or 64.
@@ -764,7 +783,7 @@ impl From<MergeArg> for MergeExchange {
 /// Where GPUTeraSort's phase 2 merges the runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TeraMerge {
-    /// On the host (the seed's CPU merge).
+    /// On the host (the GPUTeraSort paper's CPU merge).
     Host,
     /// On the simulated GPU.
     Gpu,
@@ -783,7 +802,7 @@ impl TeraMerge {
 /// `--terasort-merge` names for the command line.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TeraMergeArg {
-    /// The seed's k-way merge on the host.
+    /// The GPUTeraSort paper's k-way merge on the host.
     Host,
     /// Merge path on the simulated GPU.
     Gpu,
@@ -803,7 +822,7 @@ impl From<TeraMergeArg> for TeraMerge {
 pub enum TeraNetwork {
     /// The bitonic sort's fused kernels.
     Fused,
-    /// The seed's network, one launch per step.
+    /// The GPUTeraSort paper's network, one launch per step.
     Steps,
 }
 
@@ -822,7 +841,7 @@ impl TeraNetwork {
 pub enum TeraNetworkArg {
     /// The bitonic sort's fused kernels (shared-memory tiles).
     Fused,
-    /// The seed's network literally, one launch per step.
+    /// The GPUTeraSort paper's network literally, one launch per step.
     Steps,
 }
 

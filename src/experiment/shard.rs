@@ -147,6 +147,18 @@ pub fn parse_part(path: &Path, text: &str) -> Result<Part, String> {
         skipped: list("skipped")?,
         failed: list("failed")?,
     };
+    // A part holds one row for each configuration of its slice: one with
+    // rows missing would merge into a sweep that silently lacks them.
+    let slice = Shard { index, count }
+        .range(usize::try_from(configurations).unwrap_or(usize::MAX))
+        .len();
+    let rows = results.runs.len() + results.skipped.len() + results.failed.len();
+    if rows != slice {
+        return Err(not_a_part(&format!(
+            "its slice has {slice} configuration(s) but `runs`, `skipped` and `failed` hold \
+             {rows}; the file was cut or edited"
+        )));
+    }
     Ok(Part {
         path: path.to_path_buf(),
         shard: Shard { index, count },
@@ -245,11 +257,15 @@ mod tests {
         }
     }
 
+    /// Shard `index` of `count` of a grid of 4: `runs`, the rest of its
+    /// slice skipped (a part holds a row for every configuration).
     fn part(index: u32, count: u32, runs: &[i64]) -> Part {
+        let slice = Shard { index, count }.range(4).len();
+        let skipped = vec![json!({"problems": ["does not fit"]}); slice.saturating_sub(runs.len())];
         let json = json!({
             "axes": {"warp": ["8", "16"]},
             "runs": runs,
-            "skipped": [],
+            "skipped": skipped,
             "failed": [],
             "shard": Shard { index, count }.json(4),
         });
@@ -282,5 +298,9 @@ mod tests {
         assert!(e[0].contains("written by simsort 0.0.0-old"), "{e:?}");
         let e = parse_part(Path::new("r.json"), r#"{"axes": {}, "runs": []}"#).unwrap_err();
         assert!(e.contains("no `shard` object"), "{e}");
+        let shard = Shard { index: 0, count: 2 }.json(4);
+        let emptied = json!({"axes": {}, "runs": [], "skipped": [], "failed": [], "shard": shard});
+        let e = parse_part(Path::new("p0.json"), &emptied.to_string()).unwrap_err();
+        assert!(e.contains("slice has 2 configuration(s)"), "{e}");
     }
 }

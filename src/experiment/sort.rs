@@ -29,11 +29,11 @@ use super::report::{Report, aggregate};
 pub enum Algo {
     /// HotSort: the slab sort of the patent.
     Hotsort,
-    /// Merge-path mergesort (moderngpu's, seed 001).
+    /// Merge-path mergesort (Sean Baxter's moderngpu).
     Mergesort,
-    /// The vectorised bitonic merge sort (seed 002).
+    /// The vectorised bitonic merge sort (patent CN102750131A).
     Bitonic,
-    /// GPU sample sort: k-way distribution levels, then small sorts (seed 003).
+    /// GPU sample sort: k-way distribution levels, then small sorts (Leischner, Osipov and Sanders).
     Samplesort,
     /// GPUTeraSort: key-pointer bitonic sort of records, hybrid refinement, reorder.
     Terasort,
@@ -488,7 +488,7 @@ pub fn config_json(
         map.insert("gpu".to_string(), name.into());
     }
     if opts.algo == Algo::Terasort {
-        // Which phase 2 merged the runs (the seed's: on the host CPU).
+        // Which phase 2 merged the runs (the paper's: on the host CPU).
         let phase2 = match opts.terasort_merge {
             super::options::TeraMerge::Host => "host-merge",
             super::options::TeraMerge::Gpu => "gpu-merge",
@@ -556,10 +556,34 @@ pub fn prepare(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
     with_algo!(opts.algo, A => prepare_algo::<A>(opts))
 }
 
+/// A warp width the machine refuses (`--warp 0`) said in the algorithm's
+/// terms where it has a rule of its own (HotSort: a power of two in
+/// 4..=64), so that `--warp 0` and `--warp 1` name the same range.
+fn algo_warp(
+    opts: &SortOptions,
+    mut problems: Vec<String>,
+    m: &super::machine::Assembled,
+) -> Vec<String> {
+    let machine_says = format!("invalid machine (--warp {})", opts.warp);
+    let Some(at) = problems.iter().position(|p| p.starts_with(&machine_says)) else {
+        return problems;
+    };
+    let mut gpu = m.checkable.clone();
+    gpu.warp_size = opts.warp;
+    let own = with_algo!(opts.algo, A => algo_config::<A>(opts, &gpu).err());
+    let warp_flag = format!("--warp {}:", opts.warp);
+    if let Some(ExperimentError::Invalid(own)) = own
+        && let Some(p) = own.into_iter().find(|p| p.starts_with(&warp_flag))
+    {
+        problems[at] = p;
+    }
+    problems
+}
+
 /// [`prepare`] for algorithm `A`.
 fn prepare_algo<A: Selected>(opts: &SortOptions) -> Result<Prepared, ExperimentError> {
     let m = machine_config_unchecked(opts)?;
-    let (gpu_cfg, mut problems) = (m.config, m.problems);
+    let (gpu_cfg, mut problems) = (m.config.clone(), algo_warp(opts, m.problems.clone(), &m));
     problems.extend(foreign_options::<A>(opts));
     // The algorithm is checked on the machine with its bad fields at the
     // preset's values (its warp width too), so one bad machine value is one

@@ -26,6 +26,10 @@ use super::sort::{ExperimentError, Prepared, SortOptions, prepare};
 /// `--seed` with a thousand values each) must be refused, not allocated.
 pub const MAX_CONFIGURATIONS: u64 = 100_000;
 
+/// The error of a configuration that never started because the sweep was
+/// stopped (Ctrl-C) first.
+pub const NOT_STARTED: &str = "not started: the sweep was interrupted first";
+
 /// A configuration of the grid, checked against its machine.
 pub struct Checked {
     /// The options.
@@ -58,6 +62,17 @@ pub fn check(spec: &SweepSpec) -> Result<Vec<Checked>, ExperimentError> {
 /// [`check`] for any list of configurations whose values are those of
 /// `axes` (`simsort compare` normalises its grid before checking).
 pub fn check_grid(grid: Vec<SortOptions>, axes: &[Axis]) -> Result<Vec<Checked>, ExperimentError> {
+    check_grid_with(grid, axes, true)
+}
+
+/// [`check_grid`]; with `none_is_error` false a grid of which nothing is
+/// valid is returned as it is, every configuration skipped with its
+/// reasons (`simsort compare` shows a row for each algorithm).
+pub fn check_grid_with(
+    grid: Vec<SortOptions>,
+    axes: &[Axis],
+    none_is_error: bool,
+) -> Result<Vec<Checked>, ExperimentError> {
     let checked: Vec<Checked> = grid
         .into_par_iter()
         .map(|opts| {
@@ -94,7 +109,7 @@ pub fn check_grid(grid: Vec<SortOptions>, axes: &[Axis]) -> Result<Vec<Checked>,
         }
     }
     // Nothing at all is valid: every distinct reason, once.
-    if checked.iter().all(|c| c.prepared.is_err()) {
+    if none_is_error && checked.iter().all(|c| c.prepared.is_err()) {
         for c in &checked {
             for p in c.prepared.as_ref().err().into_iter().flatten() {
                 if !problems.iter().any(|line| line.contains(p.as_str())) {
@@ -179,6 +194,8 @@ pub fn run_with(
             };
             let result = match &c.prepared {
                 Err(problems) => RunResult::Skipped(problems.clone()),
+                // After Ctrl-C nothing new starts.
+                Ok(_) if sim::stop_requested() => RunResult::Failed(NOT_STARTED.to_string()),
                 Ok(p) => match p.run(&mut |_| {}) {
                     Ok(outcome) => RunResult::Done(Box::new(outcome.report)),
                     Err(e) => RunResult::Failed(e.to_string()),

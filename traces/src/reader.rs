@@ -58,10 +58,12 @@ impl<R: Read + Seek> TraceReader<R> {
         }
         let version = le_u32(&prefix[8..12]);
         if version > FORMAT_VERSION {
-            return Err(TraceError::NewerVersion {
-                found: version,
-                supported: FORMAT_VERSION,
-            });
+            return Err(damaged_version(&mut source, &prefix, file_len).unwrap_or(
+                TraceError::NewerVersion {
+                    found: version,
+                    supported: FORMAT_VERSION,
+                },
+            ));
         }
         if version == 0 {
             return Err(TraceError::corrupt("format version 0"));
@@ -341,6 +343,61 @@ fn read_exact_vec(r: &mut impl Read, len: u64, what: &str) -> Result<Vec<u8>, Tr
     Ok(v)
 }
 
+/// A version field above [`FORMAT_VERSION`] is a newer format, unless the
+/// intact header says this version of simsort wrote the file: then the
+/// field itself is damaged, and "upgrade simsort" would be bad advice.
+fn damaged_version<R: Read + Seek>(
+    source: &mut R,
+    prefix: &[u8],
+    file_len: u64,
+) -> Option<TraceError> {
+    let header_len = u64::from(le_u32(&prefix[12..16]));
+    if PREFIX_LEN + header_len > file_len {
+        return None;
+    }
+    let json = read_exact_vec(source, header_len, "header").ok()?;
+    if !checksum_ok(&json, le_u32(&prefix[16..20])) {
+        return None;
+    }
+    let header: serde_json::Value = serde_json::from_slice(&json).ok()?;
+    let writer = header.get("simsort_version")?.as_str()?;
+    (writer == env!("CARGO_PKG_VERSION")).then(|| {
+        TraceError::corrupt(format!(
+            "the format version field holds {}, but the header says simsort {writer} wrote \
+             the file, which writes version {FORMAT_VERSION}: the field is damaged",
+            le_u32(&prefix[8..12])
+        ))
+    })
+}
+
+/// Where a finished trace ends inside a longer file (bytes appended after
+/// its trailer): the end of the last "SSTEND" marker whose offset points at
+/// an index record, if there is one.
+fn end_before_junk<R: Read + Seek>(source: &mut R, body_start: u64, file_len: u64) -> Option<u64> {
+    // Only the failure path reads this much; a trace of gigabytes is not
+    // searched.
+    let len = file_len.checked_sub(body_start)?;
+    if len > 1 << 30 {
+        return None;
+    }
+    source.seek(SeekFrom::Start(body_start)).ok()?;
+    let body = read_exact_vec(source, len, "trace").ok()?;
+    let mut end = body.len();
+    while let Some(at) = body[..end]
+        .windows(END_MAGIC.len())
+        .rposition(|w| w == END_MAGIC)
+    {
+        let trailer_start = at.checked_sub(8)?;
+        let offset = u64::from_le_bytes(body[trailer_start..at].try_into().ok()?);
+        let record = usize::try_from(offset.checked_sub(body_start)?).ok()?;
+        if body.get(record) == Some(&b'F') {
+            return Some(body_start + (at + END_MAGIC.len()) as u64);
+        }
+        end = at;
+    }
+    None
+}
+
 fn read_footer<R: Read + Seek>(
     source: &mut R,
     body_start: u64,
@@ -360,6 +417,13 @@ fn read_footer<R: Read + Seek>(
         .read_exact(&mut trailer)
         .map_err(|e| TraceError::from_read(e, "trailer"))?;
     if &trailer[8..] != END_MAGIC {
+        if let Some(end) = end_before_junk(source, body_start, file_len) {
+            return Err(TraceError::corrupt(format!(
+                "{} bytes follow the end of the trace (byte {end}): something was appended \
+                 to the file; its first {end} bytes are the trace",
+                file_len - end
+            )));
+        }
         return Err(unfinished());
     }
     let offset = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));

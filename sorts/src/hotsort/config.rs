@@ -219,7 +219,7 @@ impl HotSortConfig {
         let mut bad = |msg: String| errors.push(ConfigError(msg));
         if !self.warp.is_power_of_two() || !(4..=64).contains(&self.warp) {
             bad(format!(
-                "warp width {} is not a power of two in 4..=64",
+                "--warp {}: HotSort's warp width is a power of two in 4..=64",
                 self.warp
             ));
         }
@@ -325,7 +325,7 @@ mod tests {
         };
         let errors = c.check_rules().unwrap_err();
         assert_eq!(errors.len(), 7, "{errors:?}");
-        assert!(errors[0].0.contains("warp width 3"));
+        assert!(errors[0].0.contains("--warp 3: HotSort's warp width"));
     }
 
     #[test]

@@ -86,19 +86,17 @@ pub fn validate(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>> {
 /// `bc`) must fit the IR's per-thread register limit. Call it only on a
 /// configuration whose [`HotSortConfig::check_rules`] holds.
 pub fn check_register_budget(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>> {
-    let mut errors = Vec::new();
-    for (name, words) in register_words(cfg) {
-        if words > MAX_WORDS_PER_THREAD {
-            errors.push(ConfigError(format!(
-                "slab height {} needs {words} register words per thread in `{name}`, more than the \
-                 limit of {MAX_WORDS_PER_THREAD}",
-                cfg.slab_height,
-            )));
-        }
-    }
-    if errors.is_empty() {
+    // One message: what each kernel over the limit needs, and the tallest
+    // slab that fits.
+    let over: Vec<String> = register_words(cfg)
+        .into_iter()
+        .filter(|&(_, words)| words > MAX_WORDS_PER_THREAD)
+        .map(|(name, words)| format!("`{name}` {words}"))
+        .collect();
+    if over.is_empty() {
         return Ok(());
     }
+    let needs = format!("it needs {} register words per thread", over.join(" and "));
     // The register budget is monotone in the slab height: search the
     // tallest that fits, so the message can name it.
     let fits = |h: u32| {
@@ -115,21 +113,20 @@ pub fn check_register_budget(cfg: &HotSortConfig) -> Result<(), Vec<ConfigError>
         let mid = (lo + hi) / 2;
         if fits(mid) { lo = mid } else { hi = mid }
     }
-    errors.push(ConfigError(if lo == 0 {
+    Err(vec![ConfigError(if lo == 0 {
         format!(
             "--slab-height: no slab height fits the register limit of {MAX_WORDS_PER_THREAD} \
-             words per thread with {}",
+             words per thread with {} ({needs})",
             key_words(cfg)
         )
     } else {
         format!(
             "--slab-height {}: with {} the tallest slab that fits the register limit of \
-             {MAX_WORDS_PER_THREAD} words per thread is {lo}",
+             {MAX_WORDS_PER_THREAD} words per thread is {lo} ({needs})",
             cfg.slab_height,
             key_words(cfg)
         )
-    }));
-    Err(errors)
+    })])
 }
 
 /// What each key holds, for messages: `64-bit keys`, or `64-bit keys and

@@ -241,7 +241,9 @@ impl TeraSortConfig {
         if k == 0 {
             errors.push("--key-bytes 0: a key has at least one byte".to_string());
         }
-        if k > r {
+        // No record at all (`--record-bytes 0`) is one mistake: the key is
+        // not also said to overflow it.
+        if k > r && r >= 4 {
             errors.push(format!(
                 "--key-bytes {k} is more than --record-bytes {r}: the key lies inside the record"
             ));
@@ -261,7 +263,10 @@ impl TeraSortConfig {
             ));
         }
         if !self.warp.is_power_of_two() {
-            errors.push(format!("warp width {} is not a power of two", self.warp));
+            errors.push(format!(
+                "--warp {}: GPUTeraSort's warp width is a power of two",
+                self.warp
+            ));
         }
         if errors.is_empty() {
             Ok(())
@@ -332,7 +337,7 @@ pub fn configure(opts: &TeraSortOptions, limits: &Limits) -> Result<TeraSortConf
     if !opts.steps {
         if opts.per_output {
             errors.push(
-                "--per-output: one thread per output element is a form of the seed's steps; \
+                "--per-output: one thread per output element is a form of the GPUTeraSort paper's steps; \
                  give --terasort-network steps with it"
                     .to_string(),
             );
