@@ -236,6 +236,8 @@ fn runs_too_large_for_the_host_are_refused_before_allocating() {
 
 /// Runs `cmd` to its end: its exit code, stderr, and its peak resident
 /// memory in KiB (Linux `wait4`, which reports it for exactly this child).
+// The child is reaped by `wait4`, which `Child::wait` cannot replace.
+#[allow(clippy::zombie_processes)]
 fn run_measuring_memory(cmd: &mut Command) -> (Option<i32>, String, u64) {
     use std::io::Read;
     let mut child = cmd
