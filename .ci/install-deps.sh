@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# System packages the test suite needs beyond the Rust toolchain: Chromium,
-# which the HTML report's browser test (`tests/html_report.rs`) loads each
-# report in, headless. Idempotent: does nothing when Chromium is already there.
-# Needs root (or sudo) and a Debian/Ubuntu apt.
+# The system packages the tests need, installed with apt-get (as root)
+# where one is missing; nothing is done when all are installed. With `CI`
+# set, a test whose tool is missing fails rather than skips
+# (`tool_available` in tests/util.rs), so a package a test starts to need
+# belongs in this list.
 set -euo pipefail
-if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
-    echo "install-deps: chromium already installed: $(command -v chromium || command -v chromium-browser)"
+
+PACKAGES=(
+    tmux     # the replay UI's interactive smoke test (tests/tui.rs)
+    bsdutils # `script`: a terminal for the progress-bar and Ctrl-C tests
+    chromium # loads each HTML report headless (tests/html_report.rs)
+    fonts-dejavu-core # the plots' and the HTML report's text
+)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [ "$status" = "install ok installed" ] || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
-SUDO=""
+
+echo "installing ${missing[*]}" >&2
+sudo=()
 if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
+    if ! command -v sudo >/dev/null; then
+        echo "error: ${missing[*]} not installed, and no root or sudo to install them" >&2
+        exit 1
+    fi
+    sudo=(sudo)
 fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update
-$SUDO apt-get install -y --no-install-recommends chromium fonts-dejavu-core
-command -v chromium
+"${sudo[@]}" apt-get update -q
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" \
+    apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -5,7 +5,9 @@
 use std::io::Read;
 use std::process::{Command, Stdio};
 
-use crate::util::{interrupt, repo_root, scratch_dir, simsort, simsort_bin, text};
+use crate::util::{
+    interrupt, repo_root, scratch_dir, simsort, simsort_bin, text, wait_for_sigint_handler,
+};
 
 /// Exit status 2 and a first line `error: ...` holding every needle.
 fn assert_first_line(args: &[&str], needles: &[&str]) {
@@ -133,8 +135,11 @@ fn ctrl_c_stops_calibrate_with_status_130() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run simsort");
-    // The 1M-key entry simulates for seconds; the handler is set first.
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    // Calibrate prints nothing before it is done, so the readiness is the
+    // handler itself. Once it is set, the message is the same wherever the
+    // signal lands: reading the suite and data is not interruptible, and
+    // the first simulated launch stops at its first cycle window.
+    wait_for_sigint_handler(child.id());
     interrupt(child.id());
     let out = child.wait_with_output().unwrap();
     let err = text(&out.stderr);

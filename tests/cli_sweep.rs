@@ -3,11 +3,12 @@
 //! the tiny machine and few keys so they take milliseconds.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-use crate::util::{assert_input_error, interrupt, scratch_dir, simsort, simsort_bin, text};
+use crate::terminal::Terminal;
+use crate::util::{assert_input_error, scratch_dir, simsort, simsort_bin, text};
 
 /// A fresh directory for one test's files.
 fn scratch(name: &str) -> PathBuf {
@@ -562,22 +563,21 @@ fn the_report_names_records_for_terasort_and_one_key_in_the_singular() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_a_long_sort_cleanly_and_says_so() {
-    use std::process::Stdio;
-    let child = Command::new(simsort_bin())
-        .args(["--keys", "4194304", "-q"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run simsort");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let start = std::time::Instant::now();
-    interrupt(child.id());
-    let out = child.wait_with_output().unwrap();
-    let err = text(&out.stderr);
-    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("interrupted at cycle"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
+    // On a terminal, where the sort shows its bar.
+    let Some(mut term) = Terminal::spawn(simsort_bin(), &["--keys", "4194304"]) else {
+        return;
+    };
+    // Ready once the bar is drawn: the handler is set before any work
+    // starts, and a stop requested before the first launch ends that
+    // launch at its first cycle window, so the message is the same.
+    term.wait_until("the progress bar", |s| s.contains("sorting ["));
+    term.ctrl_c();
+    let (status, screen) = term.finish();
+    assert_eq!(status, Some(1), "{screen}");
+    assert!(screen.contains("interrupted at cycle"), "{screen}");
+    assert!(!screen.contains("panicked"), "{screen}");
+    // Stopped, not finished: no report (its first line names the sort).
+    assert!(!screen.contains("hotsort on h200"), "{screen}");
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The PTX emitter on every kernel simsort has: the examples, the `.kir`
 //! test files and the HotSort kernels for 32-lane warps. Every one must emit;
 //! where `ptxas` is on the PATH (a CUDA install), it must also assemble for
-//! `sm_90`. CI has no CUDA, so there the `ptxas` test says it skipped.
+//! `sm_90`. CI has no CUDA, so there the `ptxas` test says it skipped, and
+//! the committed PTX of every algorithm's and example kernel
+//! (`snapshots_ptx`) is what shows a change to the emitter.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -222,10 +222,11 @@ fn nested_branches(n: usize) -> String {
 }
 
 #[test]
-fn deeply_nested_divergence_verifies_in_linear_time() {
-    // A quadratic region walk takes tens of seconds here; linear is ~0.1 s.
+fn deeply_nested_divergence_is_reported_at_the_innermost_divergent_branch() {
+    // The analysis's work on such nesting is bounded by counted steps in
+    // `kernels-ir` (`deeply_nested_divergence_is_analysed_in_linear_work`);
+    // here the whole verifier reports it once, at the right branch.
     let text = nested_branches(50_000);
-    let start = std::time::Instant::now();
     let errors = parse_and_verify("nest.kir", &text).expect_err("divergent barrier");
     assert_eq!(errors.len(), 1);
     // `bra e0` jumps to the end, which is an exit, not a divergence.
@@ -234,8 +235,6 @@ fn deeply_nested_divergence_verifies_in_linear_time() {
         "{}",
         errors[0].message
     );
-    let elapsed = start.elapsed();
-    assert!(elapsed.as_secs() < 10, "took {elapsed:?}");
 }
 
 /// A fuzz target's entry point (`simsort::fuzz_entry`).

@@ -514,3 +514,22 @@ fn a_bad_plot_flag_is_refused_before_anything_runs() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn no_plot_snapshot_is_left_without_its_test() {
+    // The snapshot names this module's tests assert, one per plot kind.
+    let produced: Vec<String> = [
+        "plot_calibrate",
+        "plot_compare",
+        "plot_run",
+        "plot_sweep_bitonic",
+        "plot_sweep_dist",
+        "plot_sweep_dram_latency",
+        "plot_sweep_hotsort",
+        "plot_sweep_mergesort",
+    ]
+    .map(String::from)
+    .to_vec();
+    let stale = crate::snapshot_files::leftovers("plots", |_| true, &produced);
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+}

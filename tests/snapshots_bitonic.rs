@@ -15,6 +15,7 @@ use simsort::experiment::sort::{algo_config, machine_config};
 use simsort::experiment::{Distribution, KernelRow, SortOptions, run_sort};
 use sorts::bitonic::Bitonic;
 
+use crate::snapshot_files::leftovers;
 use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 
 /// One configuration of the matrix.
@@ -167,5 +168,7 @@ fn bitonic_counter_matrix() {
             ));
         }
     }
+    let produced: Vec<String> = cases.iter().map(Case::name).collect();
+    failed.extend(leftovers("snapshots_bitonic", |_| true, &produced));
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }

@@ -9,6 +9,7 @@ use simsort::experiment::SortOptions;
 use simsort::experiment::sort::{hotsort_config, machine_config};
 use sorts::hotsort::{self, HotSortConfig, Layout, MergeExchange};
 
+use crate::snapshot_files::leftovers;
 use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 
 /// The HotSort configuration `simsort kernels` builds for these options on
@@ -31,6 +32,12 @@ fn hotsort_kernel(cfg: &HotSortConfig, name: &str) -> Kernel {
         .into_iter()
         .find(|k| k.name == name)
         .unwrap_or_else(|| panic!("HotSort has no kernel `{name}`"))
+}
+
+/// Whether snapshot `name` is `hotsort_ir_text`'s (the module's other
+/// snapshots are `example_kernel_counters`').
+fn is_ir_text(name: &str) -> bool {
+    name.starts_with("ir_")
 }
 
 #[test]
@@ -63,14 +70,17 @@ fn hotsort_ir_text() {
         ),
     ];
     let mut failed = Vec::new();
+    let mut produced = Vec::new();
     for (warp, height, layout, merge, names) in shapes {
         let cfg = h200_config(warp, height, layout, merge);
         for name in names {
             let text = print_kernel(&hotsort_kernel(&cfg, name));
             let snapshot = format!("ir_{name}_w{warp}_h{height}_{layout}_{merge}");
             failed.extend(check_snapshot!(&snapshot, &text));
+            produced.push(snapshot);
         }
     }
+    failed.extend(leftovers("snapshots_ir", is_ir_text, &produced));
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
@@ -96,6 +106,7 @@ fn example_kernel_counters() {
     let cfg = GpuConfig::h200();
     let warp = cfg.warp_size;
     let mut failed = Vec::new();
+    let mut produced = Vec::new();
     for named in kernels_ir::kernels::catalog(warp) {
         let name = named.name().to_string();
         let kernel = verify_kernel(named.kernel)
@@ -123,7 +134,10 @@ fn example_kernel_counters() {
             text.push_str(&line);
             text.push('\n');
         }
-        failed.extend(check_snapshot!(&format!("example_{name}"), &text));
+        let snapshot = format!("example_{name}");
+        failed.extend(check_snapshot!(&snapshot, &text));
+        produced.push(snapshot);
     }
+    failed.extend(leftovers("snapshots_ir", |n| !is_ir_text(n), &produced));
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }

@@ -17,6 +17,7 @@ use simsort::experiment::sort::{algo_config, machine_config};
 use simsort::experiment::{Distribution, SortOptions, run_sort};
 use sorts::mergesort::{Mergesort, MergesortConfig};
 
+use crate::snapshot_files::leftovers;
 use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 
 /// (NT, VT) pairs of the matrix: moderngpu's default 128 x 11, the seed's
@@ -85,6 +86,8 @@ fn mergesort_counter_matrix() {
             Err(e) => failed.push(format!("{name}: {e}")),
         }
     }
+    let produced: Vec<String> = cases.into_iter().map(|(name, _)| name).collect();
+    failed.extend(leftovers("snapshots_mergesort", |_| true, &produced));
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 

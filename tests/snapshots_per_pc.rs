@@ -10,6 +10,7 @@ use simsort::experiment::SortOptions;
 use simsort::experiment::sort::{hotsort_config, machine_config};
 use sorts::hotsort;
 
+use crate::snapshot_files::leftovers;
 use crate::snapshots_hotsort::check_snapshot;
 
 /// Each kernel's per-pc lines, launches of one kernel summed: `pc
@@ -50,6 +51,7 @@ fn hotsort_per_instruction_counters() {
         ("tiny", "lrr", 8, 4, 700),
     ];
     let mut failed = Vec::new();
+    let mut produced = Vec::new();
     for (gpu, policy, warp, height, keys) in cases {
         let opts = SortOptions {
             warp,
@@ -71,6 +73,8 @@ fn hotsort_per_instruction_counters() {
         assert_eq!(run.sorted, expected, "{gpu} {policy} W={warp} H={height}");
         let name = format!("per_pc_{gpu}_{policy}_w{warp}_h{height}");
         failed.extend(check_snapshot!(&name, &per_pc_lines(&run.launches)));
+        produced.push(name);
     }
+    failed.extend(leftovers("snapshots_per_pc", |_| true, &produced));
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }

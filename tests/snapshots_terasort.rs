@@ -9,14 +9,22 @@ use simsort::experiment::options::{TeraMerge, TeraNetwork};
 use simsort::experiment::sort::Algo;
 use simsort::experiment::{Distribution, SortOptions, run_sort};
 
+use crate::snapshot_files::leftovers;
 use crate::snapshots_hotsort::{check_snapshot, counter_lines};
 
 /// Records sorted by each configuration.
 const KEYS: u64 = 600;
 
+/// Whether snapshot `name` is `terasort_gpu_merge_counters_on_h200`'s
+/// (the module's other snapshots are `terasort_counters_on_h200`'s).
+fn is_gpu_merge(name: &str) -> bool {
+    name.ends_with("_gpu_merge")
+}
+
 #[test]
 fn terasort_counters_on_h200() {
     let mut failures = Vec::new();
+    let mut produced = Vec::new();
     for record_bytes in [16, 100] {
         for (network, per_output) in [
             (TeraNetwork::Fused, false),
@@ -58,9 +66,12 @@ fn terasort_counters_on_h200() {
                 }
                 let name = format!("r{record_bytes}_{mode}_k{key_bits}");
                 failures.extend(check_snapshot!(&name, &text));
+                produced.push(name);
             }
         }
     }
+    let theirs = |n: &str| !is_gpu_merge(n);
+    failures.extend(leftovers("snapshots_terasort", theirs, &produced));
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
@@ -69,6 +80,7 @@ fn terasort_counters_on_h200() {
 #[test]
 fn terasort_gpu_merge_counters_on_h200() {
     let mut failures = Vec::new();
+    let mut produced = Vec::new();
     for (record_bytes, key_bits, network) in [
         (16, 32, TeraNetwork::Steps),
         (100, 64, TeraNetwork::Steps),
@@ -105,6 +117,8 @@ fn terasort_gpu_merge_counters_on_h200() {
         }
         let name = format!("r{record_bytes}_{mode}_k{key_bits}_gpu_merge");
         failures.extend(check_snapshot!(&name, &text));
+        produced.push(name);
     }
+    failures.extend(leftovers("snapshots_terasort", is_gpu_merge, &produced));
     assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -30,6 +30,63 @@ pub fn interrupt(pid: u32) {
     assert!(kill.success());
 }
 
+/// Waits until process `pid` handles SIGINT (Linux: bit 2 of the
+/// `SigCgt` mask in `/proc/PID/status`): a SIGINT sent from then on reaches
+/// the handler instead of ending the process. The readiness of a child that
+/// prints nothing before its work is done. Panics if the process ends first.
+pub fn wait_for_sigint_handler(pid: u32) {
+    const SIGINT_BIT: u64 = 1 << (2 - 1);
+    let path = format!("/proc/{pid}/status");
+    loop {
+        let status = std::fs::read_to_string(&path).unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(str::trim)
+        };
+        assert!(
+            field("State:").is_some_and(|s| !s.starts_with('Z')),
+            "process {pid} ended before it handled SIGINT"
+        );
+        let caught = field("SigCgt:").and_then(|m| u64::from_str_radix(m, 16).ok());
+        if caught.is_some_and(|m| m & SIGINT_BIT != 0) {
+            return;
+        }
+        // Polled, not a guess at how long start-up takes.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Whether the test runs in CI (`CI` set to anything but empty, `0` or
+/// `false`, as CI services set it).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
+/// Whether the system tool `name` runs (`probe`: arguments that make it
+/// print its version and exit). A test that needs it calls this first: in
+/// CI a missing tool fails the test (`.ci/install-deps.sh` installs every
+/// tool the tests need, so a skip there would hide a broken install);
+/// elsewhere the test says why it skips and passes.
+pub fn tool_available(name: &str, probe: &[&str], package: &str) -> bool {
+    let runs = Command::new(name)
+        .args(probe)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    if !runs {
+        assert!(
+            !in_ci(),
+            "`{name}` is not installed, and CI must run this test: add {package} to \
+             .ci/install-deps.sh"
+        );
+        eprintln!("skipped: `{name}` is not installed (package {package})");
+    }
+    runs
+}
+
 /// The `.kir` files directly in `tests/<sub>`, sorted; panics if there are none
 /// (a test over an empty list would pass without testing anything).
 pub fn kir_files(sub: &str) -> Vec<PathBuf> {

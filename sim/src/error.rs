@@ -260,8 +260,14 @@ pub enum FaultKind {
         /// The block's shared memory size.
         size: u32,
     },
-    /// `bar.sync` reached by part of a warp.
-    #[error("bar.sync reached by a divergent warp (active lanes {active:#x} of {live:#x})")]
+    /// `bar.sync` reached by part of a warp. No verified kernel does that
+    /// (`kernels-ir`'s `verify/barrier.rs` says why): it is an internal
+    /// error, the verifier's bug, reported as a fault for its location.
+    #[error(
+        "internal error: bar.sync reached by a divergent warp (active lanes {active:#x} of \
+         {live:#x}), which the verifier's barrier rule rules out (a simsort bug: please report \
+         it with this kernel)"
+    )]
     DivergentBarrier {
         /// Lanes at the barrier.
         active: u64,

@@ -92,6 +92,8 @@ impl Sm {
             Kind::WarpSync => w.set_pc(pc + 1),
             Kind::Bar => {
                 if top.mask != w.live {
+                    // No verified kernel gets here (`kernels-ir`'s
+                    // `verify/barrier.rs` says why): an internal error.
                     let lane = (w.live & !top.mask).trailing_zeros();
                     let kind = FaultKind::DivergentBarrier {
                         active: top.mask,

@@ -426,3 +426,40 @@ fn keys_typed_as_text_drive_the_app_and_the_screen_is_plain_text() {
     assert!(text.lines().all(|l| l.chars().count() <= 80));
     assert!(text.contains("slab · block 0 warp 0"), "{text}");
 }
+
+#[test]
+fn every_frame_snapshot_belongs_to_a_test_that_asserts_it() {
+    // insta reads a snapshot only when its test asserts it, so the file of
+    // a renamed or deleted test would go stale silently. The snapshots
+    // here are named after their test (`tui__tests__<test>.snap`).
+    let source = include_str!("tests.rs");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/snapshots");
+    let mut leftovers = Vec::new();
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let file = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if file.ends_with(".snap.new") || file.ends_with(".pending-snap") {
+            continue;
+        }
+        files += 1;
+        let test = file
+            .strip_prefix("tui__tests__")
+            .and_then(|rest| rest.strip_suffix(".snap"));
+        let asserted = test.is_some_and(|name| {
+            let Some(at) = source.find(&format!("\nfn {name}() {{\n")) else {
+                return false;
+            };
+            let body = &source[at + 1..];
+            let end = body.find("\n}\n").unwrap_or(body.len());
+            body[..end].contains("assert_snapshot!(")
+        });
+        if !asserted {
+            leftovers.push(file);
+        }
+    }
+    assert!(files >= 10, "only {files} snapshots in {}", dir.display());
+    assert!(
+        leftovers.is_empty(),
+        "snapshots no test here asserts (delete them): {leftovers:?}"
+    );
+}

@@ -10,6 +10,12 @@ use crate::launch::{Dim3, ParamValue};
 use crate::opcode::{Format, Opcode, Space};
 use crate::verify::VerifiedKernel;
 
+/// What a `bar.sync` reached by part of a warp reports: no verified kernel
+/// does that (`verify/barrier.rs` says why), so it is the verifier's bug.
+pub(crate) const DIVERGENT_BARRIER: &str = "internal error: bar.sync reached by a divergent \
+     warp, which the verifier's barrier rule rules out (a simsort bug: please report it with \
+     this kernel)";
+
 /// What the interpreter needs to know about the block being run.
 pub(crate) struct BlockContext<'a> {
     pub grid: Dim3,
@@ -232,8 +238,11 @@ impl Warp {
                 opcode: Opcode::BarSync,
             } => {
                 if top.mask != self.live {
+                    // No verified kernel gets here (the proof is in
+                    // `verify/barrier.rs`): this is the verifier's bug, and
+                    // says so rather than blame the kernel.
                     let lane = (self.live & !top.mask).trailing_zeros();
-                    return Err(fault(lane, "bar.sync reached by a divergent warp".into()));
+                    return Err(fault(lane, DIVERGENT_BARRIER.into()));
                 }
                 self.at_barrier = true;
                 self.set_pc(next);

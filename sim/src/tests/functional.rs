@@ -447,3 +447,41 @@ fn per_warp_specials_are_right_in_reused_warp_slots_and_across_launches() {
         }
     }
 }
+
+#[test]
+fn barriers_after_exits_and_a_reconverged_branch_match_the_interpreter() {
+    // The issue stage's divergent-barrier check is an internal error
+    // (`kernels-ir`'s `verify/barrier.rs` says why no verified kernel
+    // trips it): exited lanes are not waited for, and a divergent branch
+    // reconverges before the barrier after it.
+    let mut b = KernelBuilder::new("exits");
+    let out = b.param("out", ParamType::U64);
+    let (tid, v, off, addr) = (b.reg32(), b.reg32(), b.reg64(), b.reg64());
+    let (p, q) = (b.pred(), b.pred());
+    let (els, join) = (b.label("else"), b.label("join"));
+    b.mov(tid, Special::TidX);
+    b.and(v, tid, 3);
+    b.setp_eq(p, v, 3);
+    b.when(p).exit();
+    b.bar_sync();
+    b.setp_eq(q, v, 1);
+    b.when(q).bra(els);
+    b.mov(v, 100);
+    b.bra(join);
+    b.bind(els);
+    b.mov(v, 200);
+    b.bind(join);
+    b.bar_sync();
+    b.add(v, v, tid);
+    b.cvt_u64_u32(off, tid);
+    b.shl(off, off, 2);
+    b.add(addr, out, off);
+    b.st_global_b32(addr, 0, v);
+    let k = verified(b.build());
+    for cfg in machines() {
+        let block = 4 * cfg.warp_size;
+        let (stats, sim, interp) = run_both(&cfg, &k, Dim3::x(2), Dim3::x(block), 4 * 512, 0, 5);
+        assert_eq!(sim, interp, "W={}", cfg.warp_size);
+        assert_eq!(stats.barriers, 2 * 2, "two barriers in each of two blocks");
+    }
+}

@@ -98,6 +98,7 @@ fn pairs_sort_in_every_layout_and_exchange() {
 
 #[test]
 fn pairs_sort_around_a_slab_and_a_block_for_every_warp() {
+    let mut ran = 0;
     for w in [4, 8, 16, 32, 64] {
         for h in [1, 2, 3, 4, 8] {
             let cfg = HotSortConfig {
@@ -113,8 +114,12 @@ fn pairs_sort_around_a_slab_and_a_block_for_every_warp() {
                 let (k, v) = pairs(n, u64::from(w * 100 + h) + n as u64);
                 run_pairs(&cfg, &k, &v);
             }
+            ran += 1;
         }
     }
+    // 21 of the 25: a 64-bit key with its value in registers leaves too
+    // few registers for the tallest slabs of the narrow warps.
+    assert_eq!(ran, 21, "configurations sorted");
 }
 
 #[test]
