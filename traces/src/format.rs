@@ -25,8 +25,11 @@ pub const MAGIC: &[u8; 8] = b"SSTRACE\0";
 pub const END_MAGIC: &[u8; 8] = b"SSTEND\0\0";
 /// The newest format version this crate writes and reads. Version 2 added
 /// launch labels (in [`crate::Event::KernelLaunch`] and [`LaunchInfo`]);
-/// version 1 files read with every label empty.
-pub const FORMAT_VERSION: u32 = 2;
+/// version 1 files read with every label empty. Version 3 made
+/// [`crate::Event::Stall`] a charge (pc, reason, cycles) and gave
+/// [`crate::Event::Issue`] its issue slots; older files read with their
+/// stall records skipped and one slot per issue.
+pub const FORMAT_VERSION: u32 = 3;
 /// The longest launch label, in bytes (a sanity bound for readers).
 pub const MAX_LABEL_BYTES: usize = 1024;
 /// Bytes before the header JSON.

@@ -16,6 +16,9 @@ pub const HELP: &[(&str, &str)] = &[
     ("0-9  end", "seek to 0-90% / 100% of the launch"),
     ("w W", "next / previous warp"),
     ("b B", "next / previous block"),
+    ("v", "source view: sum lines over warp / block / launch"),
+    ("o", "source view: sort lines by the next column"),
+    ("j J", "source view: next / previous hot line"),
     ("?", "this help"),
     ("q  esc", "quit"),
 ];
@@ -52,6 +55,11 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         KeyCode::Char('B') => Action::PrevBlock,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+        // The source view.
+        KeyCode::Char('v') => Action::SourceScope,
+        KeyCode::Char('o') => Action::SourceSort,
+        KeyCode::Char('j') => Action::HotLine,
+        KeyCode::Char('J') => Action::PrevHotLine,
         _ => return None,
     })
 }

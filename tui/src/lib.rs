@@ -19,6 +19,7 @@ pub mod inst;
 pub mod keys;
 pub mod regs;
 pub mod replay;
+pub mod source;
 pub mod synthetic;
 mod ui;
 
@@ -144,3 +145,5 @@ fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> Result<(), TuiErr
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod source_tests;

@@ -72,6 +72,7 @@ fn run_events(issues: u64) -> Vec<Event> {
                 warp,
                 pc,
                 active: 0xf,
+                slots: 1,
             });
             v.push(Event::RegWrite {
                 cycle: cycle + 1,
@@ -101,7 +102,9 @@ fn run_events(issues: u64) -> Vec<Event> {
                     sm: block,
                     block,
                     warp,
+                    pc,
                     reason: StallReason::MioThrottle,
+                    cycles: 3,
                 });
             }
         }
