@@ -65,13 +65,7 @@ fn traced_stalls(path: &Path) -> PerKernel {
                 warp,
                 slots,
                 ..
-            } => charge(
-                block,
-                warp,
-                StallReason::Selected,
-                cycle,
-                u64::from(slots),
-            ),
+            } => charge(block, warp, StallReason::Selected, cycle, u64::from(slots)),
             Event::Stall {
                 cycle,
                 block,
@@ -104,13 +98,19 @@ fn traced_stalls(path: &Path) -> PerKernel {
             );
             at = from + n;
         }
-        assert!(at <= end, "warp {warp} of block {block} charged past its block's end");
+        assert!(
+            at <= end,
+            "warp {warp} of block {block} charged past its block's end"
+        );
         let exit = last_exit.entry((launch, block)).or_default();
         *exit = (*exit).max(at);
     }
     for ((launch, block), exit) in last_exit {
         let end = blocks[&(launch, block)].1.unwrap();
-        assert_eq!(exit, end, "launch {launch} block {block}: the last warp's exit");
+        assert_eq!(
+            exit, end,
+            "launch {launch} block {block}: the last warp's exit"
+        );
     }
     out
 }
@@ -146,7 +146,10 @@ fn check(algo: &str, extra: &[&str]) {
             *sums.entry(reason).or_default() += n;
         }
     }
-    assert_eq!(want.keys().collect::<Vec<_>>(), got.keys().collect::<Vec<_>>());
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>()
+    );
     for (kernel, reasons) in &want {
         for (reason, n) in reasons {
             let traced = got[kernel].get(reason).copied().unwrap_or(0);

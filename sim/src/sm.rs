@@ -363,7 +363,8 @@ impl Sm {
         if ready > from {
             ctx.charge(self.id, pc, reason(l), from, ready - from);
             if ctx.tracer.on() {
-                ctx.tracer.stall(from, self, slot, pc, reason(l), ready - from);
+                ctx.tracer
+                    .stall(from, self, slot, pc, reason(l), ready - from);
             }
         }
         self.set_ready(slot, ready.max(from));

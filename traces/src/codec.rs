@@ -65,9 +65,7 @@ pub fn validate(e: &Event) -> Result<(), TraceError> {
                 StallReason::COUNT
             ))
         }
-        Event::Stall { reason, cycles, .. }
-            if *reason == StallReason::Selected || *cycles == 0 =>
-        {
+        Event::Stall { reason, cycles, .. } if *reason == StallReason::Selected || *cycles == 0 => {
             bad(format!(
                 "a stall charge of {cycles} cycles of {reason} (issues are Issue events; a charge \
                  is at least 1 cycle)"

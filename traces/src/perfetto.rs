@@ -101,8 +101,12 @@ impl ExportOptions {
         sm.is_none_or(|s| within(self.sms, s)) && block.is_none_or(|b| within(self.blocks, b))
     }
 
-    /// The chunks to read: those of the kept launches, in order.
+    /// The chunks to read: every chunk, or those of the kept launches,
+    /// in order.
     fn chunks<R: Read + Seek>(&self, reader: &TraceReader<R>) -> Vec<usize> {
+        if self.launches.is_none() {
+            return (0..reader.chunks().len()).collect();
+        }
         let mut v = Vec::new();
         for (i, l) in reader.launches().iter().enumerate() {
             if within(self.launches, i as u32) {
@@ -113,7 +117,10 @@ impl ExportOptions {
     }
 
     /// Nanoseconds per cycle, from the trace's clock (for [`TimeUnit::Ns`]).
-    fn ns_per_cycle<R: Read + Seek>(&self, reader: &TraceReader<R>) -> Result<Option<f64>, TraceError> {
+    fn ns_per_cycle<R: Read + Seek>(
+        &self,
+        reader: &TraceReader<R>,
+    ) -> Result<Option<f64>, TraceError> {
         if self.time == TimeUnit::Cycles {
             return Ok(None);
         }
@@ -472,10 +479,9 @@ impl<W: Write> Exporter<W> {
                         )
                     })
                     .collect();
-                self.out.event(
-                    &json!({"ph": "C", "name": "stall warp-cycles", "pid": sm,
-                    "ts": ts, "args": stalls}),
-                )?;
+                self.out
+                    .event(&json!({"ph": "C", "name": "stall warp-cycles", "pid": sm,
+                    "ts": ts, "args": stalls}))?;
             }
         }
         Ok(())
@@ -557,7 +563,8 @@ impl<W: Write> JsonOut<W> {
 
     /// Closes the array and adds `otherData` (what the units are).
     fn finish(mut self, other: &Value) -> Result<(), TraceError> {
-        self.out.write_all(b"\n],\"displayTimeUnit\":\"ns\",\"otherData\":")?;
+        self.out
+            .write_all(b"\n],\"displayTimeUnit\":\"ns\",\"otherData\":")?;
         serde_json::to_writer(&mut self.out, other).map_err(std::io::Error::from)?;
         self.out.write_all(b"}\n")?;
         self.out.flush()?;
@@ -700,7 +707,10 @@ mod tests {
         assert_eq!(bar[0]["dur"].as_f64(), Some(0.001));
         assert_eq!(bar[0]["args"]["cycles"], 2);
         assert_eq!(other["unit"], "ns");
-        assert!(other["time"].as_str().unwrap().contains("2000 MHz"), "{other}");
+        assert!(
+            other["time"].as_str().unwrap().contains("2000 MHz"),
+            "{other}"
+        );
         let (_, other) = export_with(&ExportOptions {
             time: TimeUnit::Cycles,
             ..ExportOptions::default()
@@ -834,7 +844,11 @@ mod tests {
         }
         let mut r = TraceReader::new(Cursor::new(w.finish().unwrap())).unwrap();
         let mut out = Vec::new();
-        export_perfetto(&mut r, &mut out).unwrap();
+        let cycles = ExportOptions {
+            time: TimeUnit::Cycles,
+            ..ExportOptions::default()
+        };
+        export_perfetto_with(&mut r, &mut out, &cycles).unwrap();
         let v: Value = serde_json::from_slice(&out).unwrap();
         let kernels: Vec<&Value> = v["traceEvents"]
             .as_array()
@@ -863,7 +877,11 @@ mod tests {
         .unwrap();
         let mut r = TraceReader::new(Cursor::new(w.finish().unwrap())).unwrap();
         let mut out = Vec::new();
-        export_perfetto(&mut r, &mut out).unwrap();
+        let cycles = ExportOptions {
+            time: TimeUnit::Cycles,
+            ..ExportOptions::default()
+        };
+        export_perfetto_with(&mut r, &mut out, &cycles).unwrap();
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert!(
             v["traceEvents"]

@@ -215,7 +215,11 @@ impl App {
     fn refresh_launch_table(&mut self) {
         let launch = self.replay.data.launch;
         if self.source.scope != Scope::Launch
-            || self.source.launch_table.as_ref().is_some_and(|t| t.0 == launch)
+            || self
+                .source
+                .launch_table
+                .as_ref()
+                .is_some_and(|t| t.0 == launch)
         {
             return;
         }

@@ -144,6 +144,6 @@ fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> Result<(), TuiErr
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod source_tests;
+#[cfg(test)]
+mod tests;

@@ -265,7 +265,12 @@ mod tests {
 
     #[test]
     fn hot_lines_come_hottest_first_by_the_sort_column() {
-        let t = vec![line(1, 0, 5), line(9, 40, 0), LineStats::default(), line(2, 0, 50)];
+        let t = vec![
+            line(1, 0, 5),
+            line(9, 40, 0),
+            LineStats::default(),
+            line(2, 0, 50),
+        ];
         assert_eq!(hot_pcs(&t, SortBy::Line), [3, 1, 0], "total stalls");
         assert_eq!(hot_pcs(&t, SortBy::Exec), [1, 3, 0]);
         assert_eq!(hot_pcs(&t, SortBy::Reason(StallReason::Barrier)), [1]);

@@ -87,7 +87,10 @@ fn the_sort_key_cycles_the_columns_and_back_to_program_order() {
     }
     assert_eq!(a.source.sort, SortBy::Line, "{seen:?}");
     assert!(seen.contains(&SortBy::Stalls) && seen.contains(&SortBy::Excess));
-    assert!(seen.contains(&SortBy::Reason(StallReason::Barrier)), "{seen:?}");
+    assert!(
+        seen.contains(&SortBy::Reason(StallReason::Barrier)),
+        "{seen:?}"
+    );
 }
 
 /// At a barrier of warp 0, sorted by stalls, the hottest line selected.

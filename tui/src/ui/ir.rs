@@ -154,7 +154,9 @@ pub fn render_ir(app: &App, area: Rect, buf: &mut Buffer) {
         .and_then(|pc| k.line_of_pc.get(pc as usize).copied().flatten());
     let scope = match sv.scope {
         Scope::Warp => format!("warp {}", app.warp),
-        Scope::Block => d.block.map_or("block -".to_string(), |b| format!("block {b}")),
+        Scope::Block => d
+            .block
+            .map_or("block -".to_string(), |b| format!("block {b}")),
         Scope::Launch => format!("launch, {} blocks", d.detail_blocks.len()),
     };
     let title = format!(
@@ -195,7 +197,9 @@ pub fn render_ir(app: &App, area: Rect, buf: &mut Buffer) {
     let order: Vec<usize> = if sv.sort == SortBy::Line {
         (0..lines.len()).collect()
     } else {
-        let mut v: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].pc.is_some()).collect();
+        let mut v: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].pc.is_some())
+            .collect();
         let key = |i: &usize| {
             let pc = lines[*i].pc.unwrap_or(0) as usize;
             table.get(pc).map_or(0, |l| sv.sort.key(l))
@@ -298,7 +302,8 @@ mod tests {
     #[test]
     fn numbers_shrink_to_their_column() {
         assert_eq!(compact(123_456, 6), "123456");
-        assert_eq!(compact(1_234_567, 6), "1.2M");
+        assert_eq!(compact(1_234_567, 6), "1235k");
+        assert_eq!(compact(12_345_678, 6), "12.3M");
         assert_eq!(compact(12_345_678_901, 4), "12G");
     }
 

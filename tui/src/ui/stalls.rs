@@ -40,7 +40,11 @@ pub fn render_stalls(app: &App, area: Rect, buf: &mut Buffer) {
     }
     let (issues, charges) = (d.warp_issues(app.warp), d.warp_stalls(app.warp));
     if issues.is_empty() && charges.is_empty() {
-        return note(inner, buf, "no issue or stall events recorded for this warp");
+        return note(
+            inner,
+            buf,
+            "no issue or stall events recorded for this warp",
+        );
     }
     if inner.width <= NAME_W + TOTAL_W + 4 || inner.height < 2 {
         return;
