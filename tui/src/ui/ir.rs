@@ -303,7 +303,8 @@ mod tests {
     fn numbers_shrink_to_their_column() {
         assert_eq!(compact(123_456, 6), "123456");
         assert_eq!(compact(1_234_567, 6), "1235k");
-        assert_eq!(compact(12_345_678, 6), "12.3M");
+        assert_eq!(compact(12_345_678, 6), "12346k");
+        assert_eq!(compact(12_345_678, 5), "12.3M");
         assert_eq!(compact(12_345_678_901, 4), "12G");
     }
 
