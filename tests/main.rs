@@ -28,6 +28,7 @@ mod snapshots_mergesort;
 mod snapshots_per_pc;
 mod snapshots_samplesort;
 mod snapshots_terasort;
+mod stall_charges;
 mod threads;
 mod traces;
 mod tui;
