@@ -67,7 +67,13 @@ pub fn trace(data: &[u8]) {
             }
         }
     }
-    let _ = traces::export_perfetto(&mut reader, std::io::sink());
+    // In cycles: fuzzed headers rarely hold a clock, and the export must
+    // still read every event.
+    let opts = traces::ExportOptions {
+        time: traces::TimeUnit::Cycles,
+        ..traces::ExportOptions::default()
+    };
+    let _ = traces::export_perfetto_with(&mut reader, std::io::sink(), &opts);
 }
 
 /// A `--buffer NAME=SPEC` spec (`@FILE` specs are left out: they read the

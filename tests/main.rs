@@ -32,6 +32,7 @@ mod snapshots_per_pc;
 mod snapshots_ptx;
 mod snapshots_samplesort;
 mod snapshots_terasort;
+mod stall_charges;
 mod terminal;
 mod threads;
 mod traces;

@@ -137,3 +137,69 @@ fn bad_traces_are_one_clear_error_with_status_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("/no/such.trace"));
 }
+
+/// The export's `--time`, `--launch`, `--sm` and `--block`: the unit is
+/// stated in `otherData` and each event keeps its cycle in `args`; the
+/// filters keep only what they name; a bad range is one clear error.
+#[test]
+fn perfetto_export_time_units_and_filters() {
+    let dir = scratch("export-options");
+    let trace = synthetic_trace(&dir, "run.trace");
+    let t = trace.to_str().unwrap();
+    let export = |extra: &[&str]| {
+        let mut args = vec!["trace", "export", t, "--format", "perfetto", "-o", "-"];
+        args.extend(extra);
+        let out = simsort(&args);
+        assert!(out.status.success(), "{extra:?}: {}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("valid JSON")
+    };
+    let first_issue = |v: &serde_json::Value| {
+        v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["cat"] == "issue")
+            .cloned()
+            .unwrap()
+    };
+    // The synthetic machine runs at 1000 MHz: a cycle is 1 ns, 0.001 us.
+    let ns = export(&[]);
+    assert_eq!(ns["otherData"]["unit"], "ns");
+    let issue = first_issue(&ns);
+    let cycle = issue["args"]["cycle"].as_u64().unwrap();
+    assert_eq!(issue["ts"].as_f64(), Some(cycle as f64 / 1000.0));
+    let cycles = export(&["--time", "cycles"]);
+    assert_eq!(cycles["otherData"]["unit"], "cycles");
+    assert_eq!(first_issue(&cycles)["ts"].as_u64(), Some(cycle));
+    // Block 1 runs on SM 1: `--sm 1` keeps none of block 0's events.
+    let sm1 = export(&["--sm", "1", "--launch", "0"]);
+    let events = sm1["traceEvents"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["cat"] == "issue"));
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["cat"] == "issue" || e["cat"] == "stall")
+            .all(|e| e["pid"] == 1)
+    );
+    let block0 = export(&["--block", "0-0"]);
+    assert!(
+        block0["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "issue")
+            .all(|e| e["pid"] == 0)
+    );
+    for (bad, want) in [
+        (vec!["--block", "5-2"], "empty"),
+        (vec!["--sm", "x"], "not a whole number"),
+        (vec!["--launch", "9"], "the trace has 2 launches"),
+    ] {
+        let mut args = vec!["trace", "export", t, "--format", "perfetto", "-o", "-"];
+        args.extend(&bad);
+        let out = simsort(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {stderr}");
+        assert!(stderr.contains(want), "{bad:?}: {stderr}");
+    }
+}

@@ -34,7 +34,7 @@ fn replay_screen_prints_the_panels_after_the_keys() {
     assert_eq!(stdout.lines().count(), 48);
     for panel in [
         "slab · block 0 warp 0",
-        "cycles conflicts │ IR",
+        "bs · source · block 0",
         "banks ·",
         "stalls · warp 0",
     ] {
@@ -297,7 +297,7 @@ fn a_real_simulator_trace_of_hotsort_replays_with_its_merges() {
     assert!(screen.contains('→') && screen.contains('←'), "{screen}");
     app.apply(Action::SeekTenths(10));
     let screen = tui::screen(&app, 160, 48);
-    assert!(screen.contains("bs · cycles conflicts"), "{screen}");
+    assert!(screen.contains("bs · source · block 0"), "{screen}");
 }
 
 #[test]

@@ -410,7 +410,8 @@ fn trace_issue(
     ctx.tracer.sample_stall(sm, StallReason::Selected, t, slots);
     ctx.tracer.sample(sm, t, |c| c.inst_issued += slots);
     if ctx.tracer.on() {
-        ctx.tracer.issue(t, sm, sp as u32, block, index, pc, exec);
+        ctx.tracer
+            .issue(t, sm, sp as u32, block, index, pc, exec, slots);
     }
 }
 

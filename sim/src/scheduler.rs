@@ -465,9 +465,15 @@ impl Sm {
                 due &= due - 1;
                 let ready = self.ready[h];
                 let pc = self.pcs[h];
+                let slot = ((h - base) * nsp + sp) as u16;
                 if ready < t {
                     ctx.charge(self.id, pc, StallReason::NotSelected, ready, t - ready);
                     self.ready[h] = t;
+                    if ctx.tracer.on() {
+                        let n = t - ready;
+                        ctx.tracer
+                            .stall(ready, self, slot, pc, StallReason::NotSelected, n);
+                    }
                 }
                 let class = self.pipes[h] as usize;
                 let until = busy[class];
@@ -477,12 +483,10 @@ impl Sm {
                     self.ready[h] = until;
                     next = next.min(until);
                     if ctx.tracer.on() {
-                        let slot = ((h - base) * nsp + sp) as u16;
-                        ctx.tracer.stall(t, self, slot, reason);
+                        ctx.tracer.stall(t, self, slot, pc, reason, until - t);
                     }
                     continue;
                 }
-                let slot = ((h - base) * nsp + sp) as u16;
                 pick.offer(slot, self.ages[h], last_age);
                 eligible.push(slot);
             }
@@ -519,9 +523,11 @@ impl Sm {
                 self.ready[h] = ready;
                 next = next.min(ready);
                 if ctx.tracer.on() {
-                    ctx.tracer.stall(t, self, slot, StallReason::NotSelected);
+                    let reason = StallReason::NotSelected;
+                    ctx.tracer.stall(t, self, slot, pc, reason, free - t);
                     if until > free {
-                        ctx.tracer.stall(free, self, slot, THROTTLE[class]);
+                        let n = until - free;
+                        ctx.tracer.stall(free, self, slot, pc, THROTTLE[class], n);
                     }
                 }
             }

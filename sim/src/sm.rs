@@ -324,6 +324,11 @@ impl Sm {
             release += stagger;
             let since = w.barrier_since;
             ctx.charge(self.id, pc, StallReason::Barrier, since, at - since);
+            if ctx.tracer.on() {
+                ctx.tracer
+                    .stall(since, self, slot, pc, StallReason::Barrier, at - since);
+            }
+            let w = &mut self.warps[slot as usize];
             if !w.normalize(ctx.prog.end) {
                 self.finish_warp(slot, at, ctx);
                 continue;
@@ -358,7 +363,8 @@ impl Sm {
         if ready > from {
             ctx.charge(self.id, pc, reason(l), from, ready - from);
             if ctx.tracer.on() {
-                ctx.tracer.stall(from, self, slot, reason(l));
+                ctx.tracer
+                    .stall(from, self, slot, pc, reason(l), ready - from);
             }
         }
         self.set_ready(slot, ready.max(from));

@@ -327,6 +327,7 @@ impl<'a> Tracer<'a> {
         warp: u32,
         pc: u32,
         active: u64,
+        slots: u64,
     ) {
         if self.detail(block) {
             let block = block as u32;
@@ -338,14 +339,19 @@ impl<'a> Tracer<'a> {
                 warp,
                 pc,
                 active,
+                slots: slots as u32,
             });
         }
     }
 
-    /// The warp in `slot` of `sm` is charged `reason` from `cycle` on.
+    /// The warp in `slot` of `sm`, waiting to issue `pc`, is charged `n`
+    /// cycles of `reason` from `cycle` on: called beside every per-warp
+    /// charge of the stall counters ([`crate::launch::Ctx::charge`] and
+    /// its halves), with the same arguments, so the trace's charges are
+    /// the report's.
     #[inline]
-    pub fn stall(&mut self, cycle: u64, sm: &Sm, slot: u16, reason: StallReason) {
-        if self.sink.is_none() {
+    pub fn stall(&mut self, cycle: u64, sm: &Sm, slot: u16, pc: u32, reason: StallReason, n: u64) {
+        if self.sink.is_none() || n == 0 {
             return;
         }
         let w = &sm.warps[slot as usize];
@@ -357,7 +363,9 @@ impl<'a> Tracer<'a> {
                 sm,
                 block,
                 warp,
+                pc,
                 reason,
+                cycles: n,
             });
         }
     }

@@ -6,7 +6,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
-use traces::{TraceReader, export_perfetto};
+use traces::{ExportOptions, TimeUnit, TraceReader, estimate_perfetto, export_perfetto_with};
 
 use simsort::atomic::{AtomicFile, check_distinct, check_output};
 
@@ -40,7 +40,53 @@ pub struct ExportArgs {
     /// The output file (`-` for standard output).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+    /// The unit of the events' `ts` and `dur`: `ns` (simulated time at the
+    /// trace's machine clock, what the viewer's labels mean) or `cycles`.
+    /// Either way each event's `args.cycle` holds its cycle.
+    #[arg(long, value_enum, default_value = "ns")]
+    pub time: TimeArg,
+    /// Only these launches: `N` or `A-B` (launch numbers, inclusive).
+    #[arg(long, value_name = "RANGE", value_parser = parse_span)]
+    pub launch: Option<(u32, u32)>,
+    /// Only events of these SMs: `N` or `A-B`.
+    #[arg(long, value_name = "RANGE", value_parser = parse_span)]
+    pub sm: Option<(u32, u32)>,
+    /// Only the per-block events of these blocks: `N` or `A-B`.
+    #[arg(long, value_name = "RANGE", value_parser = parse_span)]
+    pub block: Option<(u32, u32)>,
 }
+
+/// `--time`'s values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TimeArg {
+    /// Simulated time at the machine's clock.
+    Ns,
+    /// Cycles (the viewer labels them microseconds).
+    Cycles,
+}
+
+/// `N` or `A-B` (inclusive, `A <= B`).
+fn parse_span(s: &str) -> Result<(u32, u32), String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("`{t}` is not a whole number (a range is N or A-B)"))
+    };
+    let (lo, hi) = match s.split_once('-') {
+        Some((a, b)) => (num(a)?, num(b)?),
+        None => {
+            let n = num(s)?;
+            (n, n)
+        }
+    };
+    if lo > hi {
+        return Err(format!("the range {lo}-{hi} is empty (A-B needs A <= B)"));
+    }
+    Ok((lo, hi))
+}
+
+/// Exports estimated above this many bytes say so before writing.
+const LARGE_EXPORT: u64 = 64 << 20;
 
 /// Export formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -111,6 +157,24 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     let mut reader = open(&args.trace)?;
     let ExportFormat::Perfetto = args.format;
+    let opts = ExportOptions {
+        time: match args.time {
+            TimeArg::Ns => TimeUnit::Ns,
+            TimeArg::Cycles => TimeUnit::Cycles,
+        },
+        launches: args.launch,
+        sms: args.sm,
+        blocks: args.block,
+    };
+    if let Some((lo, _)) = args.launch
+        && lo as usize >= reader.launches().len()
+    {
+        return Err(Failure::input(format!(
+            "error: --launch {lo}: the trace has {} launches (0-{})",
+            reader.launches().len(),
+            reader.launches().len().saturating_sub(1)
+        )));
+    }
     let bad_trace = |e: traces::TraceError| match e {
         _ if sim::stop_requested() => Failure {
             status: 130,
@@ -136,14 +200,25 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.trace.display()
         )),
     };
+    // What it will cost, said before a large export is written.
+    let estimate = estimate_perfetto(&mut reader, &opts).map_err(bad_trace)?;
+    if estimate.bytes > LARGE_EXPORT {
+        eprintln!(
+            "simsort: this export is about {} MB of JSON ({} recorded events); \
+             --launch, --sm and --block keep less",
+            estimate.bytes.div_ceil(1 << 20),
+            estimate.events_in
+        );
+    }
     if args.output.as_os_str() == "-" {
-        export_perfetto(&mut reader, StopOnCtrlC(&mut *out)).map_err(bad_trace)?;
+        export_perfetto_with(&mut reader, StopOnCtrlC(&mut *out), &opts).map_err(bad_trace)?;
         return Ok(());
     }
     let file = AtomicFile::create(&args.output)
         .map_err(|e| Failure::run(format!("cannot create {}: {e}", args.output.display())))?;
     let mut writer = BufWriter::new(file);
-    let summary = export_perfetto(&mut reader, StopOnCtrlC(&mut writer)).map_err(bad_trace)?;
+    let summary =
+        export_perfetto_with(&mut reader, StopOnCtrlC(&mut writer), &opts).map_err(bad_trace)?;
     // Only a complete export replaces the file; a failure above drops the
     // temporary file and leaves the old one as it was.
     let cannot =
@@ -155,10 +230,15 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .map_err(cannot)?;
     writeln!(
         out,
-        "wrote {} ({} trace events from {} recorded events); open it at https://ui.perfetto.dev",
+        "wrote {} ({} trace events from {} recorded events, time in {}); open it at \
+         https://ui.perfetto.dev",
         args.output.display(),
         summary.events_out,
-        summary.events_in
+        summary.events_in,
+        match args.time {
+            TimeArg::Ns => "ns",
+            TimeArg::Cycles => "cycles",
+        }
     )
     .map_err(output_error)
 }

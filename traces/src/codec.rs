@@ -77,6 +77,12 @@ pub fn validate(e: &Event) -> Result<(), TraceError> {
                 StallReason::COUNT
             ))
         }
+        Event::Stall { reason, cycles, .. } if *reason == StallReason::Selected || *cycles == 0 => {
+            bad(format!(
+                "a stall charge of {cycles} cycles of {reason} (issues are Issue events; a charge \
+                 is at least 1 cycle)"
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -140,21 +146,26 @@ impl Encoder {
                 warp,
                 pc,
                 active,
+                slots,
                 ..
             } => {
                 put_all(out, &[*sm, *sched, *block, *warp, *pc]);
                 // Full warps are the common case: store the inactive lanes.
                 put(out, !*active);
+                put(out, u64::from(*slots));
             }
             Event::Stall {
                 sm,
                 block,
                 warp,
+                pc,
                 reason,
+                cycles,
                 ..
             } => {
-                put_all(out, &[*sm, *block, *warp]);
+                put_all(out, &[*sm, *block, *warp, *pc]);
                 out.push(reason.index() as u8);
+                put(out, *cycles);
             }
             Event::SharedAccess {
                 sm,
@@ -382,13 +393,26 @@ impl<'a> Decoder<'a> {
     }
 
     /// Decodes the next event; call only while `!is_done()`.
+    #[cfg(test)]
     pub fn next_event(&mut self) -> Result<Event, TraceError> {
+        loop {
+            if let Some(e) = self.next_record()? {
+                return Ok(e);
+            }
+        }
+    }
+
+    /// Decodes the next record: an event, or `None` for a record this
+    /// crate reads but no longer yields (a stall-reason change of a trace
+    /// before format version 3, which is not a charge: see
+    /// [`Event::Stall`]). Call only while `!is_done()`.
+    pub fn next_record(&mut self) -> Result<Option<Event>, TraceError> {
         let tag = self.byte()?;
         let z = self.u64()?;
         let delta = ((z >> 1) as i64) ^ -((z & 1) as i64);
         let cycle = self.prev_cycle.wrapping_add(delta as u64);
         self.prev_cycle = cycle;
-        Ok(match tag {
+        Ok(Some(match tag {
             KERNEL_LAUNCH => {
                 let [launch, kernel] = self.u32s()?;
                 Event::KernelLaunch {
@@ -422,19 +446,29 @@ impl<'a> Decoder<'a> {
                     warp,
                     pc,
                     active: !self.u64()?,
+                    slots: if self.version < 3 { 1 } else { self.u32()? },
                 }
             }
+            STALL if self.version < 3 => {
+                let _sm_block_warp: [u32; 3] = self.u32s()?;
+                self.reason()?;
+                return Ok(None);
+            }
             STALL => {
-                let [sm, block, warp] = self.u32s()?;
-                let code = self.byte()?;
-                let reason = StallReason::from_index(code.into())
-                    .ok_or_else(|| self.corrupt(&format!("stall reason code {code}")))?;
+                let [sm, block, warp, pc] = self.u32s()?;
+                let reason = self.reason()?;
+                let cycles = self.u64()?;
+                if reason == StallReason::Selected || cycles == 0 {
+                    return Err(self.corrupt(&format!("a stall charge of {cycles} {reason}")));
+                }
                 Event::Stall {
                     cycle,
                     sm,
                     block,
                     warp,
+                    pc,
                     reason,
+                    cycles,
                 }
             }
             SHARED => self.shared(cycle)?,
@@ -467,7 +501,13 @@ impl<'a> Decoder<'a> {
             REG_WRITE => self.reg_write(cycle)?,
             COUNTERS => self.counters(cycle)?,
             t => return Err(self.corrupt(&format!("unknown event tag {t}"))),
-        })
+        }))
+    }
+
+    fn reason(&mut self) -> Result<StallReason, TraceError> {
+        let code = self.byte()?;
+        StallReason::from_index(code.into())
+            .ok_or_else(|| self.corrupt(&format!("stall reason code {code}")))
     }
 
     fn shared(&mut self, cycle: u64) -> Result<Event, TraceError> {

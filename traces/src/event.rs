@@ -116,10 +116,23 @@ pub enum Event {
         /// Active lanes (bit `i` = lane `i`); the format holds warps of at
         /// most 64 lanes.
         active: u64,
+        /// Issue slots it took, from `cycle` on (a `cmpx` takes 2): the
+        /// warp-cycles charged [`StallReason::Selected`], as the report's
+        /// `selected` and `smsp__inst_executed` count them. Traces before
+        /// format version 3 did not record it and read back 1.
+        slots: u32,
     },
-    /// A warp's stall reason changed; it holds until the next change.
+    /// A warp was charged `cycles` warp-cycles of `reason`, from `cycle`
+    /// on, waiting with instruction `pc` next: one charge of the simulator's
+    /// stall accounting, recorded where it is made, so the stall events of
+    /// a warp plus its issue slots tile its resident cycles exactly and
+    /// sum, over the warps, to the report's per-kernel stall cycles. A
+    /// charge may be recorded after later events (a barrier wait is known
+    /// only when the barrier releases). Traces before format version 3
+    /// recorded reason changes instead; their stall records are skipped on
+    /// reading (see [`crate::TraceReader::has_stall_charges`]).
     Stall {
-        /// First cycle with the new reason.
+        /// First cycle charged.
         cycle: u64,
         /// The SM.
         sm: u32,
@@ -127,8 +140,14 @@ pub enum Event {
         block: u32,
         /// Warp index within the block.
         warp: u32,
-        /// The new reason ([`StallReason::Selected`] when it issues).
+        /// The instruction the warp waited to issue (Nsight Compute's
+        /// source view charges a stall to it).
+        pc: u32,
+        /// Why it did not issue (never [`StallReason::Selected`]: issues
+        /// are [`Event::Issue`]s).
         reason: StallReason,
+        /// Warp-cycles charged (at least 1).
+        cycles: u64,
     },
     /// One warp-wide shared-memory instruction was served.
     SharedAccess {

@@ -25,9 +25,13 @@ pub const MAGIC: &[u8; 8] = b"SSTRACE\0";
 pub const END_MAGIC: &[u8; 8] = b"SSTEND\0\0";
 /// The newest format version this crate writes and reads. Version 2 added
 /// launch labels (in [`crate::Event::KernelLaunch`] and [`LaunchInfo`]);
-/// version 1 files read with every label empty. Version 3 added each
-/// shared access's width and per-lane addresses (in
-/// [`crate::Event::SharedAccess`]); older files read with them empty.
+/// version 1 files read with every label empty. Version 3 holds two
+/// changes: each shared access records its width, active lanes and
+/// per-lane addresses (in [`crate::Event::SharedAccess`]), and
+/// [`crate::Event::Stall`] is a charge (pc, reason, cycles) with
+/// [`crate::Event::Issue`] carrying its issue slots. Older files read with
+/// the shared-access fields empty, their stall records skipped and one
+/// slot per issue.
 pub const FORMAT_VERSION: u32 = 3;
 /// The longest launch label, in bytes (a sanity bound for readers).
 pub const MAX_LABEL_BYTES: usize = 1024;

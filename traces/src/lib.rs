@@ -25,7 +25,7 @@
 //!    block; per SM every `counter_interval_cycles` an [`Event::Counters`]
 //!    with the deltas since the last sample; and, where
 //!    [`TraceWriter::wants_detail`]`(block)`: [`Event::Issue`] per issued
-//!    warp instruction, [`Event::Stall`] when a warp's stall reason changes,
+//!    warp instruction, [`Event::Stall`] for every stall charge (pc, reason, cycles),
 //!    [`Event::SharedAccess`], [`Event::GlobalRequest`],
 //!    [`Event::BarrierArrive`]/[`Event::BarrierRelease`]; where
 //!    [`TraceWriter::wants_registers`]`(block, warp)`: [`Event::RegWrite`]
@@ -45,7 +45,7 @@
 //! header.kernels.push(KernelSource::from_text("k", "block0:\n    exit\n"));
 //! let mut w = TraceWriter::new(Vec::new(), &header)?;
 //! w.record(&Event::KernelLaunch { cycle: 0, launch: 0, kernel: 0, grid: [1, 1, 1], block: [32, 1, 1], label: "pass 1".into() })?;
-//! w.record(&Event::Issue { cycle: 1, sm: 0, sched: 0, block: 0, warp: 0, pc: 0, active: u32::MAX.into() })?;
+//! w.record(&Event::Issue { cycle: 1, sm: 0, sched: 0, block: 0, warp: 0, pc: 0, active: u32::MAX.into(), slots: 1 })?;
 //! w.record(&Event::KernelEnd { cycle: 9, launch: 0 })?;
 //! let bytes = w.finish()?;
 //!
@@ -74,6 +74,9 @@ pub use event::{AccessKind, CounterSample, Event, StallReason};
 pub use format::{ChunkInfo, FORMAT_VERSION, LaunchInfo};
 pub use header::{IrLine, KernelSource, RegClass, RegRef, StageMark, TraceHeader};
 pub use options::{Focus, TraceLevel, TraceOptions};
-pub use perfetto::{ExportSummary, KERNELS_PID, export_perfetto};
+pub use perfetto::{
+    Estimate, ExportOptions, ExportSummary, KERNELS_PID, Span, TimeUnit, estimate_perfetto,
+    export_perfetto, export_perfetto_with,
+};
 pub use reader::{Events, TraceReader};
 pub use writer::TraceWriter;

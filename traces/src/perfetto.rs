@@ -2,11 +2,17 @@
 //! and `chrome://tracing` open.
 //!
 //! The mapping: one process per SM (`pid` = SM number) plus one process
-//! for the kernel launches (`pid` = [`KERNELS_PID`]); `ts` = cycle (the
-//! viewers label it microseconds: read "µs" as "cycles"). Inside an SM's
-//! process, each block has a lifetime track and each warp two tracks:
-//! the instructions it issued (1-cycle slices named by their IR text) and
-//! its stall reasons (one slice per stretch of one reason). Thread ids are
+//! for the kernel launches (`pid` = [`KERNELS_PID`]). The format defines
+//! `ts` and `dur` as microseconds: by default ([`TimeUnit::Ns`]) they are
+//! simulated time at the machine's clock (the header's `clock_mhz`), so
+//! the viewer's units are true; with [`TimeUnit::Cycles`] they are cycles
+//! (the viewer then labels a cycle "1 µs"). Either way every slice and
+//! instant keeps its cycle in `args.cycle` (and a slice its length in
+//! `args.cycles`), and the top-level `otherData.time` says which unit was
+//! written. Inside an SM's process, each block has a lifetime track and
+//! each warp two tracks: the instructions it issued (slices as long as
+//! their issue slots, named by their IR text) and its stall charges (one
+//! slice per charge, named by its reason). Thread ids are
 //! `block * 1_000_000 + k` with `k = 0` for the block, `1 + 2*warp` for the
 //! warp's issues and `2 + 2*warp` for its stalls; every track is named.
 //! Counter tracks per SM come from the counter samples: bank conflicts,
@@ -14,10 +20,14 @@
 //! each stall reason (stacked). Shared and global accesses and barriers are
 //! instant events on the warp's issue track.
 //!
+//! [`ExportOptions`] can keep only some launches, SMs and blocks; only the
+//! chosen launches' chunks are read. [`estimate_perfetto`] tells what an
+//! export will cost before it is written.
+//!
 //! The JSON is written as it is produced, event by event, so exporting a
-//! large trace needs memory only for the warps currently resident.
+//! large trace needs memory only for the track names.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Seek, Write};
 
 use serde_json::{Value, json};
@@ -38,11 +48,169 @@ pub struct ExportSummary {
     pub events_out: u64,
 }
 
-/// Writes `reader`'s events as Chrome trace JSON to `out`.
+/// The unit of `ts` and `dur`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Simulated time at the machine's clock, in the format's microseconds.
+    #[default]
+    Ns,
+    /// Cycles, written where the format expects microseconds.
+    Cycles,
+}
+
+/// An inclusive range of numbers (launches, SMs, blocks).
+pub type Span = (u32, u32);
+
+/// What to export and how.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// The unit of `ts` and `dur`.
+    pub time: TimeUnit,
+    /// Only these launches (by launch number).
+    pub launches: Option<Span>,
+    /// Only events of these SMs (kernel-launch slices are kept).
+    pub sms: Option<Span>,
+    /// Only per-block events of these blocks (SM counter samples and
+    /// kernel-launch slices are kept).
+    pub blocks: Option<Span>,
+}
+
+fn within(span: Option<Span>, v: u32) -> bool {
+    span.is_none_or(|(lo, hi)| lo <= v && v <= hi)
+}
+
+impl ExportOptions {
+    /// Whether an event of a kept launch passes the SM and block filters.
+    fn keeps(&self, e: &Event) -> bool {
+        let sm = match *e {
+            Event::BlockStart { sm, .. }
+            | Event::BlockEnd { sm, .. }
+            | Event::Issue { sm, .. }
+            | Event::Stall { sm, .. }
+            | Event::SharedAccess { sm, .. }
+            | Event::GlobalRequest { sm, .. }
+            | Event::BarrierArrive { sm, .. }
+            | Event::BarrierRelease { sm, .. }
+            | Event::Counters { sm, .. } => Some(sm),
+            _ => None,
+        };
+        let block = match *e {
+            Event::BlockStart { block, .. } | Event::BlockEnd { block, .. } => Some(block),
+            _ => e.detail_block(),
+        };
+        sm.is_none_or(|s| within(self.sms, s)) && block.is_none_or(|b| within(self.blocks, b))
+    }
+
+    /// The chunks to read: every chunk, or those of the kept launches,
+    /// in order.
+    fn chunks<R: Read + Seek>(&self, reader: &TraceReader<R>) -> Vec<usize> {
+        if self.launches.is_none() {
+            return (0..reader.chunks().len()).collect();
+        }
+        let mut v = Vec::new();
+        for (i, l) in reader.launches().iter().enumerate() {
+            if within(self.launches, i as u32) {
+                v.extend(l.first_chunk as usize..l.end_chunk as usize);
+            }
+        }
+        v
+    }
+
+    /// Nanoseconds per cycle, from the trace's clock (for [`TimeUnit::Ns`]).
+    fn ns_per_cycle<R: Read + Seek>(
+        &self,
+        reader: &TraceReader<R>,
+    ) -> Result<Option<f64>, TraceError> {
+        if self.time == TimeUnit::Cycles {
+            return Ok(None);
+        }
+        match reader.header().config_u64("clock_mhz") {
+            Some(mhz) if mhz > 0 => Ok(Some(1000.0 / mhz as f64)),
+            _ => Err(TraceError::InvalidEvent(
+                "the trace's header gives no machine clock (clock_mhz) to convert cycles to \
+                 time: export with --time cycles"
+                    .to_string(),
+            )),
+        }
+    }
+}
+
+/// What an export would write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Recorded events in the chosen launches' chunks.
+    pub events_in: u64,
+    /// About how many bytes of JSON.
+    pub bytes: u64,
+}
+
+/// Estimates an export's size without writing it: the JSON bytes per
+/// recorded event of the first chunks exported (filters applied) times the
+/// recorded events of every chosen chunk.
+pub fn estimate_perfetto<R: Read + Seek>(
+    reader: &mut TraceReader<R>,
+    opts: &ExportOptions,
+) -> Result<Estimate, TraceError> {
+    let chunks = opts.chunks(reader);
+    let events_in: u64 = chunks
+        .iter()
+        .map(|&i| u64::from(reader.chunks()[i].events))
+        .sum();
+    let sample: Vec<usize> = chunks.iter().copied().take(4).collect();
+    let sample_events: u64 = sample
+        .iter()
+        .map(|&i| u64::from(reader.chunks()[i].events))
+        .sum();
+    let mut counter = Counting(0);
+    export_chunks(reader, &mut counter, opts, sample)?;
+    let bytes = if sample_events == 0 {
+        counter.0
+    } else {
+        (counter.0 as f64 * events_in as f64 / sample_events as f64) as u64
+    };
+    Ok(Estimate { events_in, bytes })
+}
+
+/// A writer that only counts.
+struct Counting(u64);
+
+impl Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes `reader`'s events as Chrome trace JSON to `out`, with time at
+/// the machine's clock ([`ExportOptions::default`]).
 pub fn export_perfetto<R: Read + Seek, W: Write>(
     reader: &mut TraceReader<R>,
     out: W,
 ) -> Result<ExportSummary, TraceError> {
+    export_perfetto_with(reader, out, &ExportOptions::default())
+}
+
+/// Writes the events `opts` keeps as Chrome trace JSON to `out`.
+pub fn export_perfetto_with<R: Read + Seek, W: Write>(
+    reader: &mut TraceReader<R>,
+    out: W,
+    opts: &ExportOptions,
+) -> Result<ExportSummary, TraceError> {
+    let chunks = opts.chunks(reader);
+    export_chunks(reader, out, opts, chunks)
+}
+
+fn export_chunks<R: Read + Seek, W: Write>(
+    reader: &mut TraceReader<R>,
+    out: W,
+    opts: &ExportOptions,
+    chunks: Vec<usize>,
+) -> Result<ExportSummary, TraceError> {
+    let ns = opts.ns_per_cycle(reader)?;
     let texts: Vec<Vec<String>> = reader
         .kernels()
         .iter()
@@ -61,14 +229,26 @@ pub fn export_perfetto<R: Read + Seek, W: Write>(
         })
         .collect();
     let names: Vec<String> = reader.kernels().iter().map(|k| k.name.clone()).collect();
+    let time = match ns {
+        Some(ns) => format!(
+            "ts and dur are simulated time in microseconds at the machine's {} MHz clock \
+             (1 cycle = {ns} ns); args.cycle is the cycle, args.cycles a slice's length in cycles",
+            reader.header().config_u64("clock_mhz").unwrap_or(0)
+        ),
+        None => "ts and dur are cycles (the viewer labels them microseconds); args.cycle is \
+                 the cycle"
+            .to_string(),
+    };
     let mut ex = Exporter {
         out: JsonOut::new(out)?,
+        opts: opts.clone(),
+        ns,
+        time,
         texts,
         names,
         kernel: None,
         label: String::new(),
         launch_start: 0,
-        open_stalls: HashMap::new(),
         named_sms: HashSet::new(),
         named_tracks: HashSet::new(),
         summary: ExportSummary::default(),
@@ -79,26 +259,32 @@ pub fn export_perfetto<R: Read + Seek, W: Write>(
         &json!({"ph": "M", "name": "process_name", "pid": KERNELS_PID,
         "args": {"name": "kernel launches"}}),
     )?;
-    for e in reader.events() {
+    for e in reader.events_of_chunks(chunks) {
         ex.event(e?)?;
     }
-    ex.close_all_stalls()?;
     ex.summary.events_out = ex.out.count;
     let summary = ex.summary.clone();
-    ex.out.finish()?;
+    let other = json!({"time": ex.time, "unit": match ex.ns {
+        Some(_) => "ns",
+        None => "cycles",
+    }});
+    ex.out.finish(&other)?;
     Ok(summary)
 }
 
 struct Exporter<W: Write> {
     out: JsonOut<W>,
+    opts: ExportOptions,
+    /// Nanoseconds per cycle (`None`: write cycles).
+    ns: Option<f64>,
+    /// What `otherData.time` says.
+    time: String,
     texts: Vec<Vec<String>>,
     names: Vec<String>,
     kernel: Option<usize>,
     /// The open launch's label (the slice name when not empty).
     label: String,
     launch_start: u64,
-    /// (sm, block, warp) -> (reason, since cycle)
-    open_stalls: HashMap<(u32, u32, u32), (StallReason, u64)>,
     named_sms: HashSet<u32>,
     named_tracks: HashSet<(u32, u64)>,
     summary: ExportSummary,
@@ -108,6 +294,14 @@ struct Exporter<W: Write> {
 }
 
 impl<W: Write> Exporter<W> {
+    /// A cycle as `ts` (or a length as `dur`) in the chosen unit.
+    fn time(&self, cycles: u64) -> Value {
+        match self.ns {
+            Some(ns) => json!(cycles as f64 * ns / 1000.0),
+            None => json!(cycles),
+        }
+    }
+
     fn event(&mut self, mut e: Event) -> Result<(), TraceError> {
         self.summary.events_in += 1;
         if let Event::KernelLaunch { cycle, .. } = e
@@ -117,6 +311,10 @@ impl<W: Write> Exporter<W> {
         }
         *e.cycle_mut() = e.cycle().saturating_add(self.offset);
         self.last_cycle = self.last_cycle.max(e.cycle());
+        if !self.opts.keeps(&e) {
+            return Ok(());
+        }
+        let ts = self.time(e.cycle());
         match e {
             Event::KernelLaunch {
                 cycle,
@@ -136,32 +334,25 @@ impl<W: Write> Exporter<W> {
                 } else {
                     std::mem::take(&mut self.label)
                 };
+                let (start, len) = (self.launch_start, cycle - self.launch_start.min(cycle));
                 self.out
                     .event(&json!({"ph": "X", "name": name, "cat": "kernel",
-                    "pid": KERNELS_PID, "tid": 0, "ts": self.launch_start,
-                    "dur": cycle - self.launch_start.min(cycle),
-                    "args": {"launch": launch, "kernel": kernel}}))?;
+                    "pid": KERNELS_PID, "tid": 0, "ts": self.time(start),
+                    "dur": self.time(len),
+                    "args": {"launch": launch, "kernel": kernel, "cycle": start, "cycles": len}}))?;
                 self.kernel = None;
             }
             Event::BlockStart { cycle, sm, block } => {
                 let tid = self.track(sm, block, 0, || format!("block {block}"))?;
                 self.out
                     .event(&json!({"ph": "B", "name": format!("block {block}"),
-                    "cat": "block", "pid": sm, "tid": tid, "ts": cycle}))?;
+                    "cat": "block", "pid": sm, "tid": tid, "ts": ts, "args": {"cycle": cycle}}))?;
             }
             Event::BlockEnd { cycle, sm, block } => {
-                let ended: Vec<_> = self
-                    .open_stalls
-                    .keys()
-                    .filter(|k| k.0 == sm && k.1 == block)
-                    .copied()
-                    .collect();
-                for key in ended {
-                    self.close_stall(key, cycle)?;
-                }
                 let tid = self.track(sm, block, 0, || format!("block {block}"))?;
-                self.out
-                    .event(&json!({"ph": "E", "pid": sm, "tid": tid, "ts": cycle}))?;
+                self.out.event(
+                    &json!({"ph": "E", "pid": sm, "tid": tid, "ts": ts, "args": {"cycle": cycle}}),
+                )?;
             }
             Event::Issue {
                 cycle,
@@ -171,22 +362,32 @@ impl<W: Write> Exporter<W> {
                 warp,
                 pc,
                 active,
+                slots,
             } => {
                 let tid = self.warp_track(sm, block, warp)?;
                 self.out
                     .event(&json!({"ph": "X", "name": self.text(pc), "cat": "issue",
-                    "pid": sm, "tid": tid, "ts": cycle, "dur": 1,
-                    "args": {"pc": pc, "sched": sched, "active_lanes": active.count_ones()}}))?;
+                    "pid": sm, "tid": tid, "ts": ts, "dur": self.time(slots.into()),
+                    "args": {"pc": pc, "sched": sched, "active_lanes": active.count_ones(),
+                    "cycle": cycle, "cycles": slots}}))?;
             }
             Event::Stall {
                 cycle,
                 sm,
                 block,
                 warp,
+                pc,
                 reason,
+                cycles,
             } => {
-                self.close_stall((sm, block, warp), cycle)?;
-                self.open_stalls.insert((sm, block, warp), (reason, cycle));
+                let tid = self.track(sm, block, 2 + 2 * u64::from(warp), || {
+                    format!("block {block} warp {warp} stalls")
+                })?;
+                self.out.event(
+                    &json!({"ph": "X", "name": reason.name(), "cat": "stall", "pid": sm,
+                    "tid": tid, "ts": ts, "dur": self.time(cycles),
+                    "args": {"pc": pc, "cycle": cycle, "cycles": cycles}}),
+                )?;
             }
             Event::SharedAccess {
                 cycle,
@@ -207,8 +408,9 @@ impl<W: Write> Exporter<W> {
                 };
                 self.out
                     .event(&json!({"ph": "i", "s": "t", "name": name, "cat": "smem",
-                    "pid": sm, "tid": tid, "ts": cycle,
-                    "args": {"pc": pc, "wavefronts": wavefronts, "bank_conflicts": conflicts}}))?;
+                    "pid": sm, "tid": tid, "ts": ts,
+                    "args": {"pc": pc, "wavefronts": wavefronts, "bank_conflicts": conflicts,
+                    "cycle": cycle}}))?;
             }
             Event::GlobalRequest {
                 cycle,
@@ -227,8 +429,8 @@ impl<W: Write> Exporter<W> {
                 };
                 self.out
                     .event(&json!({"ph": "i", "s": "t", "name": name, "cat": "gmem",
-                    "pid": sm, "tid": tid, "ts": cycle,
-                    "args": {"pc": pc, "sectors": sectors}}))?;
+                    "pid": sm, "tid": tid, "ts": ts,
+                    "args": {"pc": pc, "sectors": sectors, "cycle": cycle}}))?;
             }
             Event::BarrierArrive {
                 cycle,
@@ -239,18 +441,20 @@ impl<W: Write> Exporter<W> {
                 let tid = self.warp_track(sm, block, warp)?;
                 self.out
                     .event(&json!({"ph": "i", "s": "t", "name": "barrier arrive",
-                    "cat": "barrier", "pid": sm, "tid": tid, "ts": cycle}))?;
+                    "cat": "barrier", "pid": sm, "tid": tid, "ts": ts, "args": {"cycle": cycle}}))?;
             }
             Event::BarrierRelease { cycle, sm, block } => {
                 let tid = self.track(sm, block, 0, || format!("block {block}"))?;
                 self.out
                     .event(&json!({"ph": "i", "s": "t", "name": "barrier release",
-                    "cat": "barrier", "pid": sm, "tid": tid, "ts": cycle}))?;
+                    "cat": "barrier", "pid": sm, "tid": tid, "ts": ts, "args": {"cycle": cycle}}))?;
             }
             Event::RegWrite { .. } => {}
-            Event::Counters { cycle, sm, sample } => {
+            Event::Counters { sm, sample, .. } => {
                 self.name_sm(sm)?;
-                let c = |name: &str, key: &str, v: u64| json!({"ph": "C", "name": name, "pid": sm, "ts": cycle, "args": {key: v}});
+                // Counter args are the counters' values (each arg is a
+                // series), so no cycle here.
+                let c = |name: &str, key: &str, v: u64| json!({"ph": "C", "name": name, "pid": sm, "ts": ts, "args": {key: v}});
                 self.out.event(&c(
                     "smem bank conflicts",
                     "conflicts",
@@ -277,7 +481,7 @@ impl<W: Write> Exporter<W> {
                     .collect();
                 self.out
                     .event(&json!({"ph": "C", "name": "stall warp-cycles", "pid": sm,
-                    "ts": cycle, "args": stalls}))?;
+                    "ts": ts, "args": stalls}))?;
             }
         }
         Ok(())
@@ -333,35 +537,10 @@ impl<W: Write> Exporter<W> {
             format!("block {block} warp {warp}")
         })
     }
-
-    fn close_stall(&mut self, key: (u32, u32, u32), now: u64) -> Result<(), TraceError> {
-        let Some((reason, since)) = self.open_stalls.remove(&key) else {
-            return Ok(());
-        };
-        let (sm, block, warp) = key;
-        if now <= since || reason == StallReason::Selected {
-            return Ok(());
-        }
-        let tid = self.track(sm, block, 2 + 2 * u64::from(warp), || {
-            format!("block {block} warp {warp} stalls")
-        })?;
-        self.out.event(
-            &json!({"ph": "X", "name": reason.name(), "cat": "stall", "pid": sm,
-            "tid": tid, "ts": since, "dur": now - since}),
-        )
-    }
-
-    fn close_all_stalls(&mut self) -> Result<(), TraceError> {
-        let mut keys: Vec<_> = self.open_stalls.keys().copied().collect();
-        keys.sort_unstable();
-        for key in keys {
-            self.close_stall(key, self.last_cycle)?;
-        }
-        Ok(())
-    }
 }
 
-/// Writes `{"traceEvents":[e1,e2,...],"displayTimeUnit":"ns"}` incrementally.
+/// Writes `{"traceEvents":[e1,e2,...],"displayTimeUnit":"ns","otherData":{...}}`
+/// incrementally.
 struct JsonOut<W: Write> {
     out: W,
     count: u64,
@@ -382,8 +561,12 @@ impl<W: Write> JsonOut<W> {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<(), TraceError> {
-        self.out.write_all(b"\n],\"displayTimeUnit\":\"ns\"}\n")?;
+    /// Closes the array and adds `otherData` (what the units are).
+    fn finish(mut self, other: &Value) -> Result<(), TraceError> {
+        self.out
+            .write_all(b"\n],\"displayTimeUnit\":\"ns\",\"otherData\":")?;
+        serde_json::to_writer(&mut self.out, other).map_err(std::io::Error::from)?;
+        self.out.write_all(b"}\n")?;
         self.out.flush()?;
         Ok(())
     }
@@ -397,10 +580,18 @@ mod tests {
     use crate::{CounterSample, KernelSource, TraceHeader, TraceLevel, TraceOptions, TraceWriter};
 
     fn trace() -> Vec<u8> {
+        trace_at(Some(2000))
+    }
+
+    /// The test trace, its machine clocked at `mhz` if given.
+    fn trace_at(mhz: Option<u32>) -> Vec<u8> {
         let mut h = TraceHeader::new(TraceOptions {
             level: TraceLevel::Full,
             ..Default::default()
         });
+        if let Some(mhz) = mhz {
+            h.config.push(("clock_mhz".to_string(), mhz.into()));
+        }
         h.kernels.push(KernelSource::from_text(
             "bs",
             "block0:\n  ld.shared r0, [r1]\n  exit\n",
@@ -425,7 +616,9 @@ mod tests {
                 sm: 2,
                 block: 0,
                 warp: 1,
+                pc: 0,
                 reason: StallReason::Barrier,
+                cycles: 2,
             },
             Event::Issue {
                 cycle: 3,
@@ -435,13 +628,7 @@ mod tests {
                 warp: 1,
                 pc: 0,
                 active: 0xff,
-            },
-            Event::Stall {
-                cycle: 3,
-                sm: 2,
-                block: 0,
-                warp: 1,
-                reason: StallReason::Selected,
+                slots: 1,
             },
             Event::SharedAccess {
                 cycle: 4,
@@ -462,7 +649,9 @@ mod tests {
                 sm: 2,
                 block: 0,
                 warp: 1,
+                pc: 1,
                 reason: StallReason::ShortScoreboard,
+                cycles: 5,
             },
             Event::Counters {
                 cycle: 8,
@@ -489,15 +678,93 @@ mod tests {
         w.finish().unwrap()
     }
 
-    fn export() -> Vec<Value> {
+    /// The test trace exported with `opts`: (its events, `otherData`).
+    fn export_with(opts: &ExportOptions) -> (Vec<Value>, Value) {
         let mut r = TraceReader::new(Cursor::new(trace())).unwrap();
         let mut out = Vec::new();
-        let s = export_perfetto(&mut r, &mut out).unwrap();
-        assert_eq!(s.events_in, 10);
+        let s = export_perfetto_with(&mut r, &mut out, opts).unwrap();
+        assert_eq!(s.events_in, 9);
         let v: Value = serde_json::from_slice(&out).unwrap();
         let events = v["traceEvents"].as_array().unwrap().clone();
         assert_eq!(events.len() as u64, s.events_out);
-        events
+        (events, v["otherData"].clone())
+    }
+
+    /// The test trace exported in cycles.
+    fn export() -> Vec<Value> {
+        let opts = ExportOptions {
+            time: TimeUnit::Cycles,
+            ..ExportOptions::default()
+        };
+        export_with(&opts).0
+    }
+
+    #[test]
+    fn time_is_at_the_machine_clock_with_cycles_in_args() {
+        let (ev, other) = export_with(&ExportOptions::default());
+        // 2000 MHz: a cycle is 0.5 ns, 0.0005 us.
+        let issue = find(&ev, "X", "ld.shared r0, [r1]");
+        assert_eq!(issue[0]["ts"].as_f64(), Some(0.0015));
+        assert_eq!(issue[0]["args"]["cycle"], 3);
+        let bar = find(&ev, "X", "barrier");
+        assert_eq!(bar[0]["dur"].as_f64(), Some(0.001));
+        assert_eq!(bar[0]["args"]["cycles"], 2);
+        assert_eq!(other["unit"], "ns");
+        assert!(
+            other["time"].as_str().unwrap().contains("2000 MHz"),
+            "{other}"
+        );
+        let (_, other) = export_with(&ExportOptions {
+            time: TimeUnit::Cycles,
+            ..ExportOptions::default()
+        });
+        assert_eq!(other["unit"], "cycles");
+    }
+
+    #[test]
+    fn time_without_a_clock_asks_for_cycles() {
+        let mut r = TraceReader::new(Cursor::new(trace_at(None))).unwrap();
+        let err = export_perfetto(&mut r, Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("--time cycles"), "{err}");
+    }
+
+    #[test]
+    fn filters_keep_the_chosen_sms_and_blocks_and_the_launch_slice() {
+        let only = |sms, blocks| {
+            export_with(&ExportOptions {
+                sms,
+                blocks,
+                ..ExportOptions::default()
+            })
+            .0
+        };
+        let kept = |ev: &[Value]| ev.iter().filter(|e| e["ph"] != "M").count();
+        let all = only(None, None);
+        let sm3 = only(Some((3, 3)), None);
+        // Only the launch's slice is left.
+        assert_eq!(kept(&sm3), 1, "{sm3:?}");
+        assert_eq!(find(&sm3, "X", "pass 1: merge 8 -> 16").len(), 1);
+        assert_eq!(kept(&only(Some((0, 2)), None)), kept(&all));
+        // Block 1: its SM's counter samples (5 series) and the launch.
+        assert_eq!(kept(&only(None, Some((1, 9)))), 1 + 5);
+        let mut r = TraceReader::new(Cursor::new(trace())).unwrap();
+        let opts = ExportOptions {
+            launches: Some((1, 1)),
+            ..ExportOptions::default()
+        };
+        let s = export_perfetto_with(&mut r, Vec::new(), &opts).unwrap();
+        assert_eq!(s.events_in, 0, "no launch 1: nothing read");
+    }
+
+    #[test]
+    fn the_estimate_of_a_small_trace_is_its_size() {
+        let mut r = TraceReader::new(Cursor::new(trace())).unwrap();
+        let opts = ExportOptions::default();
+        let est = estimate_perfetto(&mut r, &opts).unwrap();
+        let mut out = Vec::new();
+        export_perfetto_with(&mut r, &mut out, &opts).unwrap();
+        assert_eq!(est.events_in, 9);
+        assert_eq!(est.bytes, out.len() as u64);
     }
 
     fn find<'a>(events: &'a [Value], ph: &str, name: &str) -> Vec<&'a Value> {
@@ -524,7 +791,7 @@ mod tests {
     }
 
     #[test]
-    fn stalls_become_slices_that_end_at_the_next_change() {
+    fn stall_charges_become_slices_on_the_warps_stall_track() {
         let ev = export();
         let bar = find(&ev, "X", "barrier");
         assert_eq!(
@@ -532,7 +799,6 @@ mod tests {
             (Some(1), Some(2))
         );
         assert_eq!(bar[0]["tid"], 4);
-        // The short-scoreboard stretch is closed by the block's end.
         let sb = find(&ev, "X", "short_scoreboard");
         assert_eq!(
             (sb[0]["ts"].as_u64(), sb[0]["dur"].as_u64()),
@@ -581,7 +847,11 @@ mod tests {
         }
         let mut r = TraceReader::new(Cursor::new(w.finish().unwrap())).unwrap();
         let mut out = Vec::new();
-        export_perfetto(&mut r, &mut out).unwrap();
+        let cycles = ExportOptions {
+            time: TimeUnit::Cycles,
+            ..ExportOptions::default()
+        };
+        export_perfetto_with(&mut r, &mut out, &cycles).unwrap();
         let v: Value = serde_json::from_slice(&out).unwrap();
         let kernels: Vec<&Value> = v["traceEvents"]
             .as_array()
@@ -610,7 +880,11 @@ mod tests {
         .unwrap();
         let mut r = TraceReader::new(Cursor::new(w.finish().unwrap())).unwrap();
         let mut out = Vec::new();
-        export_perfetto(&mut r, &mut out).unwrap();
+        let cycles = ExportOptions {
+            time: TimeUnit::Cycles,
+            ..ExportOptions::default()
+        };
+        export_perfetto_with(&mut r, &mut out, &cycles).unwrap();
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert!(
             v["traceEvents"]

@@ -99,6 +99,13 @@ impl<R: Read + Seek> TraceReader<R> {
         self.version
     }
 
+    /// Whether the file's [`Event::Stall`]s are charges (format version 3
+    /// on); older files recorded reason changes, which are skipped, so a
+    /// reader of one has no per-warp stall cycles to show.
+    pub fn has_stall_charges(&self) -> bool {
+        self.version >= 3
+    }
+
     /// The header.
     pub fn header(&self) -> &TraceHeader {
         &self.header
@@ -216,6 +223,12 @@ impl<R: Read + Seek> TraceReader<R> {
         self.events_of_chunk_list((first.min(end)..end).collect())
     }
 
+    /// The events of the given chunks (indices into [`Self::chunks`]), in
+    /// the given order.
+    pub fn events_of_chunks(&mut self, chunks: Vec<usize>) -> Events<'_, R> {
+        self.events_of_chunk_list(chunks)
+    }
+
     /// The events of the given chunks, in the given order.
     fn events_of_chunk_list(&mut self, chunks: Vec<usize>) -> Events<'_, R> {
         Events {
@@ -286,15 +299,18 @@ impl<R: Read + Seek> Iterator for Events<'_, R> {
             if let Some((i, promised, done)) = self.chunk {
                 if self.state.0 < self.raw.len() {
                     let mut dec = Decoder::resume(&self.raw, self.state, self.reader.version);
-                    let r = dec.next_event();
+                    let r = dec.next_record();
                     self.state = dec.state();
-                    return match r {
+                    match r {
                         Ok(e) => {
                             self.chunk = Some((i, promised, done + 1));
-                            Some(Ok(e))
+                            match e {
+                                Some(e) => return Some(Ok(e)),
+                                None => continue,
+                            }
                         }
-                        Err(e) => self.fail(e),
-                    };
+                        Err(e) => return self.fail(e),
+                    }
                 }
                 self.chunk = None;
                 if done != promised {

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use crate::replay::{LaunchData, Replay};
+use crate::source::{self, LineStats, Scope, SortBy};
 
 mod view;
 
@@ -131,6 +132,15 @@ pub enum Action {
     ToggleHelp,
     /// Leave.
     Quit,
+    // The source view (`ui/ir.rs`).
+    /// Sum the IR lines' numbers over the next scope (warp, block, launch).
+    SourceScope,
+    /// Sort the IR lines by the next column.
+    SourceSort,
+    /// Select the hottest IR line, then the next hot one.
+    HotLine,
+    /// Select the previous hot line.
+    PrevHotLine,
     /// Time passed (playback advances by speed x time).
     Tick(Duration),
     /// `Tab`: focus the next panel (at 80 columns, panels take turns).
@@ -205,6 +215,23 @@ pub struct App {
     pub machine_view: u8,
     /// The machine view's selected SM.
     pub machine_sm: u32,
+    /// The source view's scope, sort and selected line.
+    pub source: SourceView,
+}
+
+/// The source view's state.
+#[derive(Clone, Debug, Default)]
+pub struct SourceView {
+    /// Which warps the numbers sum over.
+    pub scope: Scope,
+    /// The column the lines are sorted by.
+    pub sort: SortBy,
+    /// The selected line's pc (from the hot-line keys).
+    pub selected: Option<u32>,
+    /// The launch the selected line was chosen in.
+    selected_in: usize,
+    /// The launch-wide table of the loaded launch: (launch, table).
+    launch_table: Option<(usize, Vec<LineStats>)>,
 }
 
 impl App {
@@ -232,6 +259,7 @@ impl App {
             last_search: String::new(),
             machine_view: 0,
             machine_sm: 0,
+            source: SourceView::default(),
         };
         let d = app.data();
         app.speed = default_speed(d.end - d.start);
@@ -294,8 +322,91 @@ impl App {
             }
             Action::Quit => self.quit = true,
             Action::Tick(dt) => self.tick(dt),
+            Action::SourceScope => self.source_scope(),
+            Action::SourceSort => self.source_sort(),
+            Action::HotLine => self.hot_line(true),
+            Action::PrevHotLine => self.hot_line(false),
             other => self.apply_view(other),
         }
+        // A launch change drops the selected line and, when the scope is
+        // the launch, sums the new one.
+        if self.source.selected_in != self.replay.data.launch {
+            self.source.selected = None;
+        }
+        self.refresh_launch_table();
+    }
+
+    // The source view.
+
+    /// Per pc, the numbers of the source view's scope.
+    pub fn source_table(&self) -> std::borrow::Cow<'_, [LineStats]> {
+        let d = &self.replay.data;
+        match self.source.scope {
+            Scope::Warp => source::block_table(d, Some(self.warp)).into(),
+            Scope::Block => source::block_table(d, None).into(),
+            Scope::Launch => match &self.source.launch_table {
+                Some((l, t)) if *l == d.launch => t.as_slice().into(),
+                _ => Vec::new().into(),
+            },
+        }
+    }
+
+    /// Makes sure the launch-wide table of the loaded launch is there
+    /// when the scope is the launch (read from the trace once per launch).
+    fn refresh_launch_table(&mut self) {
+        let launch = self.replay.data.launch;
+        if self.source.scope != Scope::Launch
+            || self
+                .source
+                .launch_table
+                .as_ref()
+                .is_some_and(|t| t.0 == launch)
+        {
+            return;
+        }
+        match self.replay.launch_table(launch) {
+            Ok(t) => self.source.launch_table = Some((launch, t)),
+            Err(e) => {
+                self.source.scope = Scope::Block;
+                self.note(&format!("cannot sum the launch: {e}"));
+            }
+        }
+    }
+
+    fn source_scope(&mut self) {
+        self.source.scope = self.source.scope.next();
+        self.refresh_launch_table();
+        self.source.selected = None;
+    }
+
+    fn source_sort(&mut self) {
+        let cols = source::sort_columns(&self.source_table());
+        let i = cols.iter().position(|c| *c == self.source.sort);
+        self.source.sort = cols[i.map_or(0, |i| (i + 1) % cols.len())];
+    }
+
+    fn hot_line(&mut self, forward: bool) {
+        let hot = source::hot_pcs(&self.source_table(), self.source.sort);
+        if hot.is_empty() {
+            self.note("no line has numbers in this scope");
+            return;
+        }
+        let i = self
+            .source
+            .selected
+            .and_then(|pc| hot.iter().position(|&h| h == pc));
+        let j = match (i, forward) {
+            (None, _) => 0,
+            (Some(i), true) if i + 1 < hot.len() => i + 1,
+            (Some(i), false) if i > 0 => i - 1,
+            _ => {
+                self.note("no more hot lines (the next press starts again at the hottest)");
+                self.source.selected = None;
+                return;
+            }
+        };
+        self.source.selected = Some(hot[j]);
+        self.source.selected_in = self.replay.data.launch;
     }
 
     fn tick(&mut self, dt: Duration) {

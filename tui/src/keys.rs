@@ -26,6 +26,9 @@ pub const HELP: &[(&str, &str)] = &[
         "[ ] ↑ ↓",
         "in the machine view: time, SM; enter opens its block",
     ),
+    ("s", "source view: sum lines over warp / block / launch"),
+    ("o", "source view: sort lines by the next column"),
+    ("t T", "source view: next / previous hot line"),
     ("tab S-tab", "focus the next / previous panel"),
     ("enter", "banks panel: open / close the bank inspector"),
     ("↑ ↓", "slab cursor row (in this help: scroll)"),
@@ -73,6 +76,11 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         KeyCode::Esc => Action::Back,
         KeyCode::Char('x') => Action::WorstConflict,
         KeyCode::Char('v') => Action::MachineView,
+        // The source view.
+        KeyCode::Char('s') => Action::SourceScope,
+        KeyCode::Char('o') => Action::SourceSort,
+        KeyCode::Char('t') => Action::HotLine,
+        KeyCode::Char('T') => Action::PrevHotLine,
         KeyCode::Tab => Action::FocusNext,
         KeyCode::BackTab => Action::FocusPrev,
         KeyCode::Enter => Action::Open,
@@ -124,6 +132,12 @@ mod tests {
         assert_eq!(press(KeyCode::Char('y')), None);
         assert_eq!(press(KeyCode::Tab), Some(Action::FocusNext));
         assert_eq!(press(KeyCode::Esc), Some(Action::Back));
+        assert_eq!(press(KeyCode::Char('v')), Some(Action::MachineView));
+        assert_eq!(press(KeyCode::Char('j')), Some(Action::Down));
+        assert_eq!(press(KeyCode::Char('s')), Some(Action::SourceScope));
+        assert_eq!(press(KeyCode::Char('o')), Some(Action::SourceSort));
+        assert_eq!(press(KeyCode::Char('t')), Some(Action::HotLine));
+        assert_eq!(press(KeyCode::Char('T')), Some(Action::PrevHotLine));
         assert_eq!(
             press(KeyCode::Char('/')),
             Some(Action::OpenPrompt(PromptKind::Search))

@@ -25,6 +25,7 @@ pub mod rank;
 pub mod regs;
 pub mod replay;
 pub mod smem;
+pub mod source;
 pub mod synthetic;
 mod ui;
 
@@ -167,6 +168,8 @@ fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> Result<(), TuiErr
     Ok(())
 }
 
+#[cfg(test)]
+mod source_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -113,6 +113,7 @@ mod tests {
             cycle,
             pc,
             active: 1,
+            slots: 1,
         };
         // The load issues at 10 and lands at 40; the add issues at 11 and
         // lands at 15.

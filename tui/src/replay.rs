@@ -91,6 +91,29 @@ pub struct IssueRec {
     pub pc: u32,
     /// Active lanes.
     pub active: u64,
+    /// Issue slots (cycles charged `selected`).
+    pub slots: u32,
+}
+
+/// One stall charge of a warp: `cycles` cycles of `reason` from `cycle`
+/// on, waiting to issue `pc` ([`traces::Event::Stall`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StallRec {
+    /// First cycle charged.
+    pub cycle: u64,
+    /// Cycles charged.
+    pub cycles: u64,
+    /// The reason.
+    pub reason: StallReason,
+    /// The instruction waited for.
+    pub pc: u32,
+}
+
+impl StallRec {
+    /// One past the last cycle charged.
+    pub fn end(&self) -> u64 {
+        self.cycle + self.cycles
+    }
 }
 
 /// One shared-memory access of the focused block.
@@ -118,17 +141,6 @@ pub struct SmemRec {
     pub addrs: Vec<u64>,
 }
 
-/// Per-instruction totals over the focused block's warps.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PcStats {
-    /// Times issued (summed over warps).
-    pub issues: u64,
-    /// Cycles warps waited before issuing it (from their previous issue).
-    pub cycles: u64,
-    /// Shared-memory bank conflicts it caused.
-    pub conflicts: u64,
-}
-
 /// The decoded detail of one launch, for one block.
 #[derive(Clone, Debug, Default)]
 pub struct LaunchData {
@@ -148,16 +160,21 @@ pub struct LaunchData {
     pub detail_blocks: Vec<u32>,
     /// Per warp of the block: its issues, in cycle order.
     pub issues: Vec<Vec<IssueRec>>,
-    /// Per warp: its stall-reason changes, in cycle order.
-    pub stalls: Vec<Vec<(u64, StallReason)>>,
+    /// Per warp: its stall charges, in cycle order.
+    pub stalls: Vec<Vec<StallRec>>,
     /// Per warp: its registers over time.
     pub regs: Vec<WarpRegs>,
     /// Shared accesses of the block, in cycle order.
     pub smem: Vec<SmemRec>,
-    /// Per pc: totals over the block.
-    pub pc_stats: Vec<PcStats>,
+    /// Global requests of the block: (warp, pc, sectors).
+    pub gmem: Vec<(u32, u32, u32)>,
     /// The cycle the block ended (else the launch's end).
     pub block_end: u64,
+    /// The cycle the block started (its warps' first resident cycle).
+    pub block_start: u64,
+    /// Whether the trace's stall events are charges (format 3 on); older
+    /// traces have none to show.
+    pub stall_charges: bool,
     /// The whole machine's counters summed over the launch.
     pub machine: CounterSample,
     /// Per warp: its slab rows' ranks in its output (see [`crate::rank`]).
@@ -186,11 +203,37 @@ impl LaunchData {
         self.issues.get(warp as usize).map_or(&[], Vec::as_slice)
     }
 
-    /// The stall reason of `warp` during `cycle`, if known.
+    /// What `warp` was charged for `cycle`: a stall reason, or
+    /// [`StallReason::Selected`] in its issue slots; `None` outside its
+    /// charges (before it started, after it exited, or no detail).
     pub fn stall_at(&self, warp: u32, cycle: u64) -> Option<StallReason> {
-        let v = self.stalls.get(warp as usize)?;
-        let n = v.partition_point(|s| s.0 <= cycle);
-        n.checked_sub(1).map(|i| v[i].1)
+        if let Some(v) = self.stalls.get(warp as usize) {
+            let n = v.partition_point(|s| s.cycle <= cycle);
+            if let Some(s) = n.checked_sub(1).map(|i| v[i])
+                && cycle < s.end()
+            {
+                return Some(s.reason);
+            }
+        }
+        let i = self.current_issue(warp, cycle)?;
+        (cycle < i.cycle + u64::from(i.slots)).then_some(StallReason::Selected)
+    }
+
+    /// The stall charges of `warp` (empty if none).
+    pub fn warp_stalls(&self, warp: u32) -> &[StallRec] {
+        self.stalls.get(warp as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The cycles `warp` was resident as its charges tell: from the
+    /// block's start to the end of its last issue or charge.
+    pub fn resident(&self, warp: u32) -> (u64, u64) {
+        let last_issue = self
+            .warp_issues(warp)
+            .last()
+            .map_or(0, |i| i.cycle + u64::from(i.slots));
+        let last_stall = self.warp_stalls(warp).iter().map(StallRec::end).max();
+        let end = last_issue.max(last_stall.unwrap_or(0));
+        (self.block_start, end.max(self.block_start))
     }
 }
 
@@ -283,6 +326,19 @@ impl Replay {
         &self.kernels[self.data.kernel]
     }
 
+    /// Per pc, the source view's numbers over every block of launch
+    /// `launch` with detail events: one pass over the launch's chunks.
+    pub fn launch_table(
+        &mut self,
+        launch: usize,
+    ) -> Result<Vec<crate::source::LineStats>, TraceError> {
+        let mut t = Vec::new();
+        for e in self.reader.launch_events(launch) {
+            crate::source::LineStats::add_event(&mut t, &e?);
+        }
+        Ok(t)
+    }
+
     /// Decodes launch `launch`, keeping the detail of `block` (or, if it
     /// has none, of the first block that has). Only the chunks the index
     /// says may hold that block's events are read; the machine-wide
@@ -350,6 +406,7 @@ impl Replay {
                 .flat_map(|&(lo, hi)| lo..=hi)
                 .collect(),
             machine: info.counters.clone(),
+            block_start: u64::MAX,
             ..LaunchData::default()
         };
         type Building = (LaunchData, Vec<Vec<RegWriteRec>>, Option<u64>);
@@ -419,7 +476,7 @@ impl Replay {
             v.sort_by_key(|i| i.cycle);
         }
         for v in &mut d.stalls {
-            v.sort_by_key(|s| s.0);
+            v.sort_by_key(|s| s.cycle);
         }
         d.smem.sort_by_key(|s| s.cycle);
         d.regs = writes.into_iter().map(WarpRegs::new).collect();
@@ -436,7 +493,8 @@ impl Replay {
             .map(|(r, i)| landings(k, i, r))
             .collect();
         d.block_end = block_end.unwrap_or(d.end).min(d.end).max(d.start);
-        d.pc_stats = pc_stats(&d);
+        d.block_start = d.block_start.clamp(d.start, d.block_end);
+        d.stall_charges = self.reader.has_stall_charges();
         d
     }
 }
@@ -496,17 +554,33 @@ fn add_detail(
             warp,
             pc,
             active,
+            slots,
             ..
         } => {
             d.sm = Some(sm);
-            slot(&mut d.issues, warp).push(IssueRec { cycle, pc, active });
+            slot(&mut d.issues, warp).push(IssueRec {
+                cycle,
+                pc,
+                active,
+                slots,
+            });
         }
         Event::Stall {
             cycle,
             warp,
+            pc,
             reason,
+            cycles,
             ..
-        } => slot(&mut d.stalls, warp).push((cycle, reason)),
+        } => slot(&mut d.stalls, warp).push(StallRec {
+            cycle,
+            cycles,
+            reason,
+            pc,
+        }),
+        Event::GlobalRequest {
+            warp, pc, sectors, ..
+        } => d.gmem.push((warp, pc, sectors)),
         Event::SharedAccess {
             cycle,
             warp,
@@ -544,32 +618,13 @@ fn add_detail(
             mask,
             values,
         }),
+        Event::BlockStart { cycle, .. } => d.block_start = d.block_start.min(cycle),
         Event::BlockEnd { cycle, sm, .. } => {
             d.sm.get_or_insert(sm);
             *block_end = Some(cycle);
         }
         _ => {}
     }
-}
-
-/// Per-pc issues, waiting cycles and conflicts over the block's warps. A
-/// warp's cycles between two issues are charged to the second instruction
-/// (what it was waiting to issue), as a profiler's source view does.
-fn pc_stats(d: &LaunchData) -> Vec<PcStats> {
-    let mut stats: Vec<PcStats> = Vec::new();
-    for warp in &d.issues {
-        let mut prev = d.start;
-        for i in warp {
-            let s = slot(&mut stats, i.pc);
-            s.issues += 1;
-            s.cycles += i.cycle.saturating_sub(prev);
-            prev = i.cycle;
-        }
-    }
-    for a in &d.smem {
-        slot(&mut stats, a.pc).conflicts += u64::from(a.conflicts);
-    }
-    stats
 }
 
 #[cfg(test)]
@@ -612,16 +667,20 @@ mod tests {
                 &a.issues,
                 &a.stalls,
                 &a.smem,
+                &a.gmem,
                 a.block_end,
-                &a.pc_stats,
+                a.block_start,
+                a.stall_charges,
                 a.sm
             ),
             (
                 &b.issues,
                 &b.stalls,
                 &b.smem,
+                &b.gmem,
                 b.block_end,
-                &b.pc_stats,
+                b.block_start,
+                b.stall_charges,
                 b.sm
             )
         );

@@ -195,6 +195,7 @@ impl Synthetic {
             ("smem_banks".into(), self.banks.into()),
             ("smem_bank_width_bytes".into(), 4.into()),
             ("sms".into(), self.sms.into()),
+            ("clock_mhz".into(), 1000.into()),
         ];
         h.sort_options = vec![
             ("algo".into(), "synthetic".into()),
@@ -256,7 +257,7 @@ impl Synthetic {
                 }
             }
             for run in runs {
-                end = end.max(run.finish(&mut w)?);
+                end = end.max(run.finish(&mut w, &ops)?);
             }
         }
         w.record(&Event::KernelEnd {
@@ -392,6 +393,21 @@ impl Synthetic {
         for (pc, is_store) in [(0, false), (1, true)] {
             let cycle = start + 1 + u64::from(pc) * 300;
             let active = lane_mask(self.lanes);
+            // Before the load: a cycle unpicked; before the store: the
+            // wait for the load since the cycle after it issued.
+            let (from, reason) = match pc {
+                0 => (start, StallReason::NotSelected),
+                _ => (start + 2, StallReason::LongScoreboard),
+            };
+            w.record(&Event::Stall {
+                cycle: from,
+                sm,
+                block,
+                warp,
+                pc,
+                reason,
+                cycles: cycle - from,
+            })?;
             w.record(&Event::Issue {
                 cycle,
                 sm,
@@ -400,6 +416,7 @@ impl Synthetic {
                 warp,
                 pc,
                 active,
+                slots: 1,
             })?;
             let sectors = (4 * self.lanes).div_ceil(32);
             w.record(&Event::GlobalRequest {
@@ -411,15 +428,17 @@ impl Synthetic {
                 is_store,
                 sectors,
             })?;
-            let reason = StallReason::LongScoreboard;
-            w.record(&Event::Stall {
-                cycle: cycle + 1,
-                sm,
-                block,
-                warp,
-                reason,
-            })?;
         }
+        // The store drains until the block ends.
+        w.record(&Event::Stall {
+            cycle: start + 302,
+            sm,
+            block,
+            warp,
+            pc: 2,
+            reason: StallReason::LongScoreboard,
+            cycles: 308,
+        })?;
         w.record(&Event::BlockEnd {
             cycle: start + 610,
             sm,
@@ -473,7 +492,7 @@ impl BlockRun {
             slabs,
             snaps: vec![Vec::new(); s.warps as usize],
             cycle: start,
-            stalled: vec![u64::MAX; s.warps as usize],
+            stalled: vec![start; s.warps as usize],
             sample: CounterSample::default(),
             last_sample: start,
         })
@@ -492,20 +511,14 @@ impl BlockRun {
             self.cycle += 1;
             let cycle = self.cycle;
             let wi = warp as usize;
-            if self.stalled[wi] != u64::MAX {
-                let stalls = &mut self.sample.stall_warp_cycles;
-                stalls.resize(StallReason::COUNT, 0);
-                stalls[reason_of(&ops[pc.saturating_sub(1)]).index()] += cycle - self.stalled[wi];
-            }
-            let at = |cycle, reason| Event::Stall {
-                cycle,
-                sm,
-                block,
-                warp,
-                reason,
-            };
-            w.record(&at(cycle, StallReason::Selected))?;
             let (pc32, active) = (pc as u32, lane_mask(s.lanes));
+            // The wait since its last issue (or the block's start, while
+            // the warps before it issued), charged to this instruction.
+            let reason = match pc {
+                0 => StallReason::NotSelected,
+                _ => reason_of(&ops[pc - 1]),
+            };
+            self.charge(w, warp, pc32, reason, cycle)?;
             w.record(&Event::Issue {
                 cycle,
                 sm,
@@ -514,6 +527,7 @@ impl BlockRun {
                 warp,
                 pc: pc32,
                 active,
+                slots: 1,
             })?;
             self.sample.inst_issued += 1;
             let place = Place {
@@ -541,7 +555,6 @@ impl BlockRun {
                     values: slab[reg].clone(),
                 })?;
             }
-            w.record(&at(cycle + 1, reason_of(op)))?;
             self.stalled[wi] = cycle + 1;
         }
         if matches!(op, Op::Barrier) {
@@ -564,9 +577,43 @@ impl BlockRun {
         Ok(())
     }
 
-    /// Ends the block; returns its last cycle.
-    fn finish<W: Write>(self, w: &mut TraceWriter<W>) -> Result<u64, TraceError> {
+    /// Charges warp `warp`, waiting to issue `pc`, `reason` from its last
+    /// issue up to `until`, in the trace and in the counter sample.
+    fn charge<W: Write>(
+        &mut self,
+        w: &mut TraceWriter<W>,
+        warp: u32,
+        pc: u32,
+        reason: StallReason,
+        until: u64,
+    ) -> Result<(), TraceError> {
+        let from = self.stalled[warp as usize];
+        if until <= from {
+            return Ok(());
+        }
+        let stalls = &mut self.sample.stall_warp_cycles;
+        stalls.resize(StallReason::COUNT, 0);
+        stalls[reason.index()] += until - from;
+        w.record(&Event::Stall {
+            cycle: from,
+            sm: self.sm,
+            block: self.block,
+            warp,
+            pc,
+            reason,
+            cycles: until - from,
+        })
+    }
+
+    /// Ends the block (its warps wait for the last one to exit); returns
+    /// its last cycle.
+    fn finish<W: Write>(mut self, w: &mut TraceWriter<W>, ops: &[Op]) -> Result<u64, TraceError> {
         let (cycle, sm, block) = (self.cycle, self.sm, self.block);
+        let last = ops.len().saturating_sub(1);
+        for warp in 0..self.stalled.len() as u32 {
+            let reason = ops.last().map_or(StallReason::NotSelected, reason_of);
+            self.charge(w, warp, last as u32, reason, cycle + 5)?;
+        }
         w.record(&Event::Counters {
             cycle,
             sm,

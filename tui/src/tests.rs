@@ -389,6 +389,10 @@ fn any_action() -> impl Strategy<Value = Action> {
         Just(NextBlock),
         Just(PrevBlock),
         Just(ToggleHelp),
+        Just(SourceScope),
+        Just(SourceSort),
+        Just(HotLine),
+        Just(PrevHotLine),
         (0u64..5000).prop_map(|ms| Tick(Duration::from_millis(ms))),
     ]
 }

@@ -26,6 +26,7 @@ pub(crate) fn sample_events() -> Vec<Event> {
             warp: 1,
             pc: 17,
             active: u64::MAX,
+            slots: 2,
         },
         Event::Issue {
             cycle: 8,
@@ -35,13 +36,16 @@ pub(crate) fn sample_events() -> Vec<Event> {
             warp: 0,
             pc: 0,
             active: 0xf0,
+            slots: 1,
         },
         Event::Stall {
             cycle: 10,
             sm: 3,
             block: 2,
             warp: 1,
+            pc: 18,
             reason: StallReason::ShortScoreboard,
+            cycles: 1234,
         },
         Event::SharedAccess {
             cycle: 12,
@@ -140,9 +144,11 @@ fn a_full_warp_issue_takes_a_few_bytes() {
         warp: 4,
         pc: 5,
         active: !0,
+        slots: 1,
     };
     enc.encode(&e, &mut buf);
-    assert_eq!(buf.len(), 8);
+    // Tag, cycle, five fields, the inactive lanes and the slots: a byte each.
+    assert_eq!(buf.len(), 9);
 }
 
 #[test]
@@ -241,4 +247,55 @@ fn shared_access_lanes_beyond_the_warp_are_refused() {
         addrs: vec![0, 4],
     };
     assert!(matches!(validate(&e), Err(TraceError::InvalidEvent(_))));
+}
+
+/// Format version 2 recorded stall-reason changes (sm, block, warp,
+/// reason), which are not charges: a reader skips them, and its issues
+/// read back with one slot.
+#[test]
+fn version_2_stall_changes_are_skipped_and_issues_take_one_slot() {
+    // A v2 stall record (tag 5, cycle delta +3, sm 1, block 2, warp 3,
+    // reason 4), then a v2 issue (tag 4, delta 0, sm, sched, block, warp,
+    // pc, inactive lanes 0).
+    let bytes = [5u8, 6, 1, 2, 3, 4, 4, 0, 1, 0, 2, 3, 9, 0];
+    let mut dec = Decoder::resume(&bytes, (0, 0), 2);
+    assert_eq!(dec.next_record().unwrap(), None);
+    assert_eq!(
+        dec.next_record().unwrap(),
+        Some(Event::Issue {
+            cycle: 3,
+            sm: 1,
+            sched: 0,
+            block: 2,
+            warp: 3,
+            pc: 9,
+            active: u64::MAX,
+            slots: 1,
+        })
+    );
+    assert!(dec.is_done());
+}
+
+#[test]
+fn a_stall_charge_of_nothing_is_corrupt() {
+    let mut enc = Encoder::default();
+    let mut buf = Vec::new();
+    let charge = |reason, cycles| Event::Stall {
+        cycle: 1,
+        sm: 0,
+        block: 0,
+        warp: 0,
+        pc: 0,
+        reason,
+        cycles,
+    };
+    for bad in [
+        charge(StallReason::Barrier, 0),
+        charge(StallReason::Selected, 3),
+    ] {
+        buf.clear();
+        enc.reset();
+        enc.encode(&bad, &mut buf);
+        assert!(Decoder::new(&buf).next_event().is_err(), "{bad:?}");
+    }
 }

@@ -24,6 +24,14 @@ pub const GLYPHS: &[(&str, &str)] = &[
         "▶",
         "IR: the focused warp's current line; banks: the selected access (the focused warp's latest)",
     ),
+    (
+        "»",
+        "IR: the hot line t / T selected; its numbers in words on the panel's last row",
+    ),
+    (
+        "stall exec",
+        "IR columns over the scope (s): stall cycles, then the top reasons' (long_sb ...), exec issue slots, wf shared wavefronts, xwf excess wavefronts (conflicts), sec/rq global sectors per request",
+    ),
     ("┌│└", "slab: the two rows a cmpx compares this step"),
     ("[", "slab in half rows: both compared rows share this line"),
     (
@@ -355,7 +363,7 @@ mod tests {
         for (k, _) in HELP {
             assert!(text.contains(k), "{k}");
         }
-        for g in ["•", "^1", "✗n", "+", "▲", "*", "~", "▶", "▸"] {
+        for g in ["•", "^1", "✗n", "+", "▲", "*", "~", "▶", "▸", "»", "xwf"] {
             assert!(text.contains(g), "{g}");
         }
     }

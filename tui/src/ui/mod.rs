@@ -126,8 +126,10 @@ fn layout(app: &App, main: Rect) -> Vec<(Panel, Rect)> {
         .map(|l| l.text.chars().count())
         .max()
         .unwrap_or(0) as u16;
-    // The IR panel's numbers (13 columns) and borders beside the text.
-    let ir_w = (longest + 15).clamp(30, main.width * 45 / 100);
+    // The source view's numbers take what its text leaves of at least 45%
+    // (see `ir.rs`): the width that keeps the longest line whole, with
+    // the borders and the separator.
+    let ir_w = (longest * 20 / 9 + 3).clamp(30, main.width * 45 / 100);
     let [slab_area, ir_area] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(ir_w)]).areas(top);
     let halves = [Constraint::Percentage(50), Constraint::Percentage(50)];
