@@ -118,7 +118,7 @@ fn one_bad_machine_value_is_one_error_line_naming_its_flag() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr).trim(),
-        "error: invalid machine (--warp 1000): 1000 is outside 1..=64"
+        "error: --warp 1000: HotSort's warp width is a power of two in 4..=64"
     );
 }
 
@@ -127,7 +127,7 @@ fn impossible_sorts_list_every_problem_and_exit_2() {
     assert_input_error(
         &["--warp", "3", "--sms", "0", "--slab-height", "500"],
         &[
-            "error: invalid machine (--warp 3): 3 is not a power of two",
+            "error: --warp 3: HotSort's warp width is a power of two in 4..=64",
             "error: invalid machine (--num-sms 0): 0 is outside",
             "error: slab height 500",
         ],

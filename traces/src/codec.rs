@@ -369,6 +369,18 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// A lane count (at most [`MAX_LANES`]). Unlike [`Self::len`] it is not
+    /// bounded by the bytes left: only the lanes in the mask that follows
+    /// carry a value, so an access of 8 lanes near a chunk's end may
+    /// rightly be followed by fewer than 8 bytes.
+    fn lanes(&mut self) -> Result<usize, TraceError> {
+        let n = self.u64()?;
+        if n > MAX_LANES as u64 {
+            return Err(self.corrupt(&format!("lane count {n}")));
+        }
+        Ok(n as usize)
+    }
+
     fn len(&mut self, max: usize, what: &str) -> Result<usize, TraceError> {
         let n = self.u64()?;
         if n > max as u64 || n as usize > self.buf.len() - self.pos {
@@ -522,7 +534,7 @@ impl<'a> Decoder<'a> {
         let (mut bytes, mut active, mut addrs) = (0, 0, Vec::new());
         if self.version >= 3 {
             bytes = self.u32()?;
-            let lanes = self.len(MAX_LANES, "lane")?;
+            let lanes = self.lanes()?;
             active = self.u64()?;
             if lanes < MAX_LANES && active >> lanes != 0 {
                 return Err(self.corrupt(&format!("access mask {active:#x} beyond {lanes} lanes")));
@@ -556,7 +568,7 @@ impl<'a> Decoder<'a> {
         let class = RegClass::from_code(code)
             .ok_or_else(|| self.corrupt(&format!("register class code {code}")))?;
         let index = self.u32()?;
-        let n = self.len(MAX_LANES, "lane")?;
+        let n = self.lanes()?;
         let mask = self.u64()?;
         if n < MAX_LANES && mask >> n != 0 {
             return Err(self.corrupt(&format!("write mask {mask:#x} beyond {n} lanes")));

@@ -434,9 +434,14 @@ fn keys_typed_as_text_drive_the_app_and_the_screen_is_plain_text() {
 #[test]
 fn every_frame_snapshot_belongs_to_a_test_that_asserts_it() {
     // insta reads a snapshot only when its test asserts it, so the file of
-    // a renamed or deleted test would go stale silently. The snapshots
-    // here are named after their test (`tui__tests__<test>.snap`).
-    let source = include_str!("tests.rs");
+    // a renamed or deleted test would go stale silently. A snapshot is
+    // named after its test (`tui__<module>__<test>.snap`) or by the name
+    // its assertion gives (`assert_snapshot!("<name>", ..)`).
+    let sources = [
+        ("tests", include_str!("tests.rs")),
+        ("source_tests", include_str!("source_tests.rs")),
+        ("tests_views", include_str!("tests_views.rs")),
+    ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/snapshots");
     let mut leftovers = Vec::new();
     let mut files = 0;
@@ -446,10 +451,16 @@ fn every_frame_snapshot_belongs_to_a_test_that_asserts_it() {
             continue;
         }
         files += 1;
-        let test = file
-            .strip_prefix("tui__tests__")
-            .and_then(|rest| rest.strip_suffix(".snap"));
-        let asserted = test.is_some_and(|name| {
+        let asserted = sources.iter().any(|(module, source)| {
+            let Some(name) = file
+                .strip_prefix(&format!("tui__{module}__"))
+                .and_then(|rest| rest.strip_suffix(".snap"))
+            else {
+                return false;
+            };
+            if source.contains(&format!("assert_snapshot!(\"{name}\"")) {
+                return true;
+            }
             let Some(at) = source.find(&format!("\nfn {name}() {{\n")) else {
                 return false;
             };

@@ -299,3 +299,30 @@ fn a_stall_charge_of_nothing_is_corrupt() {
         assert!(Decoder::new(&buf).next_event().is_err(), "{bad:?}");
     }
 }
+
+/// Only the lanes in an access's mask carry an address, so an access of
+/// eight lanes with one active takes fewer than eight bytes after its lane
+/// count: a reader must not take the count for a byte count (it did, and
+/// refused W=8 traces whose sparse access ended a chunk).
+#[test]
+fn a_sparse_access_at_the_end_of_a_chunk_reads_back() {
+    let e = Event::SharedAccess {
+        cycle: 5,
+        sm: 0,
+        block: 0,
+        warp: 1,
+        pc: 2,
+        kind: AccessKind::Store,
+        wavefronts: 1,
+        conflicts: 0,
+        words_per_bank: vec![1],
+        bytes: 4,
+        active: 0b1,
+        addrs: vec![0, 0, 0, 0, 0, 0, 0, 0],
+    };
+    let mut buf = Vec::new();
+    Encoder::default().encode(&e, &mut buf);
+    let mut dec = Decoder::new(&buf);
+    assert_eq!(dec.next_event().unwrap(), e);
+    assert!(dec.is_done());
+}

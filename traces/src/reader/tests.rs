@@ -289,7 +289,19 @@ fn other_files_and_newer_versions_are_named_as_such() {
         Err(TraceError::NotATrace)
     ));
     assert!(matches!(read_all(b""), Err(TraceError::Truncated(_))));
-    let mut newer = good.clone();
+    // A version field above ours in a file this simsort wrote is damaged.
+    let mut damaged = good.clone();
+    damaged[8] = (FORMAT_VERSION + 1) as u8;
+    let err = read_all(&damaged).unwrap_err();
+    assert!(err.to_string().contains("the field is damaged"), "{err}");
+    // From another simsort it is a newer format.
+    let mut h = header(TraceLevel::Full);
+    h.simsort_version = "99.0.0".into();
+    let mut w = TraceWriter::new(Vec::new(), &h).unwrap();
+    for e in &run_events(10) {
+        w.record(e).unwrap();
+    }
+    let mut newer = w.finish().unwrap();
     newer[8] = (FORMAT_VERSION + 1) as u8;
     let err = read_all(&newer).unwrap_err();
     assert!(
