@@ -573,8 +573,12 @@ fn ctrl_c_stops_a_long_sort_cleanly_and_says_so() {
     term.wait_until("the progress bar", |s| s.contains("sorting ["));
     term.ctrl_c();
     let (status, screen) = term.finish();
-    assert_eq!(status, Some(1), "{screen}");
-    assert!(screen.contains("interrupted at cycle"), "{screen}");
+    assert_eq!(status, Some(130), "{screen}");
+    assert!(
+        screen.contains("error: interrupted (Ctrl-C): kernel `bs` stopped at cycle"),
+        "{screen}"
+    );
+    assert!(screen.contains("no report was written"), "{screen}");
     assert!(!screen.contains("panicked"), "{screen}");
     // Stopped, not finished: no report (its first line names the sort).
     assert!(!screen.contains("hotsort on h200"), "{screen}");

@@ -272,8 +272,12 @@ fn sigterm_while_recording_a_trace_leaves_no_temporary_file() {
     let (child, err) = started(&dir, &["--keys", "4194304", "-q", "--trace", "t.trace"]);
     signal(&child, "TERM");
     let (code, err) = finish(child, err);
-    assert_eq!(code, Some(1), "stopped, not killed: {err}");
-    assert!(err.contains("interrupted"), "{err}");
+    assert_eq!(code, Some(130), "stopped, not killed: {err}");
+    assert!(
+        err.contains("error: interrupted (SIGTERM): kernel `"),
+        "{err}"
+    );
+    assert!(err.contains("no report or trace was written"), "{err}");
     assert_eq!(
         names(&dir),
         Vec::<String>::new(),

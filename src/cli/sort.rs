@@ -4,9 +4,10 @@
 use std::io::Write;
 
 use clap::Args;
+use sim::SimError;
 use simsort::experiment::SortOptions;
 use simsort::experiment::options::SortOptionArgs;
-use simsort::experiment::sort::prepare;
+use simsort::experiment::sort::{ExperimentError, prepare};
 use simsort::experiment::trace::{TraceSpec, run_recorded};
 use std::path::{Path, PathBuf};
 use traces::{Focus, TraceLevel, TraceOptions};
@@ -112,10 +113,7 @@ pub fn run(args: &SortArgs, report: Option<&Path>, out: &mut dyn Write) -> Resul
         }),
     };
     bar.finish();
-    let outcome = outcome.map_err(|e| Failure {
-        status: e.exit_status(),
-        message: format!("error: {e}"),
-    })?;
+    let outcome = outcome.map_err(|e| sort_failure(&e, args.trace.is_some()))?;
     let text = if args.json {
         outcome.report.to_json()
     } else {
@@ -163,4 +161,27 @@ pub fn run(args: &SortArgs, report: Option<&Path>, out: &mut dyn Write) -> Resul
         }
     }
     Ok(())
+}
+
+/// The failure of a sort: its error with the status `docs/cli.md` gives it,
+/// or, when a signal stopped it, what was interrupted and what was not
+/// written, with status 130 (as `run` and every command that writes nothing
+/// once stopped).
+fn sort_failure(e: &ExperimentError, traced: bool) -> Failure {
+    match e {
+        ExperimentError::Sim(SimError::Interrupted { kernel, cycle }) => Failure {
+            status: 130,
+            message: format!(
+                "error: interrupted ({}): kernel `{kernel}` stopped at cycle {}; no report{} was \
+                 written",
+                simsort::signals::reason(),
+                cycle.0,
+                if traced { " or trace" } else { "" }
+            ),
+        },
+        e => Failure {
+            status: e.exit_status(),
+            message: format!("error: {e}"),
+        },
+    }
 }
