@@ -378,6 +378,115 @@ fn ctrl_c_on_a_sweep_says_what_finished_and_what_did_not() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn ctrl_c_on_compare_says_what_finished_and_keeps_the_old_plot() {
+    let dir = scratch_dir("hostile_compare_ctrl_c");
+    std::fs::write(dir.join("old.svg"), "old plot").unwrap();
+    let (child, err) = started(
+        &dir,
+        &[
+            "compare",
+            "-q",
+            "-j",
+            "1",
+            "--keys",
+            "4194304,8388608",
+            "--plot",
+            "old.svg",
+        ],
+    );
+    signal(&child, "INT");
+    let (code, err) = finish(child, err);
+    assert_eq!(code, Some(1), "{err}");
+    let last = err
+        .lines()
+        .find(|l| l.starts_with("error: interrupted"))
+        .unwrap_or_default();
+    assert!(last.starts_with("error: interrupted (Ctrl-C): "), "{err}");
+    assert!(
+        last.contains("stopped part way") && last.contains("not started"),
+        "{err}"
+    );
+    assert!(last.contains("an old file is kept"), "{err}");
+    assert!(!err.contains("no configuration"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("old.svg")).unwrap(),
+        "old plot"
+    );
+    assert_eq!(names(&dir), ["old.svg"], "no temporary file");
+}
+
+/// `simsort args` in `dir` as on a full disk: no file it writes may grow
+/// past `bytes` (RLIMIT_FSIZE; the write fails with EFBIG, as a full
+/// filesystem fails with ENOSPC, instead of the process being killed).
+#[cfg(unix)]
+fn simsort_on_a_full_disk(dir: &Path, bytes: u64, args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(simsort_bin());
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
+    // SAFETY: between fork and exec only async-signal-safe calls
+    // (`signal`, `setrlimit`) on values owned by this closure.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.output().expect("run simsort")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_full_disk_keeps_every_old_output_and_says_which_file() {
+    let dir = scratch_dir("hostile_full_disk");
+    let tiny = ["--gpu", "tiny", "--keys", "512", "-q"];
+    // Each output kind, over an old file, on a disk with 4 KiB left: each
+    // new file is larger, so its write fails part way.
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "old.trace",
+            &["--trace", "old.trace", "--trace-level", "full"],
+        ),
+        ("old.html", &["--report", "old.html"]),
+        ("old.svg", &["--plot", "old.svg"]),
+        ("old.png", &["--plot", "old.png"]),
+    ];
+    for (file, extra) in cases {
+        std::fs::write(dir.join(file), "old").unwrap();
+        let mut args = tiny.to_vec();
+        args.extend(extra);
+        let out = simsort_on_a_full_disk(&dir, 4096, &args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{file}: {err}");
+        assert!(err.contains(file), "{file}: the message names it: {err}");
+        assert!(err.contains("File too large"), "{file}: {err}");
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("error")).count(),
+            1,
+            "{file}: one error line: {err}"
+        );
+        assert!(
+            !err.contains("panicked") && !err.contains("Error("),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(file)).unwrap(),
+            "old",
+            "{file} was kept"
+        );
+        assert_eq!(names(&dir).len(), 1, "no temporary file: {:?}", names(&dir));
+        std::fs::remove_file(dir.join(file)).unwrap();
+    }
+}
+
 // ---- Every limit up front ----
 
 #[test]

@@ -125,9 +125,12 @@ pub fn run_recorded(
         focus: spec.focus,
         counter_interval_cycles: spec.counter_interval_cycles,
     };
+    // Every failure names the file: a full disk shows here first.
+    let failed =
+        |e: &dyn std::fmt::Display| ExperimentError::Trace(format!("{}: {e}", spec.path.display()));
     let mut header = TraceHeader::new(options)
         .with_config(&prepared.gpu)
-        .map_err(|e| ExperimentError::Trace(e.to_string()))?;
+        .map_err(|e| failed(&e))?;
     header.sort_options = sort_options(&prepared.opts);
     header.kernels = prepared
         .sorter
@@ -139,18 +142,12 @@ pub fn run_recorded(
     let file = AtomicFile::create(&spec.path).map_err(|e| {
         ExperimentError::Invalid(vec![format!("--trace {}: {e}", spec.path.display())])
     })?;
-    let writer = TraceWriter::new(BufWriter::new(file), &header)
-        .map_err(|e| ExperimentError::Trace(e.to_string()))?;
+    let writer = TraceWriter::new(BufWriter::new(file), &header).map_err(|e| failed(&e))?;
     let mut recorder = sim::Recorder::new(writer, names);
     // A failed run drops the temporary file: an old trace stays as it was.
     let outcome = prepared.run_traced(progress, Some(&mut recorder))?;
-    let out = recorder
-        .finish()
-        .map_err(|e| ExperimentError::Trace(e.to_string()))?;
-    let file = out
-        .into_inner()
-        .map_err(|e| ExperimentError::Trace(e.error().to_string()))?;
-    file.commit()
-        .map_err(|e| ExperimentError::Trace(e.to_string()))?;
+    let out = recorder.finish().map_err(|e| failed(&e))?;
+    let file = out.into_inner().map_err(|e| failed(e.error()))?;
+    file.commit().map_err(|e| failed(&e))?;
     Ok(outcome)
 }
