@@ -342,6 +342,31 @@ fn ctrl_c_stops_emit_bundle_with_status_130_and_no_directory() {
     );
 }
 
+/// Types Ctrl-C at a command that runs many configurations (a sweep or
+/// `compare`) and checks that it exits 1 with one `error: interrupted`
+/// line counting what stopped part way and what never started; returns
+/// its stderr and that line.
+#[cfg(unix)]
+fn ctrl_c_on_many_runs(
+    child: Child,
+    err: BufReader<std::process::ChildStderr>,
+) -> (String, String) {
+    signal(&child, "INT");
+    let (code, err) = finish(child, err);
+    assert_eq!(code, Some(1), "{err}");
+    let last = err
+        .lines()
+        .find(|l| l.starts_with("error: interrupted"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(last.starts_with("error: interrupted (Ctrl-C): "), "{err}");
+    assert!(
+        last.contains("stopped part way") && last.contains("not started"),
+        "{err}"
+    );
+    (err, last)
+}
+
 #[cfg(unix)]
 #[test]
 fn ctrl_c_on_a_sweep_says_what_finished_and_what_did_not() {
@@ -359,18 +384,7 @@ fn ctrl_c_on_a_sweep_says_what_finished_and_what_did_not() {
             "4,8,16",
         ],
     );
-    signal(&child, "INT");
-    let (code, err) = finish(child, err);
-    assert_eq!(code, Some(1), "{err}");
-    let last = err
-        .lines()
-        .find(|l| l.starts_with("error: interrupted"))
-        .unwrap_or_default();
-    assert!(last.starts_with("error: interrupted (Ctrl-C): "), "{err}");
-    assert!(
-        last.contains("stopped part way") && last.contains("not started"),
-        "{err}"
-    );
+    let (err, _) = ctrl_c_on_many_runs(child, err);
     assert!(!err.contains("configuration(s) failed"), "{err}");
     assert!(
         !err.contains("not started: the sweep"),
@@ -396,18 +410,7 @@ fn ctrl_c_on_compare_says_what_finished_and_keeps_the_old_plot() {
             "old.svg",
         ],
     );
-    signal(&child, "INT");
-    let (code, err) = finish(child, err);
-    assert_eq!(code, Some(1), "{err}");
-    let last = err
-        .lines()
-        .find(|l| l.starts_with("error: interrupted"))
-        .unwrap_or_default();
-    assert!(last.starts_with("error: interrupted (Ctrl-C): "), "{err}");
-    assert!(
-        last.contains("stopped part way") && last.contains("not started"),
-        "{err}"
-    );
+    let (err, last) = ctrl_c_on_many_runs(child, err);
     assert!(last.contains("an old file is kept"), "{err}");
     assert!(!err.contains("no configuration"), "{err}");
     assert_eq!(
