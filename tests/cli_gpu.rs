@@ -143,10 +143,11 @@ fn gpu_list_and_diff_name_the_machines_and_the_fields_that_differ() {
         [
             "launch_overhead_cycles",
             "block_dispatch_cycles",
+            "l2_latency_cycles",
             "dram_latency_cycles",
             "dram_bytes_per_cycle"
         ],
         "{diff}"
     );
-    assert!(diff.ends_with("4 of 40 fields differ\n"), "{diff}");
+    assert!(diff.ends_with("5 of 40 fields differ\n"), "{diff}");
 }

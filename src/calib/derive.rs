@@ -11,8 +11,8 @@
 //! GPU's device attributes give (SMs, L2 size, shared memory, registers) is
 //! read from them. The inputs are what `hw/measure_machine.sh` writes:
 //! `timing_ncu.csv` (`hw/timing.cu`'s launches, in its fixed order),
-//! `atomics/latency.txt` (`hw/atomics/atomics.cu`'s chains), `gpu.txt` and
-//! `device.txt`.
+//! `atomics/latency.txt` (`hw/atomics/atomics.cu`'s chains), `latency.csv`
+//! (`hw/latency.cu`'s dependent chains), `gpu.txt` and `device.txt`.
 
 use sim::GpuConfig;
 
@@ -35,6 +35,9 @@ pub struct Measured<'a> {
     pub timing: &'a str,
     /// `atomics/latency.txt`: the shared-memory chains of `hw/atomics`.
     pub atomics_latency: &'a str,
+    /// `latency.csv`: `hw/latency.cu`'s dependent chains
+    /// (`chain,steps,cycles,cycles_per_step`).
+    pub latency: &'a str,
 }
 
 /// `hw/timing.cu`'s launches, by position: `(index, kernel)`.
@@ -134,6 +137,17 @@ fn chain(text: &str, name: &str) -> Result<f64, String> {
             (f.next()? == name).then(|| f.nth(1)?.trim().parse().ok())?
         })
         .ok_or_else(|| format!("atomics latency: no chain {name}"))
+}
+
+/// Cycles a step of `hw/latency.cu`'s chain `name` (its `latency.csv`
+/// row's last column).
+fn latency_chain(text: &str, name: &str) -> Result<f64, String> {
+    text.lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f.len() == 4 && f[0] == name).then(|| f[3].trim().parse().ok())?
+        })
+        .ok_or_else(|| format!("latency.csv: no chain {name}"))
 }
 
 /// Device attribute `name` of `device.txt` (`name value` lines).
@@ -258,6 +272,37 @@ pub fn derive(
         moved(reference.smem_atom_latency_cycles, c - rc, 1),
         format!("shared atomic chain {c:.2} cycles a step against {rc:.2}"),
     );
+    // The same SM's pipes and the L2 behind it: each latency moves by what
+    // its dependent chain moved (a chain step also pays the instructions
+    // that keep it dependent, the same on both GPUs).
+    let (rl, l) = (base.latency, gpu.latency);
+    for (field, name, what, reference) in [
+        (
+            "alu_latency_cycles",
+            "alu_op",
+            "ALU chain",
+            reference.alu_latency_cycles,
+        ),
+        (
+            "shfl_latency_cycles",
+            "shfl",
+            "shuffle chain",
+            reference.shfl_latency_cycles,
+        ),
+        (
+            "l2_latency_cycles",
+            "l2_hit",
+            "L2-hit chain",
+            reference.l2_latency_cycles,
+        ),
+    ] {
+        let (r, g) = (latency_chain(rl, name)?, latency_chain(l, name)?);
+        push(
+            field,
+            moved(reference, g - r, 1),
+            format!("{what} {g:.2} cycles a step against {r:.2}"),
+        );
+    }
     let replay = |text: &str| -> Result<f64, String> {
         Ok((chain(text, "chain_atom_c1")? - chain(text, "chain_atom_c32")?) / 31.0)
     };
@@ -283,10 +328,12 @@ mod tests {
         let base = Measured {
             timing: include_str!("../../hw/data/h200_timing_ncu.csv"),
             atomics_latency: include_str!("../../hw/atomics/data/latency.txt"),
+            latency: include_str!("../../hw/data/h200/latency.csv"),
         };
         let gpu = Measured {
             timing: include_str!("../../hw/data/h100/timing_ncu.csv"),
             atomics_latency: include_str!("../../hw/data/h100/atomics/latency.txt"),
+            latency: include_str!("../../hw/data/h100/latency.csv"),
         };
         let derived = derive(
             &h200,
@@ -338,14 +385,17 @@ mod tests {
     fn a_table_of_other_launches_is_refused_naming_the_launch() {
         let timing = include_str!("../../hw/data/h100/timing_ncu.csv");
         let atomics = include_str!("../../hw/data/h100/atomics/latency.txt");
+        let latency = include_str!("../../hw/data/h100/latency.csv");
         let m = Measured {
             timing,
             atomics_latency: atomics,
+            latency,
         };
         let swapped = timing.replacen("\"empty()\"", "\"copy()\"", 1);
         let bad = Measured {
             timing: &swapped,
             atomics_latency: atomics,
+            latency,
         };
         let e = derive(
             &GpuConfig::h200(),
