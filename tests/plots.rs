@@ -296,7 +296,10 @@ fn a_hotsort_sweep_shows_where_each_kernels_time_goes_per_configuration() {
         .filter(|l| l.contains("% of cycles"))
         .count();
     assert!(kernels >= 3, "{o}");
-    assert!(names >= 2 && names < 1 + kernels, "{names} names, {kernels} kernels");
+    assert!(
+        names >= 2 && names < 1 + kernels,
+        "{names} names, {kernels} kernels"
+    );
 }
 
 #[test]
@@ -582,7 +585,9 @@ fn calibrate_on_a_suite_draws_bands_labels_the_worst_and_names_the_error() {
     // The y = x entry of the key has a dashed line as its sample.
     let key = &text[text.find("data-label=\"key:\"").unwrap()..];
     let y_eq_x = key.find(">y = x</text>").unwrap();
-    let sample = key[..y_eq_x].rfind("<polyline class=\"legend-sample\"").unwrap();
+    let sample = key[..y_eq_x]
+        .rfind("<polyline class=\"legend-sample\"")
+        .unwrap();
     assert!(
         key[sample..y_eq_x].contains("stroke-dasharray"),
         "{}",
@@ -632,11 +637,11 @@ fn calibrate_labels_in_a_crowd_keep_off_every_point_and_each_other() {
     let o = drawn("calibrate-crowd", figure);
     assert_eq!(line_with(&o, "note: ").len(), 1, "{o}");
     assert_eq!(line_with(&o, "note: ")[0].matches(" | ").count(), 4, "{o}");
-    let leaders = scene
-        .to_svg()
-        .matches("class=\"leader\"")
-        .count();
-    assert!(leaders >= 1, "a label moved away from its point has a leader");
+    let leaders = scene.to_svg().matches("class=\"leader\"").count();
+    assert!(
+        leaders >= 1,
+        "a label moved away from its point has a leader"
+    );
 }
 
 /// A finished run of `algo` on `keys` keys that took `cycles_per_key`.

@@ -4,9 +4,7 @@
 
 use super::panel::{Panel, wrap};
 use super::scene::{Anchor, Item, Scene, measure};
-use super::style::{
-    HEADING_SIZE, INK, LEGEND_SIZE, MUTED, Marker, Rgb, SUBTITLE_SIZE, TITLE_SIZE,
-};
+use super::style::{HEADING_SIZE, INK, LEGEND_SIZE, MUTED, Marker, Rgb, SUBTITLE_SIZE, TITLE_SIZE};
 
 /// A legend entry's sample.
 #[derive(Clone, Debug)]

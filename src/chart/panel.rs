@@ -645,9 +645,9 @@ pub fn place_notes(
         };
         let apart = |r: &(f64, f64, f64, f64)| {
             let grown = (r.0 - 2.0, r.1 - 1.0, r.2 + 2.0, r.3 + 1.0);
-            placed.iter().all(|q| {
-                !overlap(q.rect, grown) && q.leader.is_none_or(|l| !crosses(l, grown))
-            })
+            placed
+                .iter()
+                .all(|q| !overlap(q.rect, grown) && q.leader.is_none_or(|l| !crosses(l, grown)))
         };
         let leader_of = |r: &(f64, f64, f64, f64)| -> [(f64, f64); 2] {
             let to = (x.clamp(r.0, r.2), y.clamp(r.1, r.3));
@@ -750,7 +750,15 @@ fn draw_bars(b: &BarPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
             scene.text(px0 - 8.0, yc, label, TICK_SIZE, Anchor::End, INK, "tick-y");
         }
         if row.segments.iter().all(|(_, v, _)| *v <= 0.0) && !b.empty.is_empty() {
-            scene.text(px0 + 6.0, yc, &b.empty, NOTE_SIZE, Anchor::Start, MUTED, "empty");
+            scene.text(
+                px0 + 6.0,
+                yc,
+                &b.empty,
+                NOTE_SIZE,
+                Anchor::Start,
+                MUTED,
+                "empty",
+            );
         }
         let mut at = 0.0;
         for (name, value, colour) in &row.segments {
@@ -841,7 +849,10 @@ mod tests {
         let mut marks = Vec::new();
         for i in 0..6 {
             for j in 0..4 {
-                marks.push((300.0 + 11.0 * i as f64 + 3.0 * j as f64, 200.0 + 9.0 * j as f64));
+                marks.push((
+                    300.0 + 11.0 * i as f64 + 3.0 * j as f64,
+                    200.0 + 9.0 * j as f64,
+                ));
             }
         }
         let notes: Vec<(f64, f64, String)> = [0, 5, 9, 14, 23]
@@ -871,7 +882,10 @@ mod tests {
         let placed = place_notes(&[(100.0, 100.0, "bs +12%".into())], &marks, area);
         assert_eq!(placed.len(), 1);
         assert_eq!(placed[0].leader, None);
-        assert!(placed[0].rect.0 > 100.0 && placed[0].rect.3 < 100.0, "above right");
+        assert!(
+            placed[0].rect.0 > 100.0 && placed[0].rect.3 < 100.0,
+            "above right"
+        );
         // At the right edge the note turns to the left.
         let placed = place_notes(&[(398.0, 100.0, "bs +12%".into())], &[(398.0, 100.0)], area);
         assert!(placed[0].rect.2 < 398.0, "{placed:?}");

@@ -743,15 +743,26 @@ mod tests {
                 tip: Some("p".into()),
             });
             let svg = scene.to_svg();
-            assert_eq!(svg.matches("class=\"point\"").count(), 1, "{shape:?}: {svg}");
+            assert_eq!(
+                svg.matches("class=\"point\"").count(),
+                1,
+                "{shape:?}: {svg}"
+            );
             let rgb = scene.to_rgb().unwrap();
             let inked = rgb.chunks(3).filter(|p| p[0] < 128).count();
             // A ring or a cross inks less than a filled shape, but each
             // inks at least a ring's worth of its 9-pixel box.
             assert!(inked >= 12, "{shape:?}: {inked} dark pixels");
-            let filled = matches!(glyph(shape, 10.0, 10.0, 4.5), Glyph::Disc | Glyph::Polygon(_));
+            let filled = matches!(
+                glyph(shape, 10.0, 10.0, 4.5),
+                Glyph::Disc | Glyph::Polygon(_)
+            );
             let centre = &rgb[(10 * 20 + 10) * 3..(10 * 20 + 10) * 3 + 3];
-            assert_eq!(centre[0] < 128, filled || shape == Marker::Cross, "{shape:?}");
+            assert_eq!(
+                centre[0] < 128,
+                filled || shape == Marker::Cross,
+                "{shape:?}"
+            );
         }
     }
 

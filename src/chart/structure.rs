@@ -152,7 +152,10 @@ pub fn layout_problems(scene: &Scene) -> Vec<String> {
             for b in &boxes {
                 let (l, t, rt, bt) = b.rect;
                 if overlap(mark, (l + 0.5, t + 2.0, rt - 0.5, bt - 2.0)) {
-                    problems.push(format!("`{}` ({}) covers the point `{tip}`", b.text, b.class));
+                    problems.push(format!(
+                        "`{}` ({}) covers the point `{tip}`",
+                        b.text, b.class
+                    ));
                 }
             }
         }

@@ -143,7 +143,10 @@ mod tests {
             let ratio = contrast_on_white(*c);
             assert!(ratio >= 2.0, "{} is {ratio:.2}:1 on white", c.hex());
         }
-        assert!(contrast_on_white(Rgb(240, 228, 66)) < 2.0, "the check tells");
+        assert!(
+            contrast_on_white(Rgb(240, 228, 66)) < 2.0,
+            "the check tells"
+        );
         for i in 0..PALETTE.len().min(MARKERS.len()) {
             for j in 0..i {
                 assert_ne!(series(i), series(j));

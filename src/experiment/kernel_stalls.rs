@@ -225,11 +225,7 @@ mod tests {
             assert!((total - 1.0).abs() < 1e-9, "{total}");
         }
         // Ten kernels: the last line has one panel, as wide as the others.
-        let ten: Vec<(&str, u64, u64)> = names
-            .iter()
-            .chain(&["j"])
-            .map(|n| (*n, 100, 3))
-            .collect();
+        let ten: Vec<(&str, u64, u64)> = names.iter().chain(&["j"]).map(|n| (*n, 100, 3)).collect();
         let ten = report(&ten);
         let p = panels(&super::blocks(&[("x 1".to_string(), &ten)], 948.0));
         assert_eq!(p.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3, 3, 1]);

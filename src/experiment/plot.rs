@@ -19,8 +19,8 @@ use super::plot_axes::{
 use super::plot_metric::Metric;
 use super::report::Report;
 use super::sort::Algo;
-use super::{kernel_stalls, stall_bars};
 use super::sweep::{Axis, RunResult, SweepRun, axis_value};
+use super::{kernel_stalls, stall_bars};
 use crate::atomic::AtomicFile;
 use crate::chart::axis::{AxisSpec, range_of};
 use crate::chart::panel::{Panel, Point, Series, XyPanel};

@@ -231,7 +231,9 @@ fn kernel_stalls(runs: &[SweepRun], varying: &[&Axis]) -> Vec<Block> {
         for (r, report) in &done {
             if let Some(k) = report.kernels.iter().find(|k| &k.name == name) {
                 let config = describe(&r.opts, varying);
-                let label = format!("{name} · {config}").trim_end_matches(" · ").to_string();
+                let label = format!("{name} · {config}")
+                    .trim_end_matches(" · ")
+                    .to_string();
                 let tip = format!(
                     "{name}, {config}\n{}",
                     kernels::counters(&k.stats, report.keys)
@@ -259,7 +261,9 @@ fn kernel_stalls(runs: &[SweepRun], varying: &[&Axis]) -> Vec<Block> {
         ))];
     }
     vec![Block::Chart(kernels::stall_chart(
-        format!("Where warp-cycles go, per kernel and configuration (kernels in launch order{left})"),
+        format!(
+            "Where warp-cycles go, per kernel and configuration (kernels in launch order{left})"
+        ),
         bars,
     ))]
 }
