@@ -239,6 +239,163 @@ fn a_distribution_sweep_labels_every_category_and_keeps_titles_on_the_page() {
 }
 
 #[test]
+fn a_sample_sort_sweep_gives_each_of_its_many_kernels_a_legible_panel() {
+    // Sample sort launches seven kernels or more; equal keys take the
+    // three-way ones, which uniform keys never launch.
+    let spec = SweepSpec {
+        algo: vec![Algo::Samplesort],
+        keys: vec![6000],
+        dist: vec![Distribution::Uniform, Distribution::AllEqual],
+        ..tiny()
+    };
+    let (axes, runs) = sweep_of(&spec);
+    let figure = plot::figure(&axes, &runs, &PlotChoice::default()).unwrap();
+    let o = drawn("sweep-samplesort-kernels", figure);
+    assert!(
+        o.contains("heading: where each kernel's warps' time goes, per configuration"),
+        "{o}"
+    );
+    let kernel_panels: Vec<&str> = line_with(&o, "bars: ")
+        .into_iter()
+        .filter(|l| l.contains("% of cycles"))
+        .collect();
+    assert!(kernel_panels.len() >= 7, "{o}");
+    for k in ["bars: find_buckets: ", "bars: scatter: "] {
+        assert!(kernel_panels.iter().any(|l| l.starts_with(k)), "{k}: {o}");
+    }
+    // A kernel one distribution never launches says so in its row.
+    assert!(o.contains("empty: not launched"), "{o}");
+    insta::assert_snapshot!("plot_sweep_samplesort_kernels", o);
+}
+
+#[test]
+fn a_hotsort_sweep_shows_where_each_kernels_time_goes_per_configuration() {
+    let spec = SweepSpec {
+        warp: vec![4, 8],
+        smem_layout: vec![Layout::Plain, Layout::Pad],
+        ..tiny()
+    };
+    let (axes, runs) = sweep_of(&spec);
+    let o = drawn(
+        "sweep-hotsort-kernels",
+        plot::figure(&axes, &runs, &PlotChoice::default()).unwrap(),
+    );
+    let bs = o
+        .split("\n  bars: ")
+        .find(|b| b.starts_with("bs: "))
+        .unwrap_or_else(|| panic!("a panel for bs: {o}"));
+    // One row per configuration, named once, at the left of the first
+    // kernel panel; every other panel's rows line up with it unnamed.
+    assert_eq!(bs.matches("\n    bar: ").count(), 4, "{bs}");
+    // Each row's name is drawn in the per-configuration bars and once per
+    // line of kernel panels, not in every kernel panel.
+    let svg = std::fs::read_to_string(png_dir().join("sweep-hotsort-kernels.svg")).unwrap();
+    let names = svg.matches(">layout plain, warp 4</text>").count();
+    let kernels = line_with(&o, "bars: ")
+        .iter()
+        .filter(|l| l.contains("% of cycles"))
+        .count();
+    assert!(kernels >= 3, "{o}");
+    assert!(
+        names >= 2 && names < 1 + kernels,
+        "{names} names, {kernels} kernels"
+    );
+}
+
+#[test]
+fn every_metric_the_issue_names_plots_with_its_name_and_unit() {
+    use simsort::experiment::plot_metric::{Metric, NAMES};
+    let spec = SweepSpec {
+        warp: vec![4, 8],
+        ..tiny()
+    };
+    let (axes, runs) = sweep_of(&spec);
+    let extra = [
+        "long_scoreboard",
+        "barrier",
+        "selected",
+        "smsp__inst_executed.sum",
+    ];
+    for name in NAMES.iter().chain(&extra) {
+        let choice = PlotChoice {
+            metric: Some(name.to_string()),
+            ..PlotChoice::default()
+        };
+        let figure = plot::figure(&axes, &runs, &choice).unwrap();
+        let o = drawn(&format!("metric-{}", name.replace(['/', ' '], "-")), figure);
+        let label = Metric::parse(name).unwrap().label();
+        assert!(o.contains(&format!("axis-y: {label}")), "{name}: {o}");
+        assert_eq!(
+            series_points(&o).iter().map(|s| s.1).sum::<usize>(),
+            2,
+            "{name}: a point per configuration: {o}"
+        );
+        let ticks = line_with(&o, "tick-y: ")[0];
+        assert!(ticks.matches(" | ").count() >= 2, "{name}: {ticks}");
+    }
+    // DRAM bytes are bytes that moved: the tiny sort reads and writes its
+    // keys (700 of 4 bytes) at least once.
+    let dram = Metric::parse("DRAM bytes").unwrap();
+    for run in &runs {
+        let sweep::RunResult::Done(report) = &run.result else {
+            panic!("the run failed")
+        };
+        assert!(dram.value(report).unwrap() >= 2.0 * 2800.0);
+    }
+}
+
+#[test]
+fn the_plot_flags_put_the_chosen_axes_across_in_lines_and_in_panels() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("plots-flags");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("flags.svg");
+    let out = simsort(&[
+        "sweep",
+        "--gpu",
+        "tiny",
+        "--keys",
+        "700",
+        "--warp",
+        "4,8",
+        "--slab-height",
+        "2,4",
+        "--smem-layout",
+        "plain,pad,xor",
+        "-q",
+        "--plot-x",
+        "smem-layout",
+        "--plot-series",
+        "warp",
+        "--plot-facet",
+        "slab-height",
+        "--plot-metric",
+        "conflicts/key",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = outline(&std::fs::read_to_string(&svg).unwrap());
+    assert!(o.contains("axis-x: shared-memory layout"), "{o}");
+    assert!(o.contains("tick-x: plain | pad | xor"), "{o}");
+    assert!(o.contains("legend: warp:"), "{o}");
+    assert_eq!(
+        line_with(&o, "panel: "),
+        ["panel: slab height 2", "panel: slab height 4"],
+        "{o}"
+    );
+    assert!(o.contains("axis-y: bank conflicts per key"), "{o}");
+    let title = line_with(&o, "figure: ")[0];
+    assert!(
+        title.contains("bank conflicts per key by shared-memory layout"),
+        "{title}"
+    );
+}
+
+#[test]
 fn bad_plot_choices_are_named() {
     let spec = SweepSpec {
         warp: vec![4, 8],
@@ -425,7 +582,66 @@ fn calibrate_on_a_suite_draws_bands_labels_the_worst_and_names_the_error() {
         line_with(&o, "tick-y: ")[0].matches(" | ").count() >= 2,
         "{o}"
     );
+    // The y = x entry of the key has a dashed line as its sample.
+    let key = &text[text.find("data-label=\"key:\"").unwrap()..];
+    let y_eq_x = key.find(">y = x</text>").unwrap();
+    let sample = key[..y_eq_x]
+        .rfind("<polyline class=\"legend-sample\"")
+        .unwrap();
+    assert!(
+        key[sample..y_eq_x].contains("stroke-dasharray"),
+        "{}",
+        &key[..y_eq_x]
+    );
     insta::assert_snapshot!("plot_calibrate", o);
+}
+
+#[test]
+fn calibrate_labels_in_a_crowd_keep_off_every_point_and_each_other() {
+    // A suite's launches crowd along y = x; the five worst sit among
+    // them. Before, a label with no free place beside its point was set
+    // on the other points anyway.
+    let kernels = ["bs", "fm", "hm", "bc", "transpose", "fill_in"];
+    let pairs: Vec<Pair> = (0..48)
+        .map(|i| {
+            let mut hw = 3000.0 * (1.0 + (i % 12) as f64 * 0.012);
+            let mut error = [0.02, -0.05, 0.31, 0.08, -0.12, 0.27, -0.03, 0.22][i % 8]
+                * (1.0 + (i / 8) as f64 * 0.05);
+            // The five worst nearly on one spot: only four labels fit
+            // beside it, the fifth needs a leader.
+            if i < 5 {
+                hw = 3300.0 + i as f64;
+                error = 0.45 + 0.002 * i as f64;
+            }
+            Pair {
+                entry: format!("hs64k_h{}", 4 << (i % 3)),
+                index: i,
+                kernel: kernels[i % kernels.len()].to_string(),
+                hw_cycles: hw,
+                sim_cycles: hw * (1.0 + error),
+                hw_insts: 0.0,
+                sim_insts: 0.0,
+                exact: Default::default(),
+                hw_top_stall: String::new(),
+                sim_top_stall: String::new(),
+            }
+        })
+        .collect();
+    let summary = simsort::calib::compare::summarize(&pairs);
+    let figure = simsort::calib::plot::figure(&pairs, &summary).unwrap();
+    let scene = {
+        register_font().unwrap();
+        figure.render()
+    };
+    // `drawn` checks no label covers a point or another label.
+    let o = drawn("calibrate-crowd", figure);
+    assert_eq!(line_with(&o, "note: ").len(), 1, "{o}");
+    assert_eq!(line_with(&o, "note: ")[0].matches(" | ").count(), 4, "{o}");
+    let leaders = scene.to_svg().matches("class=\"leader\"").count();
+    assert!(
+        leaders >= 1,
+        "a label moved away from its point has a leader"
+    );
 }
 
 /// A finished run of `algo` on `keys` keys that took `cycles_per_key`.
@@ -527,6 +743,7 @@ fn no_plot_snapshot_is_left_without_its_test() {
         "plot_sweep_dram_latency",
         "plot_sweep_hotsort",
         "plot_sweep_mergesort",
+        "plot_sweep_samplesort_kernels",
     ]
     .map(String::from)
     .to_vec();

@@ -4,7 +4,7 @@
 
 use super::panel::{Panel, wrap};
 use super::scene::{Anchor, Item, Scene, measure};
-use super::style::{INK, LEGEND_SIZE, MUTED, Marker, Rgb, SUBTITLE_SIZE, TITLE_SIZE};
+use super::style::{HEADING_SIZE, INK, LEGEND_SIZE, MUTED, Marker, Rgb, SUBTITLE_SIZE, TITLE_SIZE};
 
 /// A legend entry's sample.
 #[derive(Clone, Debug)]
@@ -29,6 +29,9 @@ pub struct Legend {
 /// A block of the figure, top to bottom.
 #[derive(Clone, Debug)]
 pub enum Block {
+    /// A heading over the blocks that follow it, with a line of notes
+    /// under it (may be empty).
+    Heading(String, String),
     /// A legend, its entries flowing in rows.
     Legend(Legend),
     /// Panels on a grid of `columns`, each row `height` pixels tall.
@@ -40,7 +43,9 @@ pub enum Block {
         /// The panels, row by row.
         panels: Vec<Panel>,
     },
-    /// Panels side by side, each with its share of the width.
+    /// Panels side by side, each with its share of the width (shares
+    /// that sum to less than 1 leave the rest of the line blank, so that
+    /// the panels of a short last line keep the width of those above).
     Row(Vec<(f64, Panel)>),
 }
 
@@ -57,7 +62,8 @@ pub struct Figure {
     pub blocks: Vec<Block>,
 }
 
-const MARGIN: f64 = 16.0;
+/// The space around a figure's content, on every side.
+pub const MARGIN: f64 = 16.0;
 const ENTRY_GAP: f64 = 22.0;
 const SAMPLE_W: f64 = 28.0;
 
@@ -79,6 +85,8 @@ fn legend_rows(legend: &Legend, width: f64) -> Vec<Vec<usize>> {
 }
 
 const LEGEND_ROW: f64 = 22.0;
+/// A heading's line.
+const HEADING_ROW: f64 = 26.0;
 
 impl Figure {
     /// The figure laid out as a scene.
@@ -97,6 +105,10 @@ impl Figure {
             .iter()
             .map(|b| match b {
                 Block::Legend(l) => legend_rows(l, inner).len() as f64 * LEGEND_ROW + 6.0,
+                Block::Heading(_, note) => {
+                    HEADING_ROW
+                        + wrap(note, SUBTITLE_SIZE, inner).len() as f64 * SUBTITLE_SIZE * 1.4
+                }
                 Block::Grid {
                     columns,
                     height,
@@ -154,6 +166,32 @@ impl Figure {
         for (block, h) in self.blocks.iter().zip(&block_heights) {
             match block {
                 Block::Legend(l) => draw_legend(&mut scene, l, MARGIN, y, inner),
+                Block::Heading(text, note) => {
+                    scene.open("heading", text.clone());
+                    scene.items.push(Item::Text {
+                        x: MARGIN,
+                        y: y + HEADING_ROW / 2.0,
+                        text: text.clone(),
+                        size: HEADING_SIZE,
+                        anchor: Anchor::Start,
+                        vertical: false,
+                        bold: true,
+                        colour: INK,
+                        class: "heading",
+                    });
+                    for (i, line) in wrap(note, SUBTITLE_SIZE, inner).into_iter().enumerate() {
+                        scene.text(
+                            MARGIN,
+                            y + HEADING_ROW + SUBTITLE_SIZE * (0.7 + 1.4 * i as f64),
+                            line,
+                            SUBTITLE_SIZE,
+                            Anchor::Start,
+                            MUTED,
+                            "heading-note",
+                        );
+                    }
+                    scene.close();
+                }
                 Block::Grid {
                     columns, panels, ..
                 } => {
@@ -169,7 +207,7 @@ impl Figure {
                     }
                 }
                 Block::Row(panels) => {
-                    let total: f64 = panels.iter().map(|(w, _)| w).sum();
+                    let total: f64 = panels.iter().map(|(w, _)| w).sum::<f64>().max(1.0);
                     let mut x = MARGIN;
                     for (share, p) in panels {
                         let pw = inner * share / total.max(1e-9);

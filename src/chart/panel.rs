@@ -136,6 +136,15 @@ pub struct BarPanel {
     pub rows: Vec<BarRow>,
     /// The x axis's end (100 for shares in percent).
     pub max: f64,
+    /// The width of the row names at the left: `None` to fit them (up to
+    /// 40% of the panel), `Some(0.0)` for none (a panel beside another
+    /// that names the same rows), `Some(w)` for `w` pixels.
+    pub label_space: Option<f64>,
+    /// What every bar of the panel belongs to (a kernel), said first in
+    /// each hover text.
+    pub context: Option<String>,
+    /// Said in a row that has nothing to draw (`not launched`).
+    pub empty: String,
 }
 
 /// Rows of a bar chart, in pixels.
@@ -528,58 +537,169 @@ fn draw_xy(p: &XyPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
         }
         scene.close();
     }
-    // Notes: beside their point, kept inside the plot, off each other and
-    // off the other points where there is room.
-    let mut placed: Vec<(f64, f64, f64, f64)> = Vec::new();
-    let marks: Vec<(f64, f64, f64, f64)> = p
+    let marks: Vec<(f64, f64)> = p
         .series
         .iter()
         .flat_map(|s| &s.points)
         .filter(|pt| pt.y.is_finite() && (!my.log || pt.y > 0.0))
-        .map(|pt| {
-            let (x, y) = (mx.at(pt.x), my.at(pt.y));
-            (x - 5.0, y - 5.0, x + 5.0, y + 5.0)
-        })
+        .map(|pt| (mx.at(pt.x), my.at(pt.y)))
         .collect();
-    for n in &p.notes {
-        let (tw, th) = measure(&n.text, NOTE_SIZE, false);
-        let (x, y) = (mx.at(n.x), my.at(n.y));
-        let candidates = [
-            (x + 8.0, y - th / 2.0 - 6.0),
-            (x + 8.0, y + 6.0),
-            (x - 8.0 - tw, y - th / 2.0 - 6.0),
-            (x - 8.0 - tw, y + 6.0),
-            (x + 8.0, y - th * 1.6),
-            (x - 8.0 - tw, y + th * 1.2),
-        ];
-        let fits = |&&(l, t): &&(f64, f64)| {
-            let r = (l, t, l + tw, t + th);
-            r.0 >= px0 + 2.0
-                && r.2 <= px1 - 2.0
-                && r.1 >= py0 + 2.0
-                && r.3 <= py1 - 2.0
-                && placed.iter().all(|q| !overlap(*q, r))
-        };
-        let clear =
-            |&&(l, t): &&(f64, f64)| marks.iter().all(|m| !overlap(*m, (l, t, l + tw, t + th)));
-        let spot = candidates
-            .iter()
-            .find(|c| fits(c) && clear(c))
-            .or_else(|| candidates.iter().find(fits));
-        if let Some(&(l, t)) = spot {
-            placed.push((l, t, l + tw, t + th));
-            scene.text(
-                l,
-                t + th / 2.0,
-                &n.text,
-                NOTE_SIZE,
-                Anchor::Start,
-                INK,
-                "note",
-            );
+    let notes: Vec<(f64, f64, String)> = p
+        .notes
+        .iter()
+        .map(|n| (mx.at(n.x), my.at(n.y), n.text.clone()))
+        .collect();
+    for placed in place_notes(&notes, &marks, (px0, py0, px1, py1)) {
+        if let Some(leader) = placed.leader {
+            scene.line(leader.to_vec(), MUTED, 1.0, "leader");
         }
+        let (l, t, _, b) = placed.rect;
+        scene.text(
+            l,
+            (t + b) / 2.0,
+            &placed.text,
+            NOTE_SIZE,
+            Anchor::Start,
+            INK,
+            "note",
+        );
     }
     scene.close();
+}
+
+/// A note where [`place_notes`] put it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlacedNote {
+    /// The text.
+    pub text: String,
+    /// Its box: left, top, right, bottom.
+    pub rect: (f64, f64, f64, f64),
+    /// The line from the point to the box, where the box had to move away
+    /// from its point.
+    pub leader: Option<[(f64, f64); 2]>,
+}
+
+/// How far a marker reaches from its centre, with a pixel to spare.
+const MARK_REACH: f64 = 6.5;
+
+/// Places each note `(x, y, text)` (in pixels, in order: the first gets
+/// the best place) beside its point inside `area` (left, top, right,
+/// bottom), off every marker at `marks`, off the notes already placed and
+/// their leader lines: the first of a fixed list of places that is free,
+/// trying above-right, below-right, above-left, below-left, above, below,
+/// right and left of the point, at growing distances. A note set further
+/// than beside its point gets a leader line, which passes no other point
+/// where such a place exists. Where no place is free the note is set at
+/// the first place inside the area that keeps off the other notes, and
+/// where there is none of those it is left out. Deterministic: the same
+/// notes and points give the same places.
+pub fn place_notes(
+    notes: &[(f64, f64, String)],
+    marks: &[(f64, f64)],
+    area: (f64, f64, f64, f64),
+) -> Vec<PlacedNote> {
+    const DIRECTIONS: [(i8, i8); 8] = [
+        (1, -1),
+        (1, 1),
+        (-1, -1),
+        (-1, 1),
+        (0, -1),
+        (0, 1),
+        (1, 0),
+        (-1, 0),
+    ];
+    let mark_boxes: Vec<(f64, f64, f64, f64)> = marks
+        .iter()
+        .map(|&(x, y)| {
+            (
+                x - MARK_REACH,
+                y - MARK_REACH,
+                x + MARK_REACH,
+                y + MARK_REACH,
+            )
+        })
+        .collect();
+    let mut placed: Vec<PlacedNote> = Vec::new();
+    for (x, y, text) in notes {
+        let (x, y) = (*x, *y);
+        let (tw, th) = measure(text, NOTE_SIZE, false);
+        let mut candidates: Vec<((f64, f64, f64, f64), bool)> = Vec::new();
+        for step in 0..10 {
+            let (ox, oy) = (8.0 + 18.0 * step as f64, 7.0 + 14.0 * step as f64);
+            for (dx, dy) in DIRECTIONS {
+                let left = match dx {
+                    1 => x + ox,
+                    -1 => x - ox - tw,
+                    _ => x - tw / 2.0,
+                };
+                let top = match dy {
+                    -1 => y - oy - th,
+                    1 => y + oy,
+                    _ => y - th / 2.0,
+                };
+                candidates.push(((left, top, left + tw, top + th), step > 0));
+            }
+        }
+        let inside = |r: &(f64, f64, f64, f64)| {
+            r.0 >= area.0 + 2.0 && r.2 <= area.2 - 2.0 && r.1 >= area.1 + 2.0 && r.3 <= area.3 - 2.0
+        };
+        let apart = |r: &(f64, f64, f64, f64)| {
+            let grown = (r.0 - 2.0, r.1 - 1.0, r.2 + 2.0, r.3 + 1.0);
+            placed
+                .iter()
+                .all(|q| !overlap(q.rect, grown) && q.leader.is_none_or(|l| !crosses(l, grown)))
+        };
+        let leader_of = |r: &(f64, f64, f64, f64)| -> [(f64, f64); 2] {
+            let to = (x.clamp(r.0, r.2), y.clamp(r.1, r.3));
+            let (vx, vy) = (to.0 - x, to.1 - y);
+            let len = (vx * vx + vy * vy).sqrt().max(1e-9);
+            [(x + vx / len * 5.0, y + vy / len * 5.0), to]
+        };
+        // Off the points, and (`clear_leader`) with a leader that passes
+        // no other point; either way the leader crosses no other note.
+        let free = |(r, far): &((f64, f64, f64, f64), bool), clear_leader: bool| {
+            inside(r)
+                && apart(r)
+                && mark_boxes.iter().all(|m| !overlap(*m, *r))
+                && (!far || {
+                    let l = leader_of(r);
+                    placed.iter().all(|q| !crosses(l, q.rect))
+                        && (!clear_leader
+                            || mark_boxes
+                                .iter()
+                                .zip(marks)
+                                .filter(|(_, c)| **c != (x, y))
+                                .all(|(m, _)| !crosses(l, *m)))
+                })
+        };
+        // A point inside a cloud has no clear way out: its leader may
+        // then pass over its neighbours, but its note still keeps off them.
+        let spot = candidates
+            .iter()
+            .find(|c| free(c, true))
+            .or_else(|| candidates.iter().find(|c| free(c, false)))
+            .or_else(|| candidates.iter().find(|(r, _)| inside(r) && apart(r)));
+        if let Some(&(rect, far)) = spot {
+            placed.push(PlacedNote {
+                text: text.clone(),
+                rect,
+                leader: far.then(|| leader_of(&rect)),
+            });
+        }
+    }
+    placed
+}
+
+/// Whether the segment `s` passes through the rectangle `r` (left, top,
+/// right, bottom): sampled every pixel or so, which is all a drawing needs.
+fn crosses(s: [(f64, f64); 2], r: (f64, f64, f64, f64)) -> bool {
+    let [(x0, y0), (x1, y1)] = s;
+    let n = ((x1 - x0).abs().max((y1 - y0).abs()).ceil() as usize).max(1);
+    (0..=n).any(|i| {
+        let t = i as f64 / n as f64;
+        let (x, y) = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t);
+        x > r.0 && x < r.2 && y > r.1 && y < r.3
+    })
 }
 
 /// Whether two rectangles (left, top, right, bottom) overlap.
@@ -591,17 +711,23 @@ fn draw_bars(b: &BarPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
     let (x0, y0, w, _) = rect;
     scene.open("bars", b.title.clone());
     draw_title(scene, &b.title, rect);
-    let max_label = w * 0.4;
+    let max_label = b.label_space.unwrap_or(w * 0.4);
     let labels: Vec<String> = b
         .rows
         .iter()
         .map(|r| fit(&r.label, TICK_SIZE, max_label))
         .collect();
-    let label_w = labels
-        .iter()
-        .map(|l| measure(l, TICK_SIZE, false).0)
-        .fold(0.0, f64::max);
-    let px0 = x0 + 10.0 + label_w + 8.0;
+    let px0 = match b.label_space {
+        Some(space) if space <= 0.0 => x0 + 10.0,
+        Some(space) => x0 + 10.0 + space + 8.0,
+        None => {
+            let label_w = labels
+                .iter()
+                .map(|l| measure(l, TICK_SIZE, false).0)
+                .fold(0.0, f64::max);
+            x0 + 10.0 + label_w + 8.0
+        }
+    };
     let px1 = x0 + w - 20.0;
     let py0 = y0 + title_height(&b.title) + 6.0;
     let py1 = py0 + b.rows.len() as f64 * BAR_ROW;
@@ -620,7 +746,20 @@ fn draw_bars(b: &BarPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
     for (i, (row, label)) in b.rows.iter().zip(&labels).enumerate() {
         let yc = py0 + (i as f64 + 0.5) * BAR_ROW;
         scene.open("bar", row.label.clone());
-        scene.text(px0 - 8.0, yc, label, TICK_SIZE, Anchor::End, INK, "tick-y");
+        if b.label_space.is_none_or(|space| space > 0.0) {
+            scene.text(px0 - 8.0, yc, label, TICK_SIZE, Anchor::End, INK, "tick-y");
+        }
+        if row.segments.iter().all(|(_, v, _)| *v <= 0.0) && !b.empty.is_empty() {
+            scene.text(
+                px0 + 6.0,
+                yc,
+                &b.empty,
+                NOTE_SIZE,
+                Anchor::Start,
+                MUTED,
+                "empty",
+            );
+        }
         let mut at = 0.0;
         for (name, value, colour) in &row.segments {
             if *value <= 0.0 {
@@ -635,7 +774,10 @@ fn draw_bars(b: &BarPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
                 fill: Some(*colour),
                 stroke: None,
                 tip: Some(format!(
-                    "{}: {name} {}",
+                    "{}{}: {name} {}",
+                    b.context
+                        .as_ref()
+                        .map_or(String::new(), |c| format!("{c}, ")),
                     row.label,
                     ticks::significant(*value, 3)
                 )),
@@ -677,4 +819,76 @@ fn draw_bars(b: &BarPanel, scene: &mut Scene, rect: (f64, f64, f64, f64)) {
 /// their scale so they compare at a glance).
 pub fn shared_range(spec: &AxisSpec, values: &[f64]) -> (f64, f64) {
     range_of(&spec.scale, spec.from_zero, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(placed: &[PlacedNote], marks: &[(f64, f64)], area: (f64, f64, f64, f64)) {
+        for (i, n) in placed.iter().enumerate() {
+            let r = n.rect;
+            assert!(
+                r.0 >= area.0 && r.2 <= area.2 && r.1 >= area.1 && r.3 <= area.3,
+                "{n:?} leaves the plot"
+            );
+            for &(x, y) in marks {
+                let m = (x - 4.5, y - 4.5, x + 4.5, y + 4.5);
+                assert!(!overlap(m, r), "{} sits on the point at {x},{y}", n.text);
+            }
+            for o in &placed[i + 1..] {
+                assert!(!overlap(o.rect, r), "{} overlaps {}", n.text, o.text);
+            }
+        }
+    }
+
+    #[test]
+    fn notes_in_a_crowd_keep_off_every_point_and_each_other_with_leaders_when_moved() {
+        // A calibrate plot's worst launches sit among the others: a tight
+        // cloud of points, five of them labelled.
+        let mut marks = Vec::new();
+        for i in 0..6 {
+            for j in 0..4 {
+                marks.push((
+                    300.0 + 11.0 * i as f64 + 3.0 * j as f64,
+                    200.0 + 9.0 * j as f64,
+                ));
+            }
+        }
+        let notes: Vec<(f64, f64, String)> = [0, 5, 9, 14, 23]
+            .iter()
+            .map(|&k| (marks[k].0, marks[k].1, format!("hs64k_h16 bs {k}: +30%")))
+            .collect();
+        let area = (50.0, 20.0, 750.0, 560.0);
+        let placed = place_notes(&notes, &marks, area);
+        assert_eq!(placed.len(), 5, "every note placed: {placed:?}");
+        check(&placed, &marks, area);
+        assert!(placed.iter().any(|n| n.leader.is_some()), "{placed:?}");
+        // Each leader starts at its own point and ends on its note's box.
+        for (n, (x, y, _)) in placed.iter().zip(&notes) {
+            if let Some([from, to]) = n.leader {
+                assert!(((from.0 - x).powi(2) + (from.1 - y).powi(2)).sqrt() < 6.0);
+                let r = n.rect;
+                assert!(to.0 >= r.0 && to.0 <= r.2 && to.1 >= r.1 && to.1 <= r.3);
+            }
+        }
+        assert_eq!(place_notes(&notes, &marks, area), placed, "deterministic");
+    }
+
+    #[test]
+    fn a_lone_point_gets_its_note_beside_it_without_a_leader() {
+        let marks = [(100.0, 100.0)];
+        let area = (0.0, 0.0, 400.0, 300.0);
+        let placed = place_notes(&[(100.0, 100.0, "bs +12%".into())], &marks, area);
+        assert_eq!(placed.len(), 1);
+        assert_eq!(placed[0].leader, None);
+        assert!(
+            placed[0].rect.0 > 100.0 && placed[0].rect.3 < 100.0,
+            "above right"
+        );
+        // At the right edge the note turns to the left.
+        let placed = place_notes(&[(398.0, 100.0, "bs +12%".into())], &[(398.0, 100.0)], area);
+        assert!(placed[0].rect.2 < 398.0, "{placed:?}");
+        check(&placed, &[(398.0, 100.0)], area);
+    }
 }

@@ -394,30 +394,29 @@ impl Scene {
                     ..
                 } => {
                     let c = rgb(*colour);
-                    for points in marker_polygons(*shape, *x, *y, *r) {
-                        let pts: Vec<(i32, i32)> = points.iter().map(|&(x, y)| p(x, y)).collect();
-                        root.draw(&Polygon::new(pts, c.filled())).map_err(e)?;
-                    }
-                    match shape {
-                        Marker::Circle => {
+                    match glyph(*shape, *x, *y, *r) {
+                        Glyph::Disc => {
                             root.draw(&Circle::new(p(*x, *y), r.round() as i32, c.filled()))
                                 .map_err(e)?;
                         }
-                        Marker::Ring => {
+                        Glyph::Ring => {
                             root.draw(&Circle::new(p(*x, *y), r.round() as i32, c.stroke_width(2)))
                                 .map_err(e)?;
                         }
-                        Marker::Cross => {
-                            let d = r * 0.85;
-                            for (a, b) in [((-d, -d), (d, d)), ((-d, d), (d, -d))] {
+                        Glyph::Strokes(strokes) => {
+                            for (a, b) in strokes {
                                 root.draw(&PathElement::new(
-                                    vec![p(x + a.0, y + a.1), p(x + b.0, y + b.1)],
+                                    vec![p(a.0, a.1), p(b.0, b.1)],
                                     c.stroke_width(2),
                                 ))
                                 .map_err(e)?;
                             }
                         }
-                        _ => {}
+                        Glyph::Polygon(points) => {
+                            let pts: Vec<(i32, i32)> =
+                                points.iter().map(|&(x, y)| p(x, y)).collect();
+                            root.draw(&Polygon::new(pts, c.filled())).map_err(e)?;
+                        }
                     }
                 }
             }
@@ -466,35 +465,57 @@ fn dashes(points: &[(f64, f64)], on: f64, off: f64) -> Vec<Vec<(f64, f64)>> {
     out
 }
 
-/// The filled polygons of a marker (none for circles, rings and crosses).
-fn marker_polygons(shape: Marker, x: f64, y: f64, r: f64) -> Vec<Vec<(f64, f64)>> {
+/// What a marker is made of, in pixels: the one description both the
+/// SVG writer and the PNG painter draw, so the two never disagree.
+#[derive(Clone, Debug, PartialEq)]
+enum Glyph {
+    /// A filled circle of the marker's radius.
+    Disc,
+    /// An open circle of the marker's radius, 2 pixels wide.
+    Ring,
+    /// Strokes 2 pixels wide, each from one point to another.
+    Strokes(Vec<((f64, f64), (f64, f64))>),
+    /// A filled polygon.
+    Polygon(Vec<(f64, f64)>),
+}
+
+/// The glyph of a `shape` marker of radius `r` centred on `(x, y)`.
+fn glyph(shape: Marker, x: f64, y: f64, r: f64) -> Glyph {
     match shape {
+        Marker::Circle => Glyph::Disc,
+        Marker::Ring => Glyph::Ring,
+        Marker::Cross => {
+            let d = r * 0.85;
+            Glyph::Strokes(vec![
+                ((x - d, y - d), (x + d, y + d)),
+                ((x - d, y + d), (x + d, y - d)),
+            ])
+        }
         Marker::Square => {
             let d = r * 0.85;
-            vec![vec![
+            Glyph::Polygon(vec![
                 (x - d, y - d),
                 (x + d, y - d),
                 (x + d, y + d),
                 (x - d, y + d),
-            ]]
+            ])
         }
-        Marker::Triangle => vec![vec![
+        Marker::Triangle => Glyph::Polygon(vec![
             (x, y - r * 1.1),
             (x + r, y + r * 0.7),
             (x - r, y + r * 0.7),
-        ]],
-        Marker::TriangleDown => vec![vec![
+        ]),
+        Marker::TriangleDown => Glyph::Polygon(vec![
             (x, y + r * 1.1),
             (x + r, y - r * 0.7),
             (x - r, y - r * 0.7),
-        ]],
-        Marker::Diamond => vec![vec![
+        ]),
+        Marker::Diamond => Glyph::Polygon(vec![
             (x, y - r * 1.2),
             (x + r, y),
             (x, y + r * 1.2),
             (x - r, y),
-        ]],
-        _ => Vec::new(),
+        ]),
     }
 }
 
@@ -636,50 +657,39 @@ fn svg_item(s: &mut String, item: &Item) {
             // Data points have a hover title; legend samples do not.
             let class = if tip.is_some() { "point" } else { "sample" };
             let tip = tip_element(tip);
-            match shape {
-                Marker::Circle => {
-                    let _ = writeln!(
+            let _ = match glyph(*shape, *x, *y, *r) {
+                Glyph::Disc => writeln!(
+                    s,
+                    "<circle class=\"{class}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{c}\">{tip}</circle>",
+                    num(*x),
+                    num(*y),
+                    num(*r)
+                ),
+                Glyph::Ring => writeln!(
+                    s,
+                    "<circle class=\"{class}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#ffffff\" stroke=\"{c}\" stroke-width=\"2\">{tip}</circle>",
+                    num(*x),
+                    num(*y),
+                    num(*r)
+                ),
+                Glyph::Strokes(strokes) => {
+                    let d: String = strokes
+                        .iter()
+                        .map(|(a, b)| {
+                            format!("M{} {}L{} {}", num(a.0), num(a.1), num(b.0), num(b.1))
+                        })
+                        .collect();
+                    writeln!(
                         s,
-                        "<circle class=\"{class}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{c}\">{tip}</circle>",
-                        num(*x),
-                        num(*y),
-                        num(*r)
-                    );
+                        "<path class=\"{class}\" d=\"{d}\" stroke=\"{c}\" stroke-width=\"2\">{tip}</path>"
+                    )
                 }
-                Marker::Ring => {
-                    let _ = writeln!(
-                        s,
-                        "<circle class=\"{class}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#ffffff\" stroke=\"{c}\" stroke-width=\"2\">{tip}</circle>",
-                        num(*x),
-                        num(*y),
-                        num(*r)
-                    );
-                }
-                Marker::Cross => {
-                    let d = r * 0.85;
-                    let _ = writeln!(
-                        s,
-                        "<path class=\"{class}\" d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"{c}\" stroke-width=\"2\">{tip}</path>",
-                        num(x - d),
-                        num(y - d),
-                        num(x + d),
-                        num(y + d),
-                        num(x - d),
-                        num(y + d),
-                        num(x + d),
-                        num(y - d)
-                    );
-                }
-                _ => {
-                    for poly in marker_polygons(*shape, *x, *y, *r) {
-                        let _ = writeln!(
-                            s,
-                            "<polygon class=\"{class}\" points=\"{}\" fill=\"{c}\">{tip}</polygon>",
-                            points_attr(&poly)
-                        );
-                    }
-                }
-            }
+                Glyph::Polygon(points) => writeln!(
+                    s,
+                    "<polygon class=\"{class}\" points=\"{}\" fill=\"{c}\">{tip}</polygon>",
+                    points_attr(&points)
+                ),
+            };
         }
     }
 }
@@ -717,6 +727,43 @@ mod tests {
         );
         assert!(svg.contains(">x &amp; y</text>"), "{svg}");
         assert!(svg.contains("<title>warp 32</title>"), "{svg}");
+    }
+
+    #[test]
+    fn every_marker_is_one_element_in_the_svg_and_ink_in_the_png() {
+        use super::super::style::MARKERS;
+        for &shape in MARKERS {
+            let mut scene = Scene::new(20.0, 20.0);
+            scene.items.push(Item::Mark {
+                x: 10.0,
+                y: 10.0,
+                shape,
+                colour: Rgb(0, 0, 0),
+                r: 4.5,
+                tip: Some("p".into()),
+            });
+            let svg = scene.to_svg();
+            assert_eq!(
+                svg.matches("class=\"point\"").count(),
+                1,
+                "{shape:?}: {svg}"
+            );
+            let rgb = scene.to_rgb().unwrap();
+            let inked = rgb.chunks(3).filter(|p| p[0] < 128).count();
+            // A ring or a cross inks less than a filled shape, but each
+            // inks at least a ring's worth of its 9-pixel box.
+            assert!(inked >= 12, "{shape:?}: {inked} dark pixels");
+            let filled = matches!(
+                glyph(shape, 10.0, 10.0, 4.5),
+                Glyph::Disc | Glyph::Polygon(_)
+            );
+            let centre = &rgb[(10 * 20 + 10) * 3..(10 * 20 + 10) * 3 + 3];
+            assert_eq!(
+                centre[0] < 128,
+                filled || shape == Marker::Cross,
+                "{shape:?}"
+            );
+        }
     }
 
     #[test]

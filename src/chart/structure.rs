@@ -4,7 +4,7 @@
 //! a scene's text stays on the canvas and off other text.
 
 use super::panel::overlap;
-use super::scene::Scene;
+use super::scene::{Item, Scene};
 
 /// Undoes [`super::scene::xml`].
 fn unescape(t: &str) -> String {
@@ -123,8 +123,9 @@ fn render(node: &Node) -> String {
     out
 }
 
-/// Every text that leaves the canvas and every two texts that overlap,
-/// by the font's measure: empty when the layout is clean.
+/// Every text that leaves the canvas, every two texts that overlap and
+/// every text on a data point, by the font's measure: empty when the
+/// layout is clean.
 pub fn layout_problems(scene: &Scene) -> Vec<String> {
     let boxes = scene.text_boxes();
     let mut problems = Vec::new();
@@ -135,6 +136,28 @@ pub fn layout_problems(scene: &Scene) -> Vec<String> {
                 "`{}` ({}) leaves the {}x{} canvas: {:?}",
                 b.text, b.class, scene.width, scene.height, b.rect
             ));
+        }
+    }
+    // Data points must stay visible: no text may sit on one.
+    for item in &scene.items {
+        if let Item::Mark {
+            x,
+            y,
+            r,
+            tip: Some(tip),
+            ..
+        } = item
+        {
+            let mark = (x - r, y - r, x + r, y + r);
+            for b in &boxes {
+                let (l, t, rt, bt) = b.rect;
+                if overlap(mark, (l + 0.5, t + 2.0, rt - 0.5, bt - 2.0)) {
+                    problems.push(format!(
+                        "`{}` ({}) covers the point `{tip}`",
+                        b.text, b.class
+                    ));
+                }
+            }
         }
     }
     for (i, a) in boxes.iter().enumerate() {

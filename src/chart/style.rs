@@ -23,6 +23,8 @@ pub const SVG_FONT: &str = "DejaVu Sans, Verdana, Arial, sans-serif";
 pub const TITLE_SIZE: f64 = 18.0;
 /// The lines under the title (what the sweep held fixed).
 pub const SUBTITLE_SIZE: f64 = 13.0;
+/// A heading between blocks of a figure.
+pub const HEADING_SIZE: f64 = 15.0;
 /// A panel's title.
 pub const PANEL_TITLE_SIZE: f64 = 14.0;
 /// An axis's name.
@@ -111,5 +113,45 @@ pub fn stall_colour(reason: &str) -> Rgb {
         "branch_resolving" => Rgb(90, 90, 90),
         "membar" => Rgb(0, 0, 0),
         _ => Rgb(200, 200, 200),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// WCAG's contrast ratio of a colour against white.
+    fn contrast_on_white(c: Rgb) -> f64 {
+        let channel = |v: u8| {
+            let v = f64::from(v) / 255.0;
+            if v <= 0.039_28 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let l = 0.2126 * channel(c.0) + 0.7152 * channel(c.1) + 0.0722 * channel(c.2);
+        1.05 / (l + 0.05)
+    }
+
+    #[test]
+    fn every_series_colour_stands_out_on_white_and_series_differ_in_colour_and_marker() {
+        // Issue 30: calibrate's 14 colours included yellows at about 1.3:1,
+        // nearly invisible as points on white. Okabe and Ito's lightest
+        // kept colours (orange, sky blue) are about 2.2:1.
+        for c in PALETTE {
+            let ratio = contrast_on_white(*c);
+            assert!(ratio >= 2.0, "{} is {ratio:.2}:1 on white", c.hex());
+        }
+        assert!(
+            contrast_on_white(Rgb(240, 228, 66)) < 2.0,
+            "the check tells"
+        );
+        for i in 0..PALETTE.len().min(MARKERS.len()) {
+            for j in 0..i {
+                assert_ne!(series(i), series(j));
+                assert_ne!(series(i).1, series(j).1, "markers {i} and {j}");
+            }
+        }
     }
 }

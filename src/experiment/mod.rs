@@ -6,6 +6,7 @@ pub mod compare;
 pub mod compare_plot;
 pub mod glossary;
 pub mod input;
+pub mod kernel_stalls;
 pub mod machine;
 pub mod machine_file;
 pub mod options;

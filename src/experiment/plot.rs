@@ -19,8 +19,8 @@ use super::plot_axes::{
 use super::plot_metric::Metric;
 use super::report::Report;
 use super::sort::Algo;
-use super::stall_bars;
 use super::sweep::{Axis, RunResult, SweepRun, axis_value};
+use super::{kernel_stalls, stall_bars};
 use crate::atomic::AtomicFile;
 use crate::chart::axis::{AxisSpec, range_of};
 use crate::chart::panel::{Panel, Point, Series, XyPanel};
@@ -368,7 +368,7 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<F
         .collect();
     let mut note = String::new();
     if finished.len() <= MAX_BARS {
-        let rows: Vec<(String, &std::collections::BTreeMap<&'static str, u64>)> = finished
+        let named: Vec<(String, &Report)> = finished
             .iter()
             .map(|(r, rep)| {
                 let name = if swept.is_empty() {
@@ -380,17 +380,25 @@ pub fn figure(axes: &[Axis], runs: &[SweepRun], choice: &PlotChoice) -> Result<F
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
-                (name, &rep.total.stalls)
+                (name, *rep)
             })
+            .collect();
+        let rows: Vec<(String, &std::collections::BTreeMap<&'static str, u64>)> = named
+            .iter()
+            .map(|(name, rep)| (name.clone(), &rep.total.stalls))
             .collect();
         blocks.push(Block::Legend(stall_bars::legend(&rows)));
         blocks.push(Block::Row(vec![(
             1.0,
             Panel::Bars(stall_bars::panel(
-                "where the warps' time goes, per configuration",
+                "where the warps' time goes, per configuration (all kernels)",
                 &rows,
             )),
         )]));
+        blocks.extend(kernel_stalls::blocks(
+            &named,
+            width - 2.0 * crate::chart::figure::MARGIN,
+        ));
     } else {
         note = format!(
             "; stall bars left out ({} configurations, at most {MAX_BARS})",

@@ -160,22 +160,30 @@ pub fn axis_title(name: &str) -> String {
         "algo" => "algorithm".into(),
         "gpu" => "machine".into(),
         "num_sms" => "SMs".into(),
-        field => {
-            let words = field.replace('_', " ");
-            for (suffix, unit) in [
-                (" cycles", "cycles"),
-                (" mhz", "MHz"),
-                (" bytes", "bytes"),
-                (" kib", "KiB"),
-                (" sectors", "sectors"),
-            ] {
-                if let Some(stem) = words.strip_suffix(suffix) {
-                    return format!("{} ({unit})", stem.replace("dram", "DRAM"));
-                }
-            }
-            label(field)
-        }
+        field => match with_unit(field) {
+            Some((stem, unit)) => format!("{stem} ({unit})"),
+            None => label(field),
+        },
     }
+}
+
+/// A field whose name ends in its unit (`dram_latency_cycles`), as its
+/// words and the unit: `("DRAM latency", "cycles")`.
+fn with_unit(field: &str) -> Option<(String, &'static str)> {
+    let words = field.replace('_', " ");
+    [
+        (" cycles", "cycles"),
+        (" mhz", "MHz"),
+        (" bytes", "bytes"),
+        (" kib", "KiB"),
+        (" sectors", "sectors"),
+    ]
+    .into_iter()
+    .find_map(|(suffix, unit)| {
+        words
+            .strip_suffix(suffix)
+            .map(|stem| (stem.replace("dram", "DRAM"), unit))
+    })
 }
 
 /// How a value of axis `name` reads in a legend or panel title: booleans
@@ -200,7 +208,11 @@ pub fn value_name(name: &str, value: &str) -> String {
         ("dist", v) => v.to_string(),
         ("algo", v) => algo_title(v),
         ("gpu", v) => v.to_string(),
-        (n, v) => format!("{} {v}", label(n)),
+        // A machine field reads with its unit: `DRAM latency 320 cycles`.
+        (n, v) => match with_unit(n) {
+            Some((stem, unit)) => format!("{stem} {v} {unit}"),
+            None => format!("{} {v}", label(n)),
+        },
     }
 }
 
@@ -300,5 +312,10 @@ mod tests {
         assert_eq!(axis_title("vector"), "vector width L (keys per thread)");
         assert_eq!(value_name("bitonic_fused", "false"), "plain");
         assert_eq!(value_name("warp", "32"), "warp 32");
+        assert_eq!(
+            value_name("dram_latency_cycles", "320"),
+            "DRAM latency 320 cycles"
+        );
+        assert_eq!(value_name("clock_mhz", "1980"), "clock 1980 MHz");
     }
 }

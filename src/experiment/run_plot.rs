@@ -57,6 +57,9 @@ pub fn figure(report: &Report) -> Result<Figure, PlotError> {
         title: "simulated cycles per kernel (all its launches)".into(),
         x_label: "simulated cycles".into(),
         max: top,
+        label_space: None,
+        context: None,
+        empty: String::new(),
         rows: report
             .kernels
             .iter()

@@ -64,6 +64,9 @@ pub fn panel(title: &str, rows: &[(String, &BTreeMap<&'static str, u64>)]) -> Ba
         title: title.to_string(),
         x_label: "share of resident warp-cycles (%)".to_string(),
         max: 100.0,
+        label_space: None,
+        context: None,
+        empty: String::new(),
         rows: rows
             .iter()
             .map(|(label, stalls)| BarRow {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::chart::{Chart, Point, Series, XyChart};
 use super::kernels;
 use super::page::{Block, Cell, Page, Provenance, Table};
-use super::sweep::{describe, fixed, flag};
+use super::sweep::{describe, fixed, flag, placeholder_row};
 use crate::experiment::compare::{Row, group_axes};
 use crate::experiment::report::group;
 use crate::experiment::sweep::{Axis, RunResult, SweepRun, axis_value};
@@ -64,14 +64,7 @@ fn table(by: &[&Axis], runs: &[SweepRun]) -> Table {
                         Cell::text(kernels::top_stalls(&kernels::total(report))),
                     ]);
                 }
-                RunResult::Skipped(problems) => {
-                    cells.push(Cell::text(format!("skipped: {}", problems.join("; "))));
-                    cells.extend((0..9).map(|_| Cell::text("")));
-                }
-                RunResult::Failed(error) => {
-                    cells.push(Cell::text(format!("FAILED: {error}")));
-                    cells.extend((0..9).map(|_| Cell::text("")));
-                }
+                unfinished => cells.extend(placeholder_row(unfinished, 10)),
             }
             cells
         })

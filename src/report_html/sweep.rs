@@ -2,7 +2,8 @@
 //! held fixed and what varied, one row per configuration, cycles and bank
 //! conflicts per key against the list with most values (one line per
 //! combination of the other lists), where each configuration's warp-cycles
-//! went, and every configuration's per-kernel tables.
+//! went, in all and per kernel, and every configuration's per-kernel
+//! tables.
 
 use super::chart::{Chart, Point, Series, XyChart};
 use super::kernels;
@@ -32,6 +33,20 @@ pub fn fixed(axes: &[Axis]) -> String {
         .map(|a| format!("{} {}", flag(&a.name), a.values[0]))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The cells of a run that did not finish, across `columns` cells: why
+/// (skipped, with the problems, or FAILED, with the error) in the first,
+/// the rest blank, so the table keeps its shape.
+pub fn placeholder_row(result: &RunResult, columns: usize) -> Vec<Cell> {
+    let message = match result {
+        RunResult::Done(_) => String::new(),
+        RunResult::Skipped(problems) => format!("skipped: {}", problems.join("; ")),
+        RunResult::Failed(error) => format!("FAILED: {error}"),
+    };
+    std::iter::once(Cell::text(message))
+        .chain((1..columns).map(|_| Cell::text("")))
+        .collect()
 }
 
 /// The lines a hover tells about a finished configuration.
@@ -164,14 +179,7 @@ fn table(varying: &[&Axis], runs: &[SweepRun]) -> Table {
                         Cell::text(kernels::top_stalls(&s)),
                     ]);
                 }
-                RunResult::Skipped(problems) => {
-                    cells.push(Cell::text(format!("skipped: {}", problems.join("; "))));
-                    cells.extend((0..7).map(|_| Cell::text("")));
-                }
-                RunResult::Failed(error) => {
-                    cells.push(Cell::text(format!("FAILED: {error}")));
-                    cells.extend((0..7).map(|_| Cell::text("")));
-                }
+                unfinished => cells.extend(placeholder_row(unfinished, 8)),
             }
             cells
         })
@@ -181,6 +189,83 @@ fn table(varying: &[&Axis], runs: &[SweepRun]) -> Table {
         header,
         rows,
     }
+}
+
+/// Most bars the per-kernel chart draws (one per kernel and configuration).
+const MAX_KERNEL_BARS: usize = 240;
+
+/// A kernel's share of a configuration's cycles (percent) that earns it
+/// bars: smaller kernels are named as left out.
+const MIN_KERNEL_SHARE: f64 = 1.0;
+
+/// Where each kernel's warp-cycles go in each configuration: a bar per
+/// kernel and configuration, grouped by kernel in launch order. Nothing
+/// when the runs launch one kernel (the per-configuration bars say it).
+fn kernel_stalls(runs: &[SweepRun], varying: &[&Axis]) -> Vec<Block> {
+    let done: Vec<(&SweepRun, &Report)> = runs
+        .iter()
+        .filter_map(|r| match &r.result {
+            RunResult::Done(report) => Some((r, report.as_ref())),
+            _ => None,
+        })
+        .collect();
+    // Kernels in launch order, with their largest share of a run's cycles.
+    let mut names: Vec<(String, f64)> = Vec::new();
+    for (_, report) in &done {
+        let total: u64 = report.kernels.iter().map(|k| k.cycles).sum();
+        for k in &report.kernels {
+            let share = 100.0 * k.cycles as f64 / total.max(1) as f64;
+            match names.iter_mut().find(|(n, _)| *n == k.name) {
+                Some((_, s)) => *s = s.max(share),
+                None => names.push((k.name.clone(), share)),
+            }
+        }
+    }
+    let (shown, left_out): (Vec<_>, Vec<_>) =
+        names.into_iter().partition(|(_, s)| *s >= MIN_KERNEL_SHARE);
+    if shown.len() < 2 {
+        return Vec::new();
+    }
+    let mut bars = Vec::new();
+    for (name, _) in &shown {
+        for (r, report) in &done {
+            if let Some(k) = report.kernels.iter().find(|k| &k.name == name) {
+                let config = describe(&r.opts, varying);
+                let label = format!("{name} · {config}")
+                    .trim_end_matches(" · ")
+                    .to_string();
+                let tip = format!(
+                    "{name}, {config}\n{}",
+                    kernels::counters(&k.stats, report.keys)
+                );
+                bars.push(kernels::stall_bar(label, &k.stats, tip));
+            }
+        }
+    }
+    let left = if left_out.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; left out, under {MIN_KERNEL_SHARE}% of every configuration's cycles: {}",
+            left_out
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    if bars.len() > MAX_KERNEL_BARS {
+        return vec![Block::Text(format!(
+            "Per-kernel stall bars left out: {} bars, at most {MAX_KERNEL_BARS}{left}.",
+            bars.len()
+        ))];
+    }
+    vec![Block::Chart(kernels::stall_chart(
+        format!(
+            "Where warp-cycles go, per kernel and configuration (kernels in launch order{left})"
+        ),
+        bars,
+    ))]
 }
 
 /// The page of a sweep over `axes` (every list, one value or more).
@@ -295,6 +380,7 @@ pub fn page(axes: &[Axis], runs: &[SweepRun], provenance: Provenance) -> Page {
             "Where warp-cycles go, per configuration (all kernels)".into(),
             bars,
         )));
+        blocks.extend(kernel_stalls(runs, &varying));
     }
     blocks.push(Block::Heading("Per kernel, per configuration".into()));
     for r in runs {
@@ -333,7 +419,7 @@ mod tests {
         let runs = run(check(&spec).unwrap(), 1, &|_, _| {}).unwrap();
         let page = page(&spec.axes(), &runs, Provenance::of_args(["simsort".into()]));
         let charts = page.charts();
-        assert_eq!(charts.len(), 3);
+        assert_eq!(charts.len(), 4);
         let Chart::Xy(cycles) = charts[0] else {
             panic!("xy first")
         };
@@ -348,6 +434,24 @@ mod tests {
         assert!(done > 0);
         assert_eq!(charts[0].marks(), done);
         assert_eq!(charts[2].marks(), done);
+        // Per kernel: a bar for each kernel of each finished configuration
+        // (HotSort on 512 keys launches more than one kernel that counts).
+        assert!(
+            charts[3]
+                .title()
+                .starts_with("Where warp-cycles go, per kernel and configuration"),
+            "{}",
+            charts[3].title()
+        );
+        let Chart::Bars(per_kernel) = charts[3] else {
+            panic!("bars")
+        };
+        assert!(per_kernel.bars.len() >= 2 * done, "{per_kernel:?}");
+        assert!(
+            per_kernel.bars[0].label.contains(" · warp=8 slab-height=2"),
+            "{:?}",
+            per_kernel.bars[0].label
+        );
         assert!(
             cycles.series[0].points[0]
                 .tip
@@ -355,6 +459,11 @@ mod tests {
         );
         let html = page.to_html();
         assert!(html.contains("Held fixed: gpu tiny"), "{html}");
+        // A configuration that did not finish keeps the table's shape.
+        let row = placeholder_row(&RunResult::Failed("out of memory".into()), 8);
+        assert_eq!(row.len(), 8);
+        assert_eq!(row[0], Cell::text("FAILED: out of memory"));
+        assert_eq!(row[7], Cell::text(""));
         assert!(
             html.contains("<th>warp</th><th>slab-height</th><th>cycles</th>"),
             "{html}"
