@@ -121,7 +121,9 @@ impl<R: Read + Seek> TraceReader<R> {
         &self.footer.launches
     }
 
-    /// Every chunk, in file (and so time) order.
+    /// Every chunk, in file order (time order before format version 4;
+    /// from version 4 on, a block's chunks are written when full or when
+    /// it ends, so chunks of one launch overlap in time).
     pub fn chunks(&self) -> &[ChunkInfo] {
         &self.footer.chunks
     }
@@ -243,8 +245,11 @@ impl<R: Read + Seek> TraceReader<R> {
 
     /// The events of launch `launch` from every chunk that may hold
     /// per-block events of `block` (see [`ChunkInfo::may_hold_block`]),
-    /// plus the launch's first and last chunks (its launch and end events).
-    /// Other events of those chunks come too: filter by block.
+    /// every chunk with no per-block events (the launch-wide ones: from
+    /// format version 4 on, every counter sample and block start and end of
+    /// the launch), and the launch's first and last chunks (its launch and
+    /// end events). Other events of those chunks may come too: filter by
+    /// block. Events of different chunks are not in cycle order.
     pub fn block_events(&mut self, launch: usize, block: u32) -> Events<'_, R> {
         let Some(l) = self.footer.launches.get(launch) else {
             return self.events_of_chunk_list(Vec::new());
@@ -252,9 +257,39 @@ impl<R: Read + Seek> TraceReader<R> {
         let (first, end) = (l.first_chunk as usize, l.end_chunk as usize);
         let chunks = &self.footer.chunks;
         let list = (first..end)
-            .filter(|&i| i == first || i + 1 == end || chunks[i].may_hold_block(block))
+            .filter(|&i| {
+                i == first
+                    || i + 1 == end
+                    || chunks[i].blocks.is_none()
+                    || chunks[i].may_hold_block(block)
+            })
             .collect();
         self.events_of_chunk_list(list)
+    }
+
+    /// The launch-wide events of launch `launch` (its launch and end, block
+    /// starts and ends, counter samples) from its chunks that hold no
+    /// per-block events. From format version 4 on that is all of them,
+    /// whatever the level; in older files, chunks holding detail events
+    /// also held launch-wide ones, which this misses (read the launch).
+    pub fn launch_wide_events(&mut self, launch: usize) -> Events<'_, R> {
+        let Some(l) = self.footer.launches.get(launch) else {
+            return self.events_of_chunk_list(Vec::new());
+        };
+        let (first, end) = (l.first_chunk as usize, l.end_chunk as usize);
+        let chunks = &self.footer.chunks;
+        let list = (first..end)
+            .filter(|&i| chunks[i].blocks.is_none())
+            .collect();
+        self.events_of_chunk_list(list)
+    }
+
+    /// Whether each chunk holds one block's events or only launch-wide ones
+    /// (format version 4 on): then [`Self::block_events`] decodes one
+    /// block's events and the launch's counters and block starts and ends,
+    /// whatever else ran at the time.
+    pub fn has_block_chunks(&self) -> bool {
+        self.version >= 4
     }
 
     /// Every event of launch `launch` (nothing if there is no such launch).
