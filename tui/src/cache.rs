@@ -15,6 +15,10 @@ use crate::replay::LaunchData;
 /// once (the decoded blocks take about 40 bytes an event).
 pub const WHOLE_LAUNCH_EVENTS: u64 = 6_000_000;
 
+/// How many blocks a trace with block chunks keeps decoded (reading one
+/// again costs tens of milliseconds, keeping each many megabytes).
+pub const RECENT_BLOCKS: usize = 4;
+
 /// Decoded blocks of one launch.
 #[derive(Debug, Default)]
 pub struct BlockCache {
@@ -40,5 +44,48 @@ impl BlockCache {
             self.launch = Some(d.launch);
         }
         self.blocks.insert(block, d);
+    }
+
+    /// Keeps `d` as [`BlockCache::keep`] does, then drops the blocks
+    /// farthest from it until at most `max` are kept.
+    pub fn keep_few(&mut self, d: LaunchData, max: usize) {
+        let Some(block) = d.block else { return };
+        self.keep(d);
+        while self.blocks.len() > max {
+            let far = self
+                .blocks
+                .keys()
+                .copied()
+                .max_by_key(|&b| (b.abs_diff(block), b));
+            match far {
+                Some(b) => self.blocks.remove(&b),
+                None => break,
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_few_blocks_are_kept_the_nearest_to_the_last_kept() {
+        let mut c = BlockCache::default();
+        for b in [0, 9, 4, 5, 6] {
+            c.keep_few(
+                LaunchData {
+                    launch: 1,
+                    block: Some(b),
+                    ..LaunchData::default()
+                },
+                3,
+            );
+        }
+        let mut kept: Vec<u32> = c.blocks.keys().copied().collect();
+        kept.sort();
+        assert_eq!(kept, [4, 5, 6]);
+        assert!(c.take(1, 5).is_some() && c.take(1, 5).is_none());
+        assert!(c.take(2, 4).is_none(), "another launch's");
     }
 }

@@ -483,7 +483,8 @@ impl Replay {
         let d = decoded.swap_remove(i);
         let old = std::mem::replace(&mut self.data, d);
         if per_block {
-            // Another block costs about as much to decode again as to keep.
+            // The blocks just left, for `B` after `b`; others are read again.
+            self.cache.keep_few(old, cache::RECENT_BLOCKS);
             return Ok(());
         }
         self.cache.keep(old);
@@ -545,13 +546,21 @@ impl Replay {
         // Every launch-wide event is read: the whole launch, or the
         // launch-wide chunks of a trace with block chunks.
         let machine = whole || self.reader.has_block_chunks();
-        let events = if whole {
-            self.reader.launch_events(launch)
+        // One block's chunks are decoded all at once, on several threads;
+        // a whole launch chunk by chunk (it may not fit in memory).
+        let (mut stream, batch) = if whole {
+            (Some(self.reader.launch_events(launch)), Vec::new())
         } else {
-            self.reader.block_events(launch, read.unwrap_or(u32::MAX))
+            let list = self.reader.block_chunks(launch, read.unwrap_or(u32::MAX));
+            (None, self.reader.decode_chunks(&list)?)
+        };
+        let mut batch = batch.into_iter().flatten();
+        let mut next = || match stream.as_mut() {
+            Some(s) => s.next(),
+            None => batch.next().map(Ok),
         };
         let mut gpu = Machine::default();
-        for e in events {
+        while let Some(e) = next() {
             let e = e?;
             if machine {
                 gpu_event(&mut gpu, &e, end);
@@ -560,7 +569,12 @@ impl Replay {
                 Event::BlockStart { block, .. } | Event::BlockEnd { block, .. } => Some(block),
                 _ => e.detail_block().or(e.warp().map(|w| w.0)),
             };
-            if let Some(&i) = of.and_then(|b| index.get(&b)) {
+            let i = match (of, wanted) {
+                (Some(b), &[only]) => (b == only).then_some(0),
+                (Some(b), _) => index.get(&b).copied(),
+                (None, _) => None,
+            };
+            if let Some(i) = i {
                 let (d, writes, block_end) = &mut builds[i];
                 add_detail(d, writes, block_end, e);
             }

@@ -106,14 +106,8 @@ pub fn render_machine(app: &App, area: Rect, buf: &mut Buffer) {
         buf.set_string(x, inner.y, mark, style);
         x += w as u16;
     }
-    let rows = (inner.height - 4) as usize;
     let sms = run.sms as usize;
     let sel = (app.machine_sm as usize).min(sms - 1);
-    let first = if sms <= rows {
-        0
-    } else {
-        sel.saturating_sub(rows / 2).min(sms - rows)
-    };
     let peak = grid
         .iter()
         .flatten()
@@ -121,38 +115,6 @@ pub fn render_machine(app: &App, area: Rect, buf: &mut Buffer) {
         .max()
         .unwrap_or(0)
         .max(1);
-    for (line, sm) in (first..sms).take(rows).enumerate() {
-        let y = inner.y + 1 + line as u16;
-        let mark = if sm == sel { "▶" } else { " " };
-        buf.set_string(inner.x, y, mark, here);
-        buf.set_string(inner.x + 1, y, fit(&format!("sm{sm}"), 6), grey);
-        for (c, cell) in grid[sm].iter().enumerate() {
-            let (ch, mut style) = glyph(cell, peak, by_stall);
-            if sm == sel && c == cursor_col {
-                style = style.add_modifier(Modifier::REVERSED);
-            }
-            buf.set_string(inner.x + label_w + c as u16, y, ch.to_string(), style);
-        }
-    }
-    let y = inner.y + 1 + rows.min(sms) as u16;
-    buf.set_string(inner.x + label_w + cursor_col as u16, y, "▲", here);
-    let shown = if sms > rows {
-        format!("SMs {first}-{} of {sms} · ", (first + rows).min(sms) - 1)
-    } else {
-        String::new()
-    };
-    let key = if by_stall {
-        let mut seen: Vec<StallReason> = grid.iter().flatten().filter_map(Cell::dominant).collect();
-        seen.sort();
-        seen.dedup();
-        let parts: Vec<String> = seen
-            .iter()
-            .map(|r| format!("{}={}", letter(*r), super::stalls::short_name(*r)))
-            .collect();
-        format!("{shown}{} (· no stall sampled)", parts.join(" "))
-    } else {
-        format!("{shown}issued, of the busiest column's {peak}: ░ ≤¼ ▒ ≤½ ▓ ≤¾ █ more")
-    };
     let launch = &run.launches[d.launch.min(n - 1)];
     let runs = match launch.machine.block_at(sel as u32, app.cycle) {
         Some(b) => format!("sm{sel} runs block {b}"),
@@ -170,13 +132,61 @@ pub fn render_machine(app: &App, area: Rect, buf: &mut Buffer) {
         launch.start,
         launch.end
     );
-    let y = inner.y + inner.height - 2;
-    for (i, words) in [key, at].iter().enumerate() {
-        // Whole words only.
-        let line = super::help::wrap(words, inner.width as usize)
-            .into_iter()
-            .next()
-            .unwrap_or_default();
+    // The legend and the cursor's line, each on up to two lines, whole
+    // words; the SM rows take what is left.
+    let width = inner.width as usize;
+    let footer_of = |shown: &str| -> Vec<String> {
+        let key = if by_stall {
+            let mut seen: Vec<StallReason> =
+                grid.iter().flatten().filter_map(Cell::dominant).collect();
+            seen.sort();
+            seen.dedup();
+            let parts: Vec<String> = seen
+                .iter()
+                .map(|r| format!("{}={}", letter(*r), super::stalls::short_name(*r)))
+                .collect();
+            format!("{shown}{} (· no stall sampled)", parts.join(" "))
+        } else {
+            format!("{shown}issued, of the busiest column's {peak}: ░ ≤¼ ▒ ≤½ ▓ ≤¾ █ more")
+        };
+        let mut lines: Vec<String> = super::help::wrap(&key, width).into_iter().take(2).collect();
+        lines.extend(super::help::wrap(&at, width).into_iter().take(2));
+        lines
+    };
+    // Whether every SM fits decides the legend's first words.
+    let room = |footer: usize| (inner.height as usize).saturating_sub(2 + footer);
+    let mut footer = footer_of("");
+    let mut rows = room(footer.len());
+    let mut first = 0;
+    if sms > rows {
+        let guess = footer_of(&format!("SMs {sms}-{sms} of {sms} · "));
+        rows = room(guess.len());
+        first = sel.saturating_sub(rows / 2).min(sms.saturating_sub(rows));
+        footer = footer_of(&format!(
+            "SMs {first}-{} of {sms} · ",
+            (first + rows).min(sms).saturating_sub(1)
+        ));
+    }
+    if rows == 0 {
+        return;
+    }
+    for (line, sm) in (first..sms).take(rows).enumerate() {
+        let y = inner.y + 1 + line as u16;
+        let mark = if sm == sel { "▶" } else { " " };
+        buf.set_string(inner.x, y, mark, here);
+        buf.set_string(inner.x + 1, y, fit(&format!("sm{sm}"), 6), grey);
+        for (c, cell) in grid[sm].iter().enumerate() {
+            let (ch, mut style) = glyph(cell, peak, by_stall);
+            if sm == sel && c == cursor_col {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            buf.set_string(inner.x + label_w + c as u16, y, ch.to_string(), style);
+        }
+    }
+    let y = inner.y + 1 + rows.min(sms) as u16;
+    buf.set_string(inner.x + label_w + cursor_col as u16, y, "▲", here);
+    let y = inner.y + inner.height - footer.len() as u16;
+    for (i, line) in footer.iter().enumerate() {
         buf.set_string(inner.x, y + i as u16, line, grey);
     }
 }
