@@ -202,52 +202,6 @@ impl<R: Read + Seek> TraceReader<R> {
         })
     }
 
-    /// Decodes the chunks `list` (indices into [`Self::chunks`]), several
-    /// at once: their bytes are read in order, then checked, decompressed
-    /// and decoded on up to as many threads as the machine has. One vector
-    /// of events per chunk, in `list`'s order. For a reader that wants
-    /// every event of a few chunks at once (one block's), this takes a
-    /// fraction of the time [`Self::events_of_chunks`] does.
-    pub fn decode_chunks(&mut self, list: &[usize]) -> Result<Vec<Vec<Event>>, TraceError> {
-        let mut read = Vec::with_capacity(list.len());
-        for &i in list {
-            let mut compressed = Vec::new();
-            let head = self.read_compressed(i, &mut compressed)?;
-            read.push((i, head, compressed));
-        }
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(read.len())
-            .max(1);
-        let version = self.version;
-        let per = read.len().div_ceil(threads).max(1);
-        let decoded: Vec<Result<Vec<Vec<Event>>, TraceError>> = std::thread::scope(|s| {
-            let workers: Vec<_> = read
-                .chunks(per)
-                .map(|part| {
-                    s.spawn(move || {
-                        part.iter()
-                            .map(|(i, head, compressed)| decode_one(*i, *head, compressed, version))
-                            .collect::<Result<Vec<_>, _>>()
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join().unwrap_or_else(|_| {
-                        Err(TraceError::corrupt("a chunk decoder stopped".to_string()))
-                    })
-                })
-                .collect()
-        });
-        let mut out = Vec::with_capacity(list.len());
-        for part in decoded {
-            out.extend(part?);
-        }
-        Ok(out)
-    }
-
     /// Decodes chunk `i` into `out` (cleared first).
     pub fn read_chunk_into(&mut self, i: usize, out: &mut Vec<Event>) -> Result<(), TraceError> {
         out.clear();
@@ -306,8 +260,7 @@ impl<R: Read + Seek> TraceReader<R> {
         self.events_of_chunk_list(list)
     }
 
-    /// The chunks [`Self::block_events`] reads, in file order (for
-    /// [`Self::decode_chunks`]).
+    /// The chunks [`Self::block_events`] reads, in file order.
     pub fn block_chunks(&self, launch: usize, block: u32) -> Vec<usize> {
         let Some(l) = self.footer.launches.get(launch) else {
             return Vec::new();
@@ -452,33 +405,6 @@ fn decompress(
         )));
     }
     Ok(())
-}
-
-/// Checks, decompresses and decodes chunk `i` whole.
-fn decode_one(
-    i: usize,
-    head: ChunkHead,
-    compressed: &[u8],
-    version: u32,
-) -> Result<Vec<Event>, TraceError> {
-    let mut raw = Vec::new();
-    decompress(i, head, compressed, &mut raw)?;
-    let mut out = Vec::with_capacity(head.events as usize);
-    let mut dec = Decoder::resume(&raw, (0, 0), version);
-    let mut records = 0u32;
-    while dec.state().0 < raw.len() {
-        if let Some(e) = dec.next_record()? {
-            out.push(e);
-        }
-        records += 1;
-    }
-    if records != head.events {
-        return Err(TraceError::corrupt(format!(
-            "chunk {i} holds {records} events, the index says {}",
-            head.events
-        )));
-    }
-    Ok(out)
 }
 
 fn le_u32(b: &[u8]) -> u32 {

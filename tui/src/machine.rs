@@ -129,7 +129,7 @@ pub struct LaunchMachine {
 
 impl LaunchMachine {
     /// Its length in cycles (at least 1).
-    pub fn len(&self) -> u64 {
+    pub fn cycles(&self) -> u64 {
         self.end.saturating_sub(self.start) + 1
     }
 }
@@ -147,14 +147,14 @@ pub struct RunMachine {
 impl RunMachine {
     /// Cycles of every launch together.
     pub fn total(&self) -> u64 {
-        self.launches.iter().map(LaunchMachine::len).sum()
+        self.launches.iter().map(LaunchMachine::cycles).sum()
     }
 
     /// Where launch `launch` begins on the run's time line.
     pub fn offset(&self, launch: usize) -> u64 {
         self.launches[..launch.min(self.launches.len())]
             .iter()
-            .map(LaunchMachine::len)
+            .map(LaunchMachine::cycles)
             .sum()
     }
 
@@ -170,10 +170,10 @@ impl RunMachine {
     pub fn at(&self, pos: u64) -> (usize, u64) {
         let mut from = 0;
         for (i, l) in self.launches.iter().enumerate() {
-            if pos < from + l.len() {
+            if pos < from + l.cycles() {
                 return (i, l.start + (pos - from));
             }
-            from += l.len();
+            from += l.cycles();
         }
         let last = self.launches.len().saturating_sub(1);
         (last, self.launches.get(last).map_or(0, |l| l.end))
@@ -192,7 +192,7 @@ impl RunMachine {
         let exact: Vec<u128> = self
             .launches
             .iter()
-            .map(|l| u128::from(l.len()) * spread as u128)
+            .map(|l| u128::from(l.cycles()) * spread as u128)
             .collect();
         let mut w: Vec<usize> = exact.iter().map(|e| (e / total) as usize).collect();
         let mut left = spread - w.iter().sum::<usize>();
@@ -220,7 +220,7 @@ impl RunMachine {
             return before.saturating_sub(1);
         }
         let into = u128::from(cycle.clamp(l.start, l.end) - l.start);
-        before + ((into * w as u128 / u128::from(l.len())) as usize).min(w - 1)
+        before + ((into * w as u128 / u128::from(l.cycles())) as usize).min(w - 1)
     }
 
     /// The grid: one row per SM, each launch's columns side by side.
@@ -249,6 +249,33 @@ impl RunMachine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launches_get_columns_by_their_cycles_and_at_least_one_each() {
+        let l = |start, end| LaunchMachine {
+            start,
+            end,
+            ..LaunchMachine::default()
+        };
+        let run = RunMachine {
+            launches: vec![l(0, 899), l(0, 9), l(100, 189)],
+            sms: 1,
+        };
+        // 900 + 10 + 90 cycles over 12 columns: one each, the other 9 by
+        // cycles (8.1, 0.09, 0.81: the largest remainder takes the last).
+        let w = run.widths(12);
+        assert_eq!(w, [9, 1, 2]);
+        assert_eq!(run.widths(2), [2, 0, 0], "fewer columns than launches");
+        assert_eq!(run.total(), 1000);
+        assert_eq!(run.position(2, 150), 960);
+        assert_eq!(run.at(960), (2, 150));
+        assert_eq!(run.at(905), (1, 5));
+        assert_eq!(run.at(5000), (2, 189));
+        assert_eq!(run.column(&w, 0, 899), 8);
+        assert_eq!(run.column(&w, 1, 5), 9);
+        assert_eq!(run.column(&w, 2, 189), 11);
+        assert_eq!(run.grid(&w)[0].len(), 12);
+    }
 
     #[test]
     fn samples_land_in_their_columns_and_blocks_are_found_by_sm_and_cycle() {

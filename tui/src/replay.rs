@@ -546,21 +546,13 @@ impl Replay {
         // Every launch-wide event is read: the whole launch, or the
         // launch-wide chunks of a trace with block chunks.
         let machine = whole || self.reader.has_block_chunks();
-        // One block's chunks are decoded all at once, on several threads;
-        // a whole launch chunk by chunk (it may not fit in memory).
-        let (mut stream, batch) = if whole {
-            (Some(self.reader.launch_events(launch)), Vec::new())
+        let events = if whole {
+            self.reader.launch_events(launch)
         } else {
-            let list = self.reader.block_chunks(launch, read.unwrap_or(u32::MAX));
-            (None, self.reader.decode_chunks(&list)?)
-        };
-        let mut batch = batch.into_iter().flatten();
-        let mut next = || match stream.as_mut() {
-            Some(s) => s.next(),
-            None => batch.next().map(Ok),
+            self.reader.block_events(launch, read.unwrap_or(u32::MAX))
         };
         let mut gpu = Machine::default();
-        while let Some(e) = next() {
+        for e in events {
             let e = e?;
             if machine {
                 gpu_event(&mut gpu, &e, end);

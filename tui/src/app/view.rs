@@ -183,7 +183,7 @@ impl App {
         let pos = run.position(launch, self.cycle);
         let here = run.offset(launch);
         let target = if forward {
-            let next = here + run.launches.get(launch).map_or(1, |l| l.len());
+            let next = here + run.launches.get(launch).map_or(1, |l| l.cycles());
             if pos + step < next {
                 pos + step
             } else if launch + 1 < run.launches.len() {
