@@ -1,11 +1,13 @@
 //! The decoded blocks of the loaded launch, so that `b`/`B` do not decode
 //! the launch again.
 //!
-//! A `full`-level trace records every block; when a launch's blocks are all
-//! resident at once, every chunk holds events of every block, and reading
-//! one block costs decoding the whole launch (0.16-0.40 s per `b` on a
-//! 64K-key trace). The replay decodes such a launch once for all its
-//! blocks, up to [`WHOLE_LAUNCH_EVENTS`] events, and keeps them here.
+//! In a `full`-level trace before format version 4, when a launch's
+//! blocks are all resident at once, every chunk holds events of every
+//! block, and reading one block costs decoding the whole launch (0.16-0.40
+//! s per `b` on a 64K-key trace). The replay decodes such a launch once for
+//! all its blocks, up to [`WHOLE_LAUNCH_EVENTS`] events, and keeps them
+//! here. From format 4 on each block has its own chunks: reading one is
+//! cheap, and only the last [`RECENT_BLOCKS`] are kept, for `B` after `b`.
 
 use std::collections::HashMap;
 
