@@ -321,17 +321,22 @@ impl<'a> Decoder<'a> {
 
     #[inline]
     fn u64(&mut self) -> Result<u64, TraceError> {
-        // Fast path: most fields are below 128 and take one byte.
-        if let Some(&b) = self.buf.get(self.pos)
-            && b < 0x80
-        {
-            self.pos += 1;
-            return Ok(u64::from(b));
+        // Fast paths: most fields are below 128 and take one byte; cycle
+        // deltas within one block's chunk (format 4) often take two.
+        match self.buf.get(self.pos..self.pos + 2) {
+            Some(&[b, _]) if b < 0x80 => {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+            Some(&[b0, b1]) if b1 < 0x80 => {
+                self.pos += 2;
+                return Ok(u64::from(b0 & 0x7f) | (u64::from(b1) << 7));
+            }
+            _ => {}
         }
         self.u64_slow()
     }
 
-    #[cold]
     fn u64_slow(&mut self) -> Result<u64, TraceError> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {

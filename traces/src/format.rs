@@ -31,8 +31,14 @@ pub const END_MAGIC: &[u8; 8] = b"SSTEND\0\0";
 /// [`crate::Event::Stall`] is a charge (pc, reason, cycles) with
 /// [`crate::Event::Issue`] carrying its issue slots. Older files read with
 /// the shared-access fields empty, their stall records skipped and one
-/// slot per issue.
-pub const FORMAT_VERSION: u32 = 3;
+/// slot per issue. Version 4 gives every block its own chunks (see
+/// `writer.rs`): a chunk holds one block's per-block events, or only
+/// launch-wide events (block starts and ends, counters), so its events are
+/// in cycle order but the chunks of a launch are not; and each launch
+/// records its worst bank conflict ([`LaunchInfo::worst_conflict`]).
+/// Files of versions 1-3 read as before (their chunks are in time order,
+/// each holding every block that ran then).
+pub const FORMAT_VERSION: u32 = 4;
 /// The longest launch label, in bytes (a sanity bound for readers).
 pub const MAX_LABEL_BYTES: usize = 1024;
 /// Bytes before the header JSON.
@@ -43,8 +49,12 @@ pub const CHUNK_HEAD_LEN: u64 = 17;
 pub const FOOTER_HEAD_LEN: u64 = 9;
 /// Bytes of the trailer.
 pub const TRAILER_LEN: u64 = 16;
-/// The writer starts a new chunk once this many encoded bytes are buffered.
+/// The writer starts a new chunk once this many encoded bytes are buffered
+/// in one stream.
 pub const CHUNK_TARGET_BYTES: usize = 256 * 1024;
+/// The most encoded bytes the writer's block streams hold together (many
+/// blocks resident at once); beyond it the largest is written as a chunk.
+pub const BLOCK_BUFFER_BYTES: usize = 64 * 1024 * 1024;
 /// The largest decoded chunk a reader accepts (bounds its allocation).
 pub const MAX_CHUNK_BYTES: u32 = 16 * 1024 * 1024;
 
@@ -67,9 +77,10 @@ pub struct ChunkInfo {
     /// never spans two launches.
     pub launch: Option<u32>,
     /// The smallest and largest block of its per-block events (detail
-    /// events, register writes, and block starts and ends of blocks the
-    /// trace has detail for), so a reader after one block can skip chunks.
-    /// `None` when it has none.
+    /// events and register writes; before version 4 also the block starts
+    /// and ends of blocks the trace has detail for), so a reader after one
+    /// block can skip chunks. From version 4 on, `(b, b)`: a chunk holds
+    /// one block's events or none. `None` when it has none.
     #[serde(default)]
     pub blocks: Option<(u32, u32)>,
 }
@@ -110,6 +121,75 @@ pub struct LaunchInfo {
     /// The sum of the launch's counter samples over every SM.
     #[serde(default)]
     pub counters: CounterSample,
+    /// The shared access with the most bank conflicts in the launch (the
+    /// earliest of equals), so a reader can go to it without decoding
+    /// every block; `None` without conflicts, or in files before version 4.
+    #[serde(default)]
+    pub worst_conflict: Option<ConflictMark>,
+    /// Per instruction, its totals over the launch's blocks with detail
+    /// (the instructions with any), so a reader can show them without
+    /// decoding every block; empty in files before version 4.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<PcTotals>,
+}
+
+/// One instruction's totals over a launch's detail events: what a reader
+/// summing its [`crate::Event::Issue`], [`crate::Event::Stall`],
+/// [`crate::Event::SharedAccess`] and [`crate::Event::GlobalRequest`]
+/// events by pc would get.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PcTotals {
+    /// The instruction.
+    pub pc: u32,
+    /// Issue slots.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub slots: u64,
+    /// Stall cycles charged while it was the next instruction, as
+    /// `(reason index, cycles)` for each reason with any
+    /// ([`crate::StallReason::index`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stalls: Vec<(u8, u64)>,
+    /// Shared-memory wavefronts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub wavefronts: u64,
+    /// Shared-memory bank conflicts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub conflicts: u64,
+    /// Global requests.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub requests: u64,
+    /// Global sectors.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sectors: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Where a shared access with bank conflicts happened.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConflictMark {
+    /// The block.
+    pub block: u32,
+    /// The warp within the block.
+    pub warp: u32,
+    /// The access's cycle.
+    pub cycle: u64,
+    /// The instruction.
+    pub pc: u32,
+    /// Its bank conflicts (excess wavefronts).
+    pub conflicts: u32,
+}
+
+impl ConflictMark {
+    /// Whether `self` is worse than `other`: more conflicts, else earlier,
+    /// else a lower block, else a lower warp (so the choice depends only on
+    /// the events, not on the order they were recorded in).
+    pub fn worse_than(&self, other: &ConflictMark) -> bool {
+        let key = |m: &ConflictMark| (std::cmp::Reverse(m.conflicts), m.cycle, m.block, m.warp);
+        key(self) < key(other)
+    }
 }
 
 impl LaunchInfo {

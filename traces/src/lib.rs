@@ -71,7 +71,7 @@ mod writer;
 pub use codec::{MAX_BANKS, MAX_LANES};
 pub use error::TraceError;
 pub use event::{AccessKind, CounterSample, Event, StallReason};
-pub use format::{ChunkInfo, FORMAT_VERSION, LaunchInfo};
+pub use format::{ChunkInfo, ConflictMark, FORMAT_VERSION, LaunchInfo, PcTotals};
 pub use header::{IrLine, KernelSource, RegClass, RegRef, StageMark, TraceHeader};
 pub use options::{Focus, TraceLevel, TraceOptions};
 pub use perfetto::{

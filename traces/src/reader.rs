@@ -121,7 +121,9 @@ impl<R: Read + Seek> TraceReader<R> {
         &self.footer.launches
     }
 
-    /// Every chunk, in file (and so time) order.
+    /// Every chunk, in file order (time order before format version 4;
+    /// from version 4 on, a block's chunks are written when full or when
+    /// it ends, so chunks of one launch overlap in time).
     pub fn chunks(&self) -> &[ChunkInfo] {
         &self.footer.chunks
     }
@@ -155,6 +157,18 @@ impl<R: Read + Seek> TraceReader<R> {
         compressed: &mut Vec<u8>,
         raw: &mut Vec<u8>,
     ) -> Result<u32, TraceError> {
+        let head = self.read_compressed(i, compressed)?;
+        decompress(i, head, compressed, raw)?;
+        Ok(head.events)
+    }
+
+    /// Reads chunk `i`'s record header, checks it against the index, and
+    /// reads its compressed bytes into `compressed`.
+    fn read_compressed(
+        &mut self,
+        i: usize,
+        compressed: &mut Vec<u8>,
+    ) -> Result<ChunkHead, TraceError> {
         let info = self
             .footer
             .chunks
@@ -181,18 +195,11 @@ impl<R: Read + Seek> TraceReader<R> {
         self.source
             .read_exact(compressed)
             .map_err(|e| TraceError::from_read(e, "chunk"))?;
-        if !checksum_ok(compressed, le_u32(&head[13..17])) {
-            return Err(TraceError::corrupt(format!("chunk {i} checksum mismatch")));
-        }
-        raw.resize(raw_len as usize, 0);
-        let n = lz4_flex::block::decompress_into(compressed, raw)
-            .map_err(|e| TraceError::corrupt(format!("chunk {i} does not decompress: {e}")))?;
-        if n != raw.len() {
-            return Err(TraceError::corrupt(format!(
-                "chunk {i} decompresses to {n} bytes"
-            )));
-        }
-        Ok(events)
+        Ok(ChunkHead {
+            raw_len,
+            events,
+            crc: le_u32(&head[13..17]),
+        })
     }
 
     /// Decodes chunk `i` into `out` (cleared first).
@@ -243,18 +250,56 @@ impl<R: Read + Seek> TraceReader<R> {
 
     /// The events of launch `launch` from every chunk that may hold
     /// per-block events of `block` (see [`ChunkInfo::may_hold_block`]),
-    /// plus the launch's first and last chunks (its launch and end events).
-    /// Other events of those chunks come too: filter by block.
+    /// every chunk with no per-block events (the launch-wide ones: from
+    /// format version 4 on, every counter sample and block start and end of
+    /// the launch), and the launch's first and last chunks (its launch and
+    /// end events). Other events of those chunks may come too: filter by
+    /// block. Events of different chunks are not in cycle order.
     pub fn block_events(&mut self, launch: usize, block: u32) -> Events<'_, R> {
+        let list = self.block_chunks(launch, block);
+        self.events_of_chunk_list(list)
+    }
+
+    /// The chunks [`Self::block_events`] reads, in file order.
+    pub fn block_chunks(&self, launch: usize, block: u32) -> Vec<usize> {
+        let Some(l) = self.footer.launches.get(launch) else {
+            return Vec::new();
+        };
+        let (first, end) = (l.first_chunk as usize, l.end_chunk as usize);
+        let chunks = &self.footer.chunks;
+        (first..end)
+            .filter(|&i| {
+                i == first
+                    || i + 1 == end
+                    || chunks[i].blocks.is_none()
+                    || chunks[i].may_hold_block(block)
+            })
+            .collect()
+    }
+
+    /// The launch-wide events of launch `launch` (its launch and end, block
+    /// starts and ends, counter samples) from its chunks that hold no
+    /// per-block events. From format version 4 on that is all of them,
+    /// whatever the level; in older files, chunks holding detail events
+    /// also held launch-wide ones, which this misses (read the launch).
+    pub fn launch_wide_events(&mut self, launch: usize) -> Events<'_, R> {
         let Some(l) = self.footer.launches.get(launch) else {
             return self.events_of_chunk_list(Vec::new());
         };
         let (first, end) = (l.first_chunk as usize, l.end_chunk as usize);
         let chunks = &self.footer.chunks;
         let list = (first..end)
-            .filter(|&i| i == first || i + 1 == end || chunks[i].may_hold_block(block))
+            .filter(|&i| chunks[i].blocks.is_none())
             .collect();
         self.events_of_chunk_list(list)
+    }
+
+    /// Whether each chunk holds one block's events or only launch-wide ones
+    /// (format version 4 on): then [`Self::block_events`] decodes one
+    /// block's events and the launch's counters and block starts and ends,
+    /// whatever else ran at the time.
+    pub fn has_block_chunks(&self) -> bool {
+        self.version >= 4
     }
 
     /// Every event of launch `launch` (nothing if there is no such launch).
@@ -331,6 +376,35 @@ impl<R: Read + Seek> Iterator for Events<'_, R> {
             }
         }
     }
+}
+
+/// What a chunk record's header promises.
+#[derive(Copy, Clone, Debug)]
+struct ChunkHead {
+    raw_len: u32,
+    events: u32,
+    crc: u32,
+}
+
+/// Checks chunk `i`'s compressed bytes and decompresses them into `raw`.
+fn decompress(
+    i: usize,
+    head: ChunkHead,
+    compressed: &[u8],
+    raw: &mut Vec<u8>,
+) -> Result<(), TraceError> {
+    if !checksum_ok(compressed, head.crc) {
+        return Err(TraceError::corrupt(format!("chunk {i} checksum mismatch")));
+    }
+    raw.resize(head.raw_len as usize, 0);
+    let n = lz4_flex::block::decompress_into(compressed, raw)
+        .map_err(|e| TraceError::corrupt(format!("chunk {i} does not decompress: {e}")))?;
+    if n != raw.len() {
+        return Err(TraceError::corrupt(format!(
+            "chunk {i} decompresses to {n} bytes"
+        )));
+    }
+    Ok(())
 }
 
 fn le_u32(b: &[u8]) -> u32 {

@@ -1,17 +1,96 @@
 //! The streaming trace writer.
 //!
-//! Memory stays bounded: events are encoded into one chunk buffer of about
-//! [`CHUNK_TARGET_BYTES`], which is compressed and written when full (and at
-//! every launch boundary); only the small chunk index is kept until
-//! [`TraceWriter::finish`] writes it at the end.
+//! Events go to one of several streams, each encoded into its own chunk
+//! buffer: every per-block event (issues, stalls, memory accesses,
+//! barriers, register writes) to its block's stream, everything else (the
+//! launch and its end, block starts and ends, counter samples) to the
+//! launch-wide stream. A stream becomes a chunk when it holds about
+//! [`CHUNK_TARGET_BYTES`], when its block ends, and at the launch's end. So
+//! each chunk holds one block's events or none, and a reader after one
+//! block decodes only that block's chunks and the launch-wide ones, however
+//! many blocks ran at once (with one time-ordered stream, a launch whose
+//! blocks are all resident put every block in every chunk). Memory stays
+//! bounded: the block streams together hold at most [`BLOCK_BUFFER_BYTES`]
+//! (the largest is written when they would hold more), and only the small
+//! chunk index is kept until [`TraceWriter::finish`] writes it at the end.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use crate::codec::{self, Encoder};
 use crate::format::{
-    CHUNK_TARGET_BYTES, ChunkInfo, END_MAGIC, FORMAT_VERSION, Footer, LaunchInfo, MAGIC,
+    BLOCK_BUFFER_BYTES, CHUNK_TARGET_BYTES, ChunkInfo, ConflictMark, END_MAGIC, FORMAT_VERSION,
+    Footer, LaunchInfo, MAGIC, PcTotals,
 };
-use crate::{Event, KernelSource, TraceError, TraceHeader, TraceOptions};
+use crate::{Event, KernelSource, StallReason, TraceError, TraceHeader, TraceOptions};
+
+/// One stream's events not yet written: the chunk being filled.
+#[derive(Debug)]
+struct Stream {
+    enc: Encoder,
+    raw: Vec<u8>,
+    events: u32,
+    first: u64,
+    last: u64,
+}
+
+impl Stream {
+    fn new(capacity: usize) -> Self {
+        Stream {
+            enc: Encoder::default(),
+            raw: Vec::with_capacity(capacity),
+            events: 0,
+            first: u64::MAX,
+            last: 0,
+        }
+    }
+
+    fn push(&mut self, e: &Event) {
+        let cycle = e.cycle();
+        self.enc.encode(e, &mut self.raw);
+        self.events += 1;
+        self.first = self.first.min(cycle);
+        self.last = self.last.max(cycle);
+    }
+}
+
+/// One instruction's totals while its launch is open.
+#[derive(Clone, Debug, Default)]
+struct PcAcc {
+    slots: u64,
+    stalls: [u64; StallReason::COUNT],
+    wavefronts: u64,
+    conflicts: u64,
+    requests: u64,
+    sectors: u64,
+}
+
+impl PcAcc {
+    /// The index's record, if anything was counted.
+    fn totals(&self, pc: u32) -> Option<PcTotals> {
+        let stalls: Vec<(u8, u64)> = self
+            .stalls
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c > 0)
+            .map(|(i, &c)| (i as u8, c))
+            .collect();
+        let t = PcTotals {
+            pc,
+            slots: self.slots,
+            stalls,
+            wavefronts: self.wavefronts,
+            conflicts: self.conflicts,
+            requests: self.requests,
+            sectors: self.sectors,
+        };
+        (t != PcTotals {
+            pc,
+            ..PcTotals::default()
+        })
+        .then_some(t)
+    }
+}
 
 /// Writes a trace to `W` (a `BufWriter<File>`, a `Vec<u8>`, ...).
 ///
@@ -25,15 +104,21 @@ pub struct TraceWriter<W: Write> {
     options: TraceOptions,
     kernel_count: usize,
     written: u64,
-    enc: Encoder,
-    raw: Vec<u8>,
-    chunk_events: u32,
-    chunk_first: u64,
-    chunk_last: u64,
+    /// The launch-wide stream.
+    machine: Stream,
+    /// Each block's stream, while it has unwritten events.
+    blocks: BTreeMap<u32, Stream>,
+    /// Bytes the block streams hold together.
+    buffered: usize,
+    /// The most they may hold ([`BLOCK_BUFFER_BYTES`]; tests lower it).
+    buffer_limit: usize,
     open_launch: Option<u32>,
-    chunk_blocks: Option<(u32, u32)>,
     /// Blocks with detail in the open launch.
     launch_detail: std::collections::BTreeSet<u32>,
+    /// The open launch's worst bank conflict so far.
+    worst: Option<ConflictMark>,
+    /// The open launch's totals per pc.
+    lines: Vec<PcAcc>,
     footer: Footer,
     failed: Option<String>,
 }
@@ -60,17 +145,23 @@ impl<W: Write> TraceWriter<W> {
             options: header.options,
             kernel_count: header.kernels.len(),
             written: crate::format::PREFIX_LEN + u64::from(len),
-            enc: Encoder::default(),
-            raw: Vec::with_capacity(CHUNK_TARGET_BYTES + 4096),
-            chunk_events: 0,
-            chunk_first: u64::MAX,
-            chunk_last: 0,
+            machine: Stream::new(CHUNK_TARGET_BYTES + 4096),
+            blocks: BTreeMap::new(),
+            buffered: 0,
+            buffer_limit: BLOCK_BUFFER_BYTES,
             open_launch: None,
-            chunk_blocks: None,
             launch_detail: std::collections::BTreeSet::new(),
+            worst: None,
+            lines: Vec::new(),
             footer: Footer::default(),
             failed: None,
         })
+    }
+
+    /// Lowers the bytes the block streams may hold together (tests).
+    #[cfg(test)]
+    pub(crate) fn limit_block_buffers(&mut self, bytes: usize) {
+        self.buffer_limit = bytes;
     }
 
     /// The level, focus and counter interval this trace records with.
@@ -116,61 +207,129 @@ impl<W: Write> TraceWriter<W> {
                 grid,
                 block,
                 label,
-            } => self.begin_launch(*cycle, *launch, *kernel, (*grid, *block), label)?,
-            Event::KernelEnd { launch, .. } if Some(*launch) != self.open_launch => {
-                return Err(TraceError::InvalidEvent(format!(
-                    "end of launch {launch}, but the open launch is {:?}",
-                    self.open_launch
-                )));
+            } => {
+                self.begin_launch(*cycle, *launch, *kernel, (*grid, *block), label)?;
+                self.footer.events += 1;
+                // The launch event opens the launch's first chunk, alone, so
+                // that reading a launch's chunks in order meets it first.
+                self.machine.push(e);
+                return self.flush_machine();
+            }
+            Event::KernelEnd { launch, cycle } => {
+                if Some(*launch) != self.open_launch {
+                    return Err(TraceError::InvalidEvent(format!(
+                        "end of launch {launch}, but the open launch is {:?}",
+                        self.open_launch
+                    )));
+                }
+                if let Some(l) = self.footer.launches.last_mut() {
+                    l.end_cycle = Some(*cycle);
+                }
+                self.footer.events += 1;
+                self.close_launch();
+                // Every block's events, then the launch-wide ones ending
+                // with this end event: the launch's last chunk.
+                self.flush_blocks()?;
+                self.machine.push(e);
+                self.flush_machine()?;
+                self.open_launch = None;
+                return Ok(());
             }
             _ => {}
         }
-        self.note_blocks(e);
-        let cycle = e.cycle();
-        self.enc.encode(e, &mut self.raw);
-        self.chunk_events += 1;
-        self.chunk_first = self.chunk_first.min(cycle);
-        self.chunk_last = self.chunk_last.max(cycle);
         self.footer.events += 1;
-        if let Event::KernelEnd { cycle, .. } = *e {
-            if let Some(l) = self.footer.launches.last_mut() {
-                l.end_cycle = Some(cycle);
+        self.note(e);
+        match e.detail_block().or(e.warp().map(|w| w.0)) {
+            Some(b) => {
+                let s = self
+                    .blocks
+                    .entry(b)
+                    .or_insert_with(|| Stream::new(16 * 1024));
+                let before = s.raw.len();
+                s.push(e);
+                let (after, full) = (s.raw.len(), s.raw.len() >= CHUNK_TARGET_BYTES);
+                self.buffered += after - before;
+                if full {
+                    self.flush_block(b)?;
+                } else if self.buffered > self.buffer_limit {
+                    self.flush_largest()?;
+                }
             }
-            self.close_launch_detail();
-            self.flush_chunk()?;
-            self.open_launch = None;
-        } else if self.raw.len() >= CHUNK_TARGET_BYTES {
-            self.flush_chunk()?;
+            None => {
+                self.machine.push(e);
+                if let Event::BlockEnd { block, .. } = *e {
+                    self.flush_block(block)?;
+                }
+                if self.machine.raw.len() >= CHUNK_TARGET_BYTES {
+                    self.flush_machine()?;
+                }
+            }
         }
         Ok(())
     }
 
-    /// Widens the chunk's block range and the launch's detail set.
-    fn note_blocks(&mut self, e: &Event) {
-        let block = match *e {
-            Event::BlockStart { block, .. } | Event::BlockEnd { block, .. }
-                if self.wants_detail(block) =>
-            {
-                Some(block)
-            }
-            _ => e.detail_block().or(e.warp().map(|w| w.0)),
-        };
-        if let Some(b) = block {
-            let (lo, hi) = self.chunk_blocks.unwrap_or((b, b));
-            self.chunk_blocks = Some((lo.min(b), hi.max(b)));
-        }
+    /// Notes the launch's detail blocks, counters, totals per instruction
+    /// and worst bank conflict.
+    fn note(&mut self, e: &Event) {
         if let Some(b) = e.detail_block() {
             self.launch_detail.insert(b);
         }
-        if let (Event::Counters { sample, .. }, Some(_)) = (e, self.open_launch)
-            && let Some(l) = self.footer.launches.last_mut()
-        {
-            l.counters.add(sample);
+        match (e, self.open_launch) {
+            (Event::Counters { sample, .. }, Some(_)) => {
+                if let Some(l) = self.footer.launches.last_mut() {
+                    l.counters.add(sample);
+                }
+            }
+            (&Event::Issue { pc, slots, .. }, Some(_)) => {
+                self.pc_acc(pc).slots += u64::from(slots);
+            }
+            (
+                &Event::Stall {
+                    pc, reason, cycles, ..
+                },
+                Some(_),
+            ) => self.pc_acc(pc).stalls[reason.index()] += cycles,
+            (&Event::GlobalRequest { pc, sectors, .. }, Some(_)) => {
+                let a = self.pc_acc(pc);
+                a.requests += 1;
+                a.sectors += u64::from(sectors);
+            }
+            (
+                &Event::SharedAccess {
+                    cycle,
+                    block,
+                    warp,
+                    pc,
+                    wavefronts,
+                    conflicts,
+                    ..
+                },
+                Some(_),
+            ) => {
+                let a = self.pc_acc(pc);
+                a.wavefronts += u64::from(wavefronts);
+                a.conflicts += u64::from(conflicts);
+                if conflicts == 0 {
+                    return;
+                }
+                let mark = ConflictMark {
+                    block,
+                    warp,
+                    cycle,
+                    pc,
+                    conflicts,
+                };
+                if self.worst.as_ref().is_none_or(|w| mark.worse_than(w)) {
+                    self.worst = Some(mark);
+                }
+            }
+            _ => {}
         }
     }
 
-    /// Stores the open launch's detail blocks as ranges.
-    fn close_launch_detail(&mut self) {
+    /// Stores the open launch's detail blocks as ranges, its worst
+    /// conflict and its totals per instruction.
+    fn close_launch(&mut self) {
         let mut ranges: Vec<(u32, u32)> = Vec::new();
         for &b in &self.launch_detail {
             match ranges.last_mut() {
@@ -179,9 +338,26 @@ impl<W: Write> TraceWriter<W> {
             }
         }
         self.launch_detail.clear();
+        let worst = self.worst.take();
+        let lines = std::mem::take(&mut self.lines)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(pc, a)| a.totals(pc as u32))
+            .collect();
         if let Some(l) = self.footer.launches.last_mut() {
             l.detail_blocks = ranges;
+            l.worst_conflict = worst;
+            l.lines = lines;
         }
+    }
+
+    /// The open launch's totals of instruction `pc`.
+    fn pc_acc(&mut self, pc: u32) -> &mut PcAcc {
+        let i = pc as usize;
+        if self.lines.len() <= i {
+            self.lines.resize(i + 1, PcAcc::default());
+        }
+        &mut self.lines[i]
     }
 
     fn keeps(&self, e: &Event) -> bool {
@@ -212,7 +388,9 @@ impl<W: Write> TraceWriter<W> {
                 self.kernel_count
             )));
         }
-        self.flush_chunk()?;
+        // Events recorded between launches keep to themselves.
+        self.flush_blocks()?;
+        self.flush_machine()?;
         let first = self.footer.chunks.len() as u32;
         self.footer.launches.push(LaunchInfo {
             kernel,
@@ -225,25 +403,70 @@ impl<W: Write> TraceWriter<W> {
             end_chunk: first,
             detail_blocks: Vec::new(),
             counters: Default::default(),
+            worst_conflict: None,
+            lines: Vec::new(),
         });
         self.open_launch = Some(launch);
         Ok(())
     }
 
-    fn flush_chunk(&mut self) -> Result<(), TraceError> {
-        if self.chunk_events == 0 {
-            return Ok(());
+    /// Writes the launch-wide stream as a chunk.
+    fn flush_machine(&mut self) -> Result<(), TraceError> {
+        let s = std::mem::replace(&mut self.machine, Stream::new(0));
+        let mut s = self.write_chunk(s, None)?;
+        s.raw.clear();
+        self.machine = s;
+        Ok(())
+    }
+
+    /// Writes block `b`'s stream as a chunk, if it has one.
+    fn flush_block(&mut self, b: u32) -> Result<(), TraceError> {
+        if let Some(s) = self.blocks.remove(&b) {
+            self.buffered -= s.raw.len();
+            self.write_chunk(s, Some(b))?;
         }
-        let compressed = lz4_flex::block::compress(&self.raw);
+        Ok(())
+    }
+
+    /// Writes the block stream holding the most bytes (the lowest block
+    /// of equals, so that the file does not depend on anything but the
+    /// events).
+    fn flush_largest(&mut self) -> Result<(), TraceError> {
+        let largest = self
+            .blocks
+            .iter()
+            .max_by_key(|(b, s)| (s.raw.len(), std::cmp::Reverse(**b)))
+            .map(|(b, _)| *b);
+        match largest {
+            Some(b) => self.flush_block(b),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes every block stream, in block order.
+    fn flush_blocks(&mut self) -> Result<(), TraceError> {
+        while let Some(&b) = self.blocks.keys().next() {
+            self.flush_block(b)?;
+        }
+        Ok(())
+    }
+
+    /// Compresses and writes `s` as one chunk (nothing if it is empty);
+    /// gives the stream back, reset for a new chunk.
+    fn write_chunk(&mut self, mut s: Stream, block: Option<u32>) -> Result<Stream, TraceError> {
+        if s.events == 0 {
+            return Ok(s);
+        }
+        let compressed = lz4_flex::block::compress(&s.raw);
         let info = ChunkInfo {
             offset: self.written,
             compressed_len: compressed.len() as u32,
-            raw_len: self.raw.len() as u32,
-            events: self.chunk_events,
-            first_cycle: self.chunk_first,
-            last_cycle: self.chunk_last,
+            raw_len: s.raw.len() as u32,
+            events: s.events,
+            first_cycle: s.first,
+            last_cycle: s.last,
             launch: self.open_launch,
-            blocks: self.chunk_blocks.take(),
+            blocks: block.map(|b| (b, b)),
         };
         let mut head = Vec::with_capacity(17);
         head.push(b'C');
@@ -257,12 +480,12 @@ impl<W: Write> TraceWriter<W> {
         if let (Some(_), Some(l)) = (self.open_launch, self.footer.launches.last_mut()) {
             l.end_chunk = self.footer.chunks.len() as u32;
         }
-        self.raw.clear();
-        self.enc.reset();
-        self.chunk_events = 0;
-        self.chunk_first = u64::MAX;
-        self.chunk_last = 0;
-        Ok(())
+        s.raw.clear();
+        s.enc.reset();
+        s.events = 0;
+        s.first = u64::MAX;
+        s.last = 0;
+        Ok(s)
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), TraceError> {
@@ -275,7 +498,7 @@ impl<W: Write> TraceWriter<W> {
         Ok(())
     }
 
-    /// Writes the last chunk, the index and the trailer, flushes, and
+    /// Writes the last chunks, the index and the trailer, flushes, and
     /// returns the inner writer.
     pub fn finish(mut self) -> Result<W, TraceError> {
         let result = self.finish_inner();
@@ -288,10 +511,11 @@ impl<W: Write> TraceWriter<W> {
         if let Some(msg) = &self.failed {
             return Err(TraceError::Poisoned(msg.clone()));
         }
-        self.flush_chunk()?;
+        self.flush_blocks()?;
+        self.flush_machine()?;
         if self.open_launch.is_some() {
             // A run that stopped inside a launch: keep what it recorded.
-            self.close_launch_detail();
+            self.close_launch();
         }
         let json = serde_json::to_vec(&self.footer)
             .map_err(|e| TraceError::InvalidEvent(e.to_string()))?;

@@ -17,14 +17,14 @@ pub const HELP: &[(&str, &str)] = &[
     ("home end", "seek to the launch's start / end"),
     ("w W", "next / previous warp"),
     ("b B", "next / previous block"),
-    ("x", "the block's worst bank conflict in this launch"),
+    ("x", "the launch's worst bank conflict (in any block)"),
     (
         "v",
-        "machine view: SMs x time by IPC, again by stall, again closes",
+        "machine view: SMs x run time by IPC, again by stall, again closes",
     ),
     (
         "[ ] ↑ ↓",
-        "in the machine view: time, SM; enter opens its block",
+        "in the machine view: time, SM; enter opens its block and warp",
     ),
     ("s", "source view: sum lines over warp / block / launch"),
     ("o", "source view: sort lines by the next column"),

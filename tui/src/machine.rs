@@ -114,9 +114,168 @@ impl Machine {
     }
 }
 
+/// One launch of the run, as the machine view lays it out.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchMachine {
+    /// Its first cycle.
+    pub start: u64,
+    /// Its last cycle.
+    pub end: u64,
+    /// What it is called (its label, else its kernel's name).
+    pub title: String,
+    /// Its SMs' samples and blocks (`complete` false: not read).
+    pub machine: Machine,
+}
+
+impl LaunchMachine {
+    /// Its length in cycles (at least 1).
+    pub fn cycles(&self) -> u64 {
+        self.end.saturating_sub(self.start) + 1
+    }
+}
+
+/// Every launch of the run side by side, for the machine view: time runs
+/// across the launches in order, each as long as it ran.
+#[derive(Clone, Debug, Default)]
+pub struct RunMachine {
+    /// The launches, in order.
+    pub launches: Vec<LaunchMachine>,
+    /// SMs (the most any launch used).
+    pub sms: u32,
+}
+
+impl RunMachine {
+    /// Cycles of every launch together.
+    pub fn total(&self) -> u64 {
+        self.launches.iter().map(LaunchMachine::cycles).sum()
+    }
+
+    /// Where launch `launch` begins on the run's time line.
+    pub fn offset(&self, launch: usize) -> u64 {
+        self.launches[..launch.min(self.launches.len())]
+            .iter()
+            .map(LaunchMachine::cycles)
+            .sum()
+    }
+
+    /// `(launch, cycle)` as a position on the run's time line.
+    pub fn position(&self, launch: usize, cycle: u64) -> u64 {
+        let Some(l) = self.launches.get(launch) else {
+            return self.total().saturating_sub(1);
+        };
+        self.offset(launch) + cycle.clamp(l.start, l.end) - l.start
+    }
+
+    /// The launch and cycle at position `pos` of the run's time line.
+    pub fn at(&self, pos: u64) -> (usize, u64) {
+        let mut from = 0;
+        for (i, l) in self.launches.iter().enumerate() {
+            if pos < from + l.cycles() {
+                return (i, l.start + (pos - from));
+            }
+            from += l.cycles();
+        }
+        let last = self.launches.len().saturating_sub(1);
+        (last, self.launches.get(last).map_or(0, |l| l.end))
+    }
+
+    /// Columns for each launch out of `cols`: in proportion to its cycles
+    /// (largest remainders), and at least one each when there are enough
+    /// columns, so that a short launch stays visible.
+    pub fn widths(&self, cols: usize) -> Vec<usize> {
+        let n = self.launches.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let (base, spread) = if cols >= n { (1, cols - n) } else { (0, cols) };
+        let total = u128::from(self.total().max(1));
+        let exact: Vec<u128> = self
+            .launches
+            .iter()
+            .map(|l| u128::from(l.cycles()) * spread as u128)
+            .collect();
+        let mut w: Vec<usize> = exact.iter().map(|e| (e / total) as usize).collect();
+        let mut left = spread - w.iter().sum::<usize>();
+        // The largest remainders get the columns left (the earliest of
+        // equals).
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(exact[i] % total), i));
+        for &i in &order {
+            if left == 0 {
+                break;
+            }
+            w[i] += 1;
+            left -= 1;
+        }
+        w.iter().map(|x| x + base).collect()
+    }
+
+    /// The column of `(launch, cycle)` given the launches' `widths`.
+    pub fn column(&self, widths: &[usize], launch: usize, cycle: u64) -> usize {
+        let before: usize = widths[..launch.min(widths.len())].iter().sum();
+        let (Some(l), Some(&w)) = (self.launches.get(launch), widths.get(launch)) else {
+            return widths.iter().sum::<usize>().saturating_sub(1);
+        };
+        if w == 0 {
+            return before.saturating_sub(1);
+        }
+        let into = u128::from(cycle.clamp(l.start, l.end) - l.start);
+        before + ((into * w as u128 / u128::from(l.cycles())) as usize).min(w - 1)
+    }
+
+    /// The grid: one row per SM, each launch's columns side by side.
+    pub fn grid(&self, widths: &[usize]) -> Vec<Vec<Cell>> {
+        let mut g = vec![Vec::new(); self.sms as usize];
+        for (l, &w) in self.launches.iter().zip(widths) {
+            if w == 0 {
+                continue;
+            }
+            let part = if l.machine.complete {
+                l.machine.grid(l.start, l.end, w)
+            } else {
+                Vec::new()
+            };
+            for (sm, row) in g.iter_mut().enumerate() {
+                match part.get(sm) {
+                    Some(cells) => row.extend(cells.iter().cloned()),
+                    None => row.extend(std::iter::repeat_n(Cell::default(), w)),
+                }
+            }
+        }
+        g
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launches_get_columns_by_their_cycles_and_at_least_one_each() {
+        let l = |start, end| LaunchMachine {
+            start,
+            end,
+            ..LaunchMachine::default()
+        };
+        let run = RunMachine {
+            launches: vec![l(0, 899), l(0, 9), l(100, 189)],
+            sms: 1,
+        };
+        // 900 + 10 + 90 cycles over 12 columns: one each, the other 9 by
+        // cycles (8.1, 0.09, 0.81: the largest remainder takes the last).
+        let w = run.widths(12);
+        assert_eq!(w, [9, 1, 2]);
+        assert_eq!(run.widths(2), [2, 0, 0], "fewer columns than launches");
+        assert_eq!(run.total(), 1000);
+        assert_eq!(run.position(2, 150), 960);
+        assert_eq!(run.at(960), (2, 150));
+        assert_eq!(run.at(905), (1, 5));
+        assert_eq!(run.at(5000), (2, 189));
+        assert_eq!(run.column(&w, 0, 899), 8);
+        assert_eq!(run.column(&w, 1, 5), 9);
+        assert_eq!(run.column(&w, 2, 189), 11);
+        assert_eq!(run.grid(&w)[0].len(), 12);
+    }
 
     #[test]
     fn samples_land_in_their_columns_and_blocks_are_found_by_sm_and_cycle() {

@@ -12,7 +12,7 @@ use traces::{CounterSample, Event, KernelSource, StallReason, TraceError, TraceR
 
 use crate::cache;
 use crate::inst::InstKind;
-use crate::machine::{Machine, Residency, Sample};
+use crate::machine::{LaunchMachine, Machine, Residency, RunMachine, Sample};
 use crate::pending::{Landing, landings};
 use crate::rank::{KeyRanks, slab_rows};
 use crate::regs::{RegWriteRec, WarpRegs};
@@ -245,6 +245,11 @@ pub struct Replay {
     pub data: LaunchData,
     /// Other blocks of the loaded launch, already decoded.
     cache: cache::BlockCache,
+    /// Every launch's SMs, for the machine view (read when first opened).
+    run: Option<RunMachine>,
+    /// The worst conflicts of launches of old traces, found by reading
+    /// them (format 4 on, the index has them).
+    worst: std::collections::HashMap<usize, Option<traces::ConflictMark>>,
 }
 
 impl std::fmt::Debug for Replay {
@@ -276,6 +281,8 @@ impl Replay {
             kernels,
             data: LaunchData::default(),
             cache: cache::BlockCache::default(),
+            run: None,
+            worst: Default::default(),
         };
         r.load(0, block)?;
         Ok(r)
@@ -326,13 +333,110 @@ impl Replay {
         &self.kernels[self.data.kernel]
     }
 
+    /// The shared access with the most bank conflicts in launch `launch`
+    /// (the earliest of equals), over every block with detail: from the
+    /// index (format 4 on), else by reading the launch once.
+    pub fn worst_conflict(
+        &mut self,
+        launch: usize,
+    ) -> Result<Option<traces::ConflictMark>, TraceError> {
+        if self.reader.has_block_chunks() {
+            return Ok(self.reader.launches()[launch].worst_conflict);
+        }
+        if let Some(w) = self.worst.get(&launch) {
+            return Ok(*w);
+        }
+        let mut worst: Option<traces::ConflictMark> = None;
+        for e in self.reader.launch_events(launch) {
+            if let Event::SharedAccess {
+                cycle,
+                block,
+                warp,
+                pc,
+                conflicts,
+                ..
+            } = e?
+                && conflicts > 0
+            {
+                let m = traces::ConflictMark {
+                    block,
+                    warp,
+                    cycle,
+                    pc,
+                    conflicts,
+                };
+                if worst.as_ref().is_none_or(|w| m.worse_than(w)) {
+                    worst = Some(m);
+                }
+            }
+        }
+        self.worst.insert(launch, worst);
+        Ok(worst)
+    }
+
+    /// Every launch's SMs, if [`Replay::read_run_machine`] has read them.
+    pub fn run_machine(&self) -> Option<&RunMachine> {
+        self.run.as_ref()
+    }
+
+    /// Reads every launch's counter samples and block residencies for the
+    /// machine view, once. A trace with block chunks (format 4 on) keeps
+    /// them in chunks of their own, so this reads little; in older traces
+    /// they share chunks with every block's detail, and a launch of more
+    /// than [`cache::WHOLE_LAUNCH_EVENTS`] events is left out (blank).
+    pub fn read_run_machine(&mut self) -> Result<&RunMachine, TraceError> {
+        if self.run.is_none() {
+            let spans = self.launch_spans();
+            let separate = self.reader.has_block_chunks();
+            let mut run = RunMachine::default();
+            for (l, &(start, end)) in spans.iter().enumerate() {
+                let info = &self.reader.launches()[l];
+                let events: u64 = self.reader.chunks()
+                    [info.first_chunk as usize..info.end_chunk as usize]
+                    .iter()
+                    .map(|c| u64::from(c.events))
+                    .sum();
+                let title = self.title_of(l).to_string();
+                let mut machine = Machine::default();
+                let read = separate || events <= cache::WHOLE_LAUNCH_EVENTS;
+                if read {
+                    let events = if separate {
+                        self.reader.launch_wide_events(l)
+                    } else {
+                        self.reader.launch_events(l)
+                    };
+                    for e in events {
+                        gpu_event(&mut machine, &e?, end);
+                    }
+                    machine.complete = true;
+                }
+                run.sms = run.sms.max(machine.sms);
+                run.launches.push(LaunchMachine {
+                    start,
+                    end,
+                    title,
+                    machine,
+                });
+            }
+            self.run = Some(run);
+        }
+        Ok(self.run.as_ref().expect("just read"))
+    }
+
     /// Per pc, the source view's numbers over every block of launch
-    /// `launch` with detail events: one pass over the launch's chunks.
+    /// `launch` with detail events: from the index (format 4 on), else one
+    /// pass over the launch's chunks.
     pub fn launch_table(
         &mut self,
         launch: usize,
     ) -> Result<Vec<crate::source::LineStats>, TraceError> {
         let mut t = Vec::new();
+        if self.reader.has_block_chunks() {
+            for p in &self.reader.launches()[launch].lines {
+                crate::source::LineStats::add_totals(&mut t, p);
+            }
+            return Ok(t);
+        }
         for e in self.reader.launch_events(launch) {
             crate::source::LineStats::add_event(&mut t, &e?);
         }
@@ -356,9 +460,12 @@ impl Replay {
             self.cache.keep(old);
             return Ok(());
         }
-        // Where every block of a launch shares every chunk (all resident at
-        // once), reading one block decodes the whole launch: decode it once
-        // for all its blocks, when they fit the cache.
+        // A trace with each block in its own chunks (format 4 on) reads
+        // one block's chunks and the launch-wide ones. In older traces,
+        // where every block of a launch shares every chunk (all resident
+        // at once), reading one block decodes the whole launch: decode it
+        // once for all its blocks, when they fit the cache.
+        let per_block = self.reader.has_block_chunks();
         let chunks = &self.reader.chunks()[info.first_chunk as usize..info.end_chunk as usize];
         let events: u64 = chunks.iter().map(|c| u64::from(c.events)).sum();
         let all: Vec<u32> = info
@@ -367,7 +474,7 @@ impl Replay {
             .flat_map(|&(lo, hi)| lo..=hi)
             .collect();
         let wanted = match want {
-            Some(_) if all.len() > 1 && events <= cache::WHOLE_LAUNCH_EVENTS => all,
+            Some(_) if !per_block && all.len() > 1 && events <= cache::WHOLE_LAUNCH_EVENTS => all,
             Some(b) => vec![b],
             None => Vec::new(),
         };
@@ -375,6 +482,11 @@ impl Replay {
         let i = decoded.iter().position(|d| d.block == want).unwrap_or(0);
         let d = decoded.swap_remove(i);
         let old = std::mem::replace(&mut self.data, d);
+        if per_block {
+            // The blocks just left, for `B` after `b`; others are read again.
+            self.cache.keep_few(old, cache::RECENT_BLOCKS);
+            return Ok(());
+        }
         self.cache.keep(old);
         for d in decoded {
             self.cache.keep(d);
@@ -431,6 +543,9 @@ impl Replay {
         // detail anywhere, only the launch's first and last chunks.
         let counters_only = self.reader.header().options.level == traces::TraceLevel::CountersOnly;
         let whole = wanted.len() > 1 || counters_only;
+        // Every launch-wide event is read: the whole launch, or the
+        // launch-wide chunks of a trace with block chunks.
+        let machine = whole || self.reader.has_block_chunks();
         let events = if whole {
             self.reader.launch_events(launch)
         } else {
@@ -439,19 +554,24 @@ impl Replay {
         let mut gpu = Machine::default();
         for e in events {
             let e = e?;
-            if whole {
+            if machine {
                 gpu_event(&mut gpu, &e, end);
             }
             let of = match e {
                 Event::BlockStart { block, .. } | Event::BlockEnd { block, .. } => Some(block),
                 _ => e.detail_block().or(e.warp().map(|w| w.0)),
             };
-            if let Some(&i) = of.and_then(|b| index.get(&b)) {
+            let i = match (of, wanted) {
+                (Some(b), &[only]) => (b == only).then_some(0),
+                (Some(b), _) => index.get(&b).copied(),
+                (None, _) => None,
+            };
+            if let Some(i) = i {
                 let (d, writes, block_end) = &mut builds[i];
                 add_detail(d, writes, block_end, e);
             }
         }
-        gpu.complete = whole;
+        gpu.complete = machine;
         Ok(builds
             .into_iter()
             .map(|(mut d, writes, block_end)| {
@@ -647,6 +767,33 @@ mod tests {
         let mut marked = KernelSource::from_text("bs", text);
         marked.slab_regs = vec![r(4)];
         assert_eq!(KernelView::new(marked).key_regs, [r(4)]);
+    }
+
+    #[test]
+    fn the_launch_table_from_the_index_equals_the_sum_of_every_event() {
+        let bytes = crate::synthetic::Synthetic {
+            blocks: 5,
+            sms: 5,
+            ..crate::synthetic::Synthetic::default()
+        }
+        .write(Vec::new())
+        .unwrap();
+        let mut r = Replay::new(Box::new(std::io::Cursor::new(bytes))).unwrap();
+        for launch in 0..r.launch_count() {
+            let mut summed = Vec::new();
+            for e in r.reader.launch_events(launch) {
+                crate::source::LineStats::add_event(&mut summed, &e.unwrap());
+            }
+            let indexed = r.launch_table(launch).unwrap();
+            if launch == 0 {
+                assert!(summed.iter().any(|l| l.excess > 0 && l.exec > 0));
+            }
+            let trimmed = |t: &[crate::source::LineStats]| {
+                let n = t.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
+                t[..n].to_vec()
+            };
+            assert_eq!(trimmed(&indexed), trimmed(&summed), "launch {launch}");
+        }
     }
 
     #[test]

@@ -96,6 +96,23 @@ impl LineStats {
     }
 }
 
+impl LineStats {
+    /// Adds an instruction's launch totals from the trace's index.
+    pub fn add_totals(table: &mut Vec<LineStats>, p: &traces::PcTotals) {
+        let l = at(table, p.pc);
+        l.exec += p.slots;
+        for &(reason, cycles) in &p.stalls {
+            if let Some(s) = l.stalls.get_mut(usize::from(reason)) {
+                *s += cycles;
+            }
+        }
+        l.wavefronts += p.wavefronts;
+        l.excess += p.conflicts;
+        l.requests += p.requests;
+        l.sectors += p.sectors;
+    }
+}
+
 /// The table entry of `pc`, growing the table to hold it.
 fn at(table: &mut Vec<LineStats>, pc: u32) -> &mut LineStats {
     let i = pc as usize;

@@ -311,7 +311,7 @@ fn the_default_speed_plays_a_launch_in_about_half_a_minute() {
 }
 
 #[test]
-fn the_machine_view_shows_every_sm_and_opens_the_block_at_the_cursor() {
+fn the_machine_view_spans_every_launch_and_opens_the_block_and_warp_at_the_cursor() {
     let mut a = app_for(&Synthetic {
         blocks: 4,
         ..Synthetic::default()
@@ -320,14 +320,140 @@ fn the_machine_view_shows_every_sm_and_opens_the_block_at_the_cursor() {
     a.apply(Action::MachineView);
     let f = frame(&a, 80, 24);
     assert!(f.contains("▶sm0") && f.contains(" sm1"), "{f}");
+    // Both launches, numbered where each begins; the cursor's is named.
+    let top = f.lines().nth(1).unwrap();
+    assert!(top.contains("launch 1─") && top.contains("2─"), "{top}");
+    assert!(f.contains("of launch 1/2 bs: 4 blocks"), "{f}");
     assert_snapshot!("machine_ipc_80x24", f);
     a.apply(Action::MachineView);
     let f = frame(&a, 200, 50);
     assert!(f.contains("dominant stall"), "{f}");
     assert_snapshot!("machine_stall_200x50", f);
+    // `]` walks into the next launch, stopping at its start; `[` back.
+    let mut presses = 0;
+    while a.data().launch == 0 && presses < 200 {
+        a.apply(Action::LaneRight);
+        presses += 1;
+    }
+    assert_eq!((a.data().launch, a.cycle), (1, a.data().start), "{presses}");
+    assert!(frame(&a, 80, 24).contains("of launch 2/2"));
+    a.apply(Action::LaneLeft);
+    assert_eq!(a.data().launch, 0);
+    // Enter opens the block SM 1 ran at the cursor, at the cursor's cycle,
+    // on the warp that issued last before it.
+    a.apply(Action::SeekTenths(5));
+    let cycle = a.cycle;
     a.apply(Action::Down);
-    let block = a.data().gpu.block_at(1, a.cycle).unwrap();
+    let run = a.replay.run_machine().unwrap();
+    let block = run.launches[0].machine.block_at(1, cycle).unwrap();
     a.apply(Action::Open);
     assert_eq!(a.machine_view, 0);
     assert_eq!((a.data().block, a.data().sm), (Some(block), Some(1)));
+    assert_eq!(a.cycle, cycle);
+    let d = a.data();
+    let last = (0..d.warps())
+        .filter_map(|w| d.current_issue(w, cycle).map(|i| i.cycle))
+        .max();
+    assert_eq!(d.current_issue(a.warp, cycle).map(|i| i.cycle), last);
+}
+
+/// Two blocks of one warp on two SMs; block 0 (the focus) has shared
+/// stores with 3 conflicts, block 1 one with 7: the launch's worst.
+fn worst_in_block_1() -> App {
+    use traces::{
+        AccessKind, Event, Focus, KernelSource, TraceHeader, TraceLevel, TraceOptions, TraceWriter,
+    };
+    let mut h = TraceHeader::new(TraceOptions {
+        level: TraceLevel::Full,
+        focus: Focus {
+            block: 0,
+            warp: None,
+        },
+        counter_interval_cycles: 100,
+    });
+    h.config = vec![("smem_banks".into(), 8.into())];
+    h.kernels.push(KernelSource::from_text(
+        "k",
+        "block0:\n    st.shared.b32 [r1], r2\n    exit\n",
+    ));
+    let mut w = TraceWriter::new(Vec::new(), &h).unwrap();
+    let mut ev = vec![Event::KernelLaunch {
+        cycle: 0,
+        launch: 0,
+        kernel: 0,
+        grid: [2, 1, 1],
+        block: [8, 1, 1],
+        label: "two blocks".into(),
+    }];
+    for block in 0..2 {
+        ev.push(Event::BlockStart {
+            cycle: 0,
+            sm: block,
+            block,
+        });
+    }
+    for (block, cycle, conflicts) in [(0, 5, 3), (1, 8, 7), (0, 12, 3)] {
+        ev.push(Event::Issue {
+            cycle: cycle - 1,
+            sm: block,
+            sched: 0,
+            block,
+            warp: 0,
+            pc: 0,
+            active: 0xff,
+            slots: 1,
+        });
+        ev.push(Event::SharedAccess {
+            cycle,
+            sm: block,
+            block,
+            warp: 0,
+            pc: 0,
+            kind: AccessKind::Store,
+            wavefronts: conflicts + 1,
+            conflicts,
+            words_per_bank: vec![1; 8],
+            bytes: 4,
+            active: 0b11,
+            addrs: vec![0, 32],
+        });
+    }
+    for block in 0..2 {
+        ev.push(Event::Issue {
+            cycle: 15,
+            sm: block,
+            sched: 0,
+            block,
+            warp: 0,
+            pc: 1,
+            active: 0xff,
+            slots: 1,
+        });
+        ev.push(Event::BlockEnd {
+            cycle: 20,
+            sm: block,
+            block,
+        });
+    }
+    ev.push(Event::KernelEnd {
+        cycle: 21,
+        launch: 0,
+    });
+    for e in &ev {
+        w.record(e).unwrap();
+    }
+    let bytes = w.finish().unwrap();
+    App::new(Replay::new(Box::new(Cursor::new(bytes))).unwrap())
+}
+
+#[test]
+fn the_worst_conflict_key_goes_to_the_launchs_worst_in_another_block() {
+    let mut a = worst_in_block_1();
+    assert_eq!(a.data().block, Some(0));
+    a.apply(Action::WorstConflict);
+    // Before, `x` looked only at the loaded block: 3 conflicts at cycle 5.
+    assert_eq!((a.data().block, a.cycle, a.warp), (Some(1), 8, 0));
+    let sel = a.selected_access().unwrap();
+    assert_eq!(a.data().smem[sel].conflicts, 7);
+    assert!(a.message.is_none(), "{:?}", a.message);
 }

@@ -155,7 +155,213 @@ fn full_level_keeps_everything_but_unfocused_registers() {
     assert!(r.chunks().len() > 2, "{} chunks", r.chunks().len());
     assert_eq!(r.header(), &header(TraceLevel::Full));
     assert_eq!(r.event_count(), expected.len() as u64);
-    assert_eq!(read_all(&bytes).unwrap(), expected);
+    assert_eq!(streams(&read_all(&bytes).unwrap()), streams(&expected));
+}
+
+/// Events by the stream the writer keeps them in (see `writer.rs`): each
+/// block's per-block events, and the launch-wide ones (`None`), each in
+/// the order recorded; the format keeps that order, not the interleaving.
+fn streams(v: &[Event]) -> std::collections::BTreeMap<Option<u32>, Vec<Event>> {
+    let mut m: std::collections::BTreeMap<Option<u32>, Vec<Event>> = Default::default();
+    for e in v {
+        let b = e.detail_block().or(e.warp().map(|w| w.0));
+        m.entry(b).or_default().push(e.clone());
+    }
+    m
+}
+
+/// One launch of `blocks` blocks all resident at once, their events
+/// interleaved cycle by cycle as a simulator records them; block `b`'s
+/// shared accesses conflict `(b * 7 + c) % 13` ways.
+fn resident_launch(blocks: u32, cycles: u64) -> Vec<Event> {
+    let mut v = vec![Event::KernelLaunch {
+        cycle: 0,
+        launch: 0,
+        kernel: 0,
+        grid: [blocks, 1, 1],
+        block: [8, 1, 1],
+        label: "all resident".into(),
+    }];
+    for block in 0..blocks {
+        v.push(Event::BlockStart {
+            cycle: 0,
+            sm: block,
+            block,
+        });
+    }
+    for c in 0..cycles {
+        for block in 0..blocks {
+            let warp = (c % 2) as u32;
+            v.push(Event::Issue {
+                cycle: c + 1,
+                sm: block,
+                sched: 0,
+                block,
+                warp,
+                pc: (c % 3) as u32,
+                active: 0xf,
+                slots: 1,
+            });
+            if c % 50 == 0 {
+                let conflicts = ((u64::from(block) * 7 + c) % 13) as u32;
+                v.push(Event::SharedAccess {
+                    cycle: c + 1,
+                    sm: block,
+                    block,
+                    warp,
+                    pc: 1,
+                    kind: AccessKind::Store,
+                    wavefronts: conflicts + 1,
+                    conflicts,
+                    words_per_bank: vec![1; 8],
+                    bytes: 4,
+                    active: 0b11,
+                    addrs: vec![0, 4],
+                });
+            }
+        }
+        if c % 100 == 0 {
+            v.push(Event::Counters {
+                cycle: c + 1,
+                sm: 0,
+                sample: CounterSample {
+                    inst_issued: 100,
+                    ..CounterSample::default()
+                },
+            });
+        }
+    }
+    for block in 0..blocks {
+        v.push(Event::BlockEnd {
+            cycle: cycles + 1,
+            sm: block,
+            block,
+        });
+    }
+    v.push(Event::KernelEnd {
+        cycle: cycles + 2,
+        launch: 0,
+    });
+    v
+}
+
+#[test]
+fn each_block_has_chunks_of_its_own_so_reading_one_block_decodes_only_it() {
+    let events = resident_launch(64, 4000);
+    let bytes = write(TraceLevel::Full, &events);
+    let mut r = TraceReader::new(Cursor::new(&bytes)).unwrap();
+    assert!(r.has_block_chunks());
+    // One chunk per block or none: with one time-ordered stream, every
+    // chunk held all 64 blocks and reading one block decoded them all.
+    assert!(r.chunks().len() > 64, "{} chunks", r.chunks().len());
+    assert!(
+        r.chunks()
+            .iter()
+            .all(|c| c.blocks.is_none_or(|(lo, hi)| lo == hi))
+    );
+    let got: Vec<Event> = r.block_events(0, 5).collect::<Result<_, _>>().unwrap();
+    let (mine, want) = (streams(&got), streams(&events));
+    assert_eq!(mine.keys().collect::<Vec<_>>(), [&None, &Some(5)]);
+    assert_eq!(mine[&Some(5)], want[&Some(5)]);
+    assert_eq!(
+        mine[&None], want[&None],
+        "every block start, end and sample"
+    );
+    assert!(
+        got.len() * 20 < events.len(),
+        "{} of {}",
+        got.len(),
+        events.len()
+    );
+    // A damaged byte in one of the block's chunks is an error, not a panic.
+    let list = r.block_chunks(0, 5);
+    let mut bad = bytes.clone();
+    let c = &r.chunks()[list[list.len() / 2]];
+    bad[(c.offset + 17 + u64::from(c.compressed_len) / 2) as usize] ^= 0x55;
+    let mut rb = TraceReader::new(Cursor::new(&bad)).unwrap();
+    let err = rb
+        .block_events(0, 5)
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("checksum"), "{err}");
+    // Read in order, a launch still begins with its launch event and ends
+    // with its end event; only launch-wide events come without detail.
+    let all: Vec<Event> = r.launch_events(0).collect::<Result<_, _>>().unwrap();
+    assert!(matches!(all[0], Event::KernelLaunch { .. }));
+    assert!(matches!(all.last(), Some(Event::KernelEnd { .. })));
+    assert_eq!(streams(&all), want);
+    let wide: Vec<Event> = r.launch_wide_events(0).collect::<Result<_, _>>().unwrap();
+    assert_eq!(wide, want[&None]);
+}
+
+#[test]
+fn the_index_names_the_launchs_worst_conflict_over_every_block() {
+    let events = resident_launch(16, 400);
+    let r = TraceReader::new(Cursor::new(write(TraceLevel::Full, &events))).unwrap();
+    let worst = events
+        .iter()
+        .filter_map(|e| match *e {
+            Event::SharedAccess {
+                cycle,
+                block,
+                warp,
+                pc,
+                conflicts,
+                ..
+            } => Some(crate::ConflictMark {
+                block,
+                warp,
+                cycle,
+                pc,
+                conflicts,
+            }),
+            _ => None,
+        })
+        .min_by_key(|m| (std::cmp::Reverse(m.conflicts), m.cycle, m.block, m.warp))
+        .unwrap();
+    // 12 conflicts, first at cycle 1 in block 11 ((11 * 7 + 0) % 13 = 12),
+    // not the focus block.
+    assert_eq!((worst.block, worst.cycle, worst.conflicts), (11, 1, 12));
+    assert_eq!(r.launches()[0].worst_conflict, Some(worst));
+    // A launch without conflicts has none.
+    let quiet = write(TraceLevel::Full, &run_events(10));
+    let q = TraceReader::new(Cursor::new(quiet)).unwrap();
+    assert_eq!(q.launches()[0].worst_conflict, None);
+}
+
+#[test]
+fn a_full_block_buffer_writes_its_largest_block_and_the_file_stays_the_same() {
+    let events = resident_launch(32, 3000);
+    let write_limited = |limit| {
+        let mut w = TraceWriter::new(Vec::new(), &header(TraceLevel::Full)).unwrap();
+        w.limit_block_buffers(limit);
+        for e in &events {
+            w.record(e).unwrap();
+        }
+        w.finish().unwrap()
+    };
+    let roomy = write_limited(usize::MAX);
+    let tight = write_limited(4096);
+    assert_eq!(
+        tight,
+        write_limited(4096),
+        "the same events, the same bytes"
+    );
+    let (a, b) = (
+        TraceReader::new(Cursor::new(&roomy)).unwrap(),
+        TraceReader::new(Cursor::new(&tight)).unwrap(),
+    );
+    assert!(b.chunks().len() > a.chunks().len() * 4);
+    assert!(
+        b.chunks()
+            .iter()
+            .all(|c| c.blocks.is_none_or(|(lo, hi)| lo == hi))
+    );
+    assert_eq!(
+        streams(&read_all(&tight).unwrap()),
+        streams(&read_all(&roomy).unwrap())
+    );
 }
 
 #[test]

@@ -13,9 +13,17 @@ impl App {
             Action::FocusPrev => self.focus = self.focus.step(false),
             Action::Open => self.open(),
             Action::Back => self.back(),
-            Action::MachineView => self.machine_view = (self.machine_view + 1) % 3,
+            Action::MachineView => {
+                self.machine_view = (self.machine_view + 1) % 3;
+                if self.machine_view == 1
+                    && let Err(e) = self.replay.read_run_machine()
+                {
+                    self.machine_view = 0;
+                    self.note(&format!("cannot read the machine view: {e}"));
+                }
+            }
             Action::Up | Action::Down if self.machine_view > 0 && !self.help => {
-                let sms = self.data().gpu.sms.max(1);
+                let sms = self.replay.run_machine().map_or(1, |r| r.sms.max(1));
                 self.machine_sm = if action == Action::Down {
                     (self.machine_sm + 1).min(sms - 1)
                 } else {
@@ -23,14 +31,7 @@ impl App {
                 };
             }
             Action::LaneLeft | Action::LaneRight if self.machine_view > 0 => {
-                // One hundredth of the launch.
-                let d = self.data();
-                let step = ((d.end - d.start) / 100).max(1);
-                self.cycle = if action == Action::LaneRight {
-                    (self.cycle + step).min(d.end)
-                } else {
-                    self.cycle.saturating_sub(step).max(d.start)
-                };
+                self.machine_step(action == Action::LaneRight);
             }
             Action::Up | Action::Down => {
                 let down = action == Action::Down;
@@ -171,11 +172,51 @@ impl App {
         }
     }
 
+    /// The machine view's `[ ]`: a hundredth of the whole run, stopping at
+    /// each launch's start so that no launch is stepped over.
+    fn machine_step(&mut self, forward: bool) {
+        let Some(run) = self.replay.run_machine() else {
+            return;
+        };
+        let launch = self.data().launch.min(run.launches.len().saturating_sub(1));
+        let step = (run.total() / 100).max(1);
+        let pos = run.position(launch, self.cycle);
+        let here = run.offset(launch);
+        let target = if forward {
+            let next = here + run.launches.get(launch).map_or(1, |l| l.cycles());
+            if pos + step < next {
+                pos + step
+            } else if launch + 1 < run.launches.len() {
+                next
+            } else {
+                next - 1
+            }
+        } else if pos > here {
+            pos.saturating_sub(step).max(here)
+        } else {
+            pos.saturating_sub(step)
+        };
+        let (l, cycle) = run.at(target);
+        if l != launch {
+            self.goto_launch(l);
+        }
+        let d = self.data();
+        self.cycle = cycle.clamp(d.start, d.end);
+    }
+
     /// The machine view's `Enter`: the block the selected SM ran at the
-    /// cursor, focused on its warp that issued last before it.
+    /// cursor, focused on its warp that issued last before it, at the
+    /// cursor's cycle.
     fn open_sm(&mut self) {
-        let (sm, cycle) = (self.machine_sm, self.cycle);
-        let Some(block) = self.data().gpu.block_at(sm, cycle) else {
+        let (sm, cycle, launch) = (self.machine_sm, self.cycle, self.data().launch);
+        let block = match self.replay.read_run_machine() {
+            Ok(run) => run
+                .launches
+                .get(launch)
+                .and_then(|l| l.machine.block_at(sm, cycle)),
+            Err(e) => return self.note(&format!("cannot read the machine view: {e}")),
+        };
+        let Some(block) = block else {
             return self.note(&format!("sm{sm} runs no block at cycle {cycle}"));
         };
         if !self.data().detail_blocks.contains(&block) {
@@ -183,31 +224,34 @@ impl App {
                 "block {block} has no detail (record with --trace-level full)"
             ));
         }
-        let launch = self.data().launch;
         if let Err(e) = self.replay.load(launch, block) {
             return self.note(&e.to_string());
         }
         self.machine_view = 0;
+        self.cycle = cycle.clamp(self.data().start, self.data().end);
         let d = self.data();
         self.warp = (0..d.warps())
             .max_by_key(|&w| d.current_issue(w, cycle).map(|i| i.cycle))
             .unwrap_or(0);
     }
 
+    /// `x`: the access with the most bank conflicts in the whole launch
+    /// (the earliest of equals), loading its block if another.
     fn worst_conflict(&mut self) {
-        let smem = &self.replay.data.smem;
-        // The most conflicts; the earliest of equals.
-        let worst = smem
-            .iter()
-            .filter(|a| a.conflicts > 0)
-            .min_by_key(|a| (std::cmp::Reverse(a.conflicts), a.cycle));
-        match worst.map(|a| (a.cycle, a.warp)) {
-            Some((cycle, warp)) => {
-                self.cycle = cycle;
-                self.warp = warp;
-            }
-            None => self.note("no bank conflicts in this block and launch"),
+        let launch = self.data().launch;
+        let mark = match self.replay.worst_conflict(launch) {
+            Ok(Some(m)) => m,
+            Ok(None) => return self.note("no bank conflicts in this launch"),
+            Err(e) => return self.note(&e.to_string()),
+        };
+        if self.data().block != Some(mark.block)
+            && let Err(e) = self.replay.load(launch, mark.block)
+        {
+            return self.note(&e.to_string());
         }
+        let d = self.data();
+        self.cycle = mark.cycle.clamp(d.start, d.end);
+        self.warp = mark.warp;
     }
 
     fn run_prompt(&mut self, p: Prompt) {
@@ -308,10 +352,6 @@ impl App {
                 self.clamp_warp();
             }
             Target::Sm(sm) => {
-                if !self.data().gpu.complete {
-                    return self
-                        .note("this launch's SMs are not known: it was read one block at a time");
-                }
                 self.machine_sm = sm;
                 self.open_sm();
             }

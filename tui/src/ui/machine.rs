@@ -1,7 +1,8 @@
-//! The machine view (`v`): SMs down, the launch's time across, each cell
-//! the SM's issue rate (IPC) or its dominant stall over that slice, from
-//! the counter samples; `▶` marks the selected SM and `▲` the cursor's
-//! column. `Enter` opens the block that SM ran at the cursor.
+//! The machine view (`v`): SMs down, the whole run's time across (every
+//! launch in order, each as long as it ran, numbered on the top row), each
+//! cell the SM's issue rate (IPC) or its dominant stall over that slice,
+//! from the counter samples; `▶` marks the selected SM and `▲` the cursor's
+//! column. `Enter` opens the block and warp that SM ran at the cursor.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -48,61 +49,65 @@ fn colour(r: StallReason) -> Color {
 /// Draws the machine view over `area`.
 pub fn render_machine(app: &App, area: Rect, buf: &mut Buffer) {
     Clear.render(area, buf);
-    let d = app.data();
     let by_stall = app.machine_view == 2;
     let mode = if by_stall { "dominant stall" } else { "IPC" };
-    let long = format!(
-        " machine · {} · {mode} · v colour, ↑↓ SM, [ ] time, Enter opens ",
-        app.replay.launch_title()
-    );
+    let Some(run) = app.replay.run_machine() else {
+        let block = Block::bordered().title(format!(" machine · {mode} "));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        return note(
+            inner,
+            buf,
+            "the machine view could not be read (see the status line)",
+        );
+    };
+    let n = run.launches.len();
+    let long = format!(" machine · {mode} · v colour ↑↓ SM [ ] time n p launch Enter opens ");
     let title = if long.chars().count() + 2 <= area.width as usize {
         long
     } else {
-        format!(" machine · {mode} · v ↑↓ [ ] Enter ")
+        format!(" machine · {mode} · v ↑↓ [ ] n p Enter ")
     };
     let block = Block::bordered().title(fit(&title, area.width.saturating_sub(2) as usize));
     let inner = block.inner(area);
     block.render(area, buf);
-    let gpu = &d.gpu;
-    if !gpu.complete || gpu.sms == 0 {
+    let d = app.data();
+    if run.sms == 0 {
         return note(
             inner,
             buf,
-            "this launch was read one block at a time (too many events to decode \
-             whole), so the machine view has no samples for it",
+            "the trace holds no counter samples or blocks to show",
         );
     }
-    let label_w = 6u16;
+    let label_w = 7u16;
     if inner.width <= label_w + 4 || inner.height < 5 {
         return;
     }
     let cols = (inner.width - label_w) as usize;
-    let grid = gpu.grid(d.start, d.end, cols);
-    let len = (d.end - d.start).max(1);
-    let cursor_col = (((app.cycle - d.start) as u128 * cols as u128 / u128::from(len + 1))
-        as usize)
-        .min(cols - 1);
-    // Time labels: cycles at the quarters.
-    for q in 0..4u64 {
-        let c = (q as usize * cols) / 4;
-        let text = format!("{}", d.start + len * q / 4);
-        let room = cols - c;
-        buf.set_string(
-            inner.x + label_w + c as u16,
-            inner.y,
-            fit(&text, room.min(cols / 4)),
-            Style::new().fg(Color::DarkGray),
-        );
+    let widths = run.widths(cols);
+    let grid = run.grid(&widths);
+    let cursor_col = run.column(&widths, d.launch, app.cycle);
+    let grey = Style::new().fg(Color::DarkGray);
+    let here = Style::new().fg(Color::Yellow);
+    // The launch row: each launch's columns, its number where it begins.
+    buf.set_string(inner.x, inner.y, "launch", grey);
+    let mut x = inner.x + label_w;
+    for (i, &w) in widths.iter().enumerate() {
+        if w == 0 {
+            continue;
+        }
+        let style = if i == d.launch { here } else { grey };
+        let number = (i + 1).to_string();
+        let mark = if number.len() <= w {
+            format!("{number}{}", "─".repeat(w - number.len()))
+        } else {
+            format!("│{}", "─".repeat(w - 1))
+        };
+        buf.set_string(x, inner.y, mark, style);
+        x += w as u16;
     }
-    buf.set_string(inner.x, inner.y, "cycle", Style::new().fg(Color::DarkGray));
-    let rows = (inner.height - 4) as usize;
-    let sms = gpu.sms as usize;
+    let sms = run.sms as usize;
     let sel = (app.machine_sm as usize).min(sms - 1);
-    let first = if sms <= rows {
-        0
-    } else {
-        sel.saturating_sub(rows / 2).min(sms - rows)
-    };
     let peak = grid
         .iter()
         .flatten()
@@ -110,16 +115,66 @@ pub fn render_machine(app: &App, area: Rect, buf: &mut Buffer) {
         .max()
         .unwrap_or(0)
         .max(1);
+    let launch = &run.launches[d.launch.min(n - 1)];
+    let runs = match launch.machine.block_at(sel as u32, app.cycle) {
+        Some(b) => format!("sm{sel} runs block {b}"),
+        None if !launch.machine.complete => format!(
+            "launch {} not read (too many events in this old trace)",
+            d.launch + 1
+        ),
+        None => format!("sm{sel} runs no block"),
+    };
+    let at = format!(
+        "{runs} at cycle {} of launch {}/{n} {} ({}..{})",
+        app.cycle,
+        d.launch + 1,
+        launch.title,
+        launch.start,
+        launch.end
+    );
+    // The legend and the cursor's line, each on up to two lines, whole
+    // words; the SM rows take what is left.
+    let width = inner.width as usize;
+    let footer_of = |shown: &str| -> Vec<String> {
+        let key = if by_stall {
+            let mut seen: Vec<StallReason> =
+                grid.iter().flatten().filter_map(Cell::dominant).collect();
+            seen.sort();
+            seen.dedup();
+            let parts: Vec<String> = seen
+                .iter()
+                .map(|r| format!("{}={}", letter(*r), super::stalls::short_name(*r)))
+                .collect();
+            format!("{shown}{} (· no stall sampled)", parts.join(" "))
+        } else {
+            format!("{shown}issued, of the busiest column's {peak}: ░ ≤¼ ▒ ≤½ ▓ ≤¾ █ more")
+        };
+        let mut lines: Vec<String> = super::help::wrap(&key, width).into_iter().take(2).collect();
+        lines.extend(super::help::wrap(&at, width).into_iter().take(2));
+        lines
+    };
+    // Whether every SM fits decides the legend's first words.
+    let room = |footer: usize| (inner.height as usize).saturating_sub(2 + footer);
+    let mut footer = footer_of("");
+    let mut rows = room(footer.len());
+    let mut first = 0;
+    if sms > rows {
+        let guess = footer_of(&format!("SMs {sms}-{sms} of {sms} · "));
+        rows = room(guess.len());
+        first = sel.saturating_sub(rows / 2).min(sms.saturating_sub(rows));
+        footer = footer_of(&format!(
+            "SMs {first}-{} of {sms} · ",
+            (first + rows).min(sms).saturating_sub(1)
+        ));
+    }
+    if rows == 0 {
+        return;
+    }
     for (line, sm) in (first..sms).take(rows).enumerate() {
         let y = inner.y + 1 + line as u16;
         let mark = if sm == sel { "▶" } else { " " };
-        buf.set_string(inner.x, y, mark, Style::new().fg(Color::Yellow));
-        buf.set_string(
-            inner.x + 1,
-            y,
-            fit(&format!("sm{sm}"), 5),
-            Style::new().fg(Color::DarkGray),
-        );
+        buf.set_string(inner.x, y, mark, here);
+        buf.set_string(inner.x + 1, y, fit(&format!("sm{sm}"), 6), grey);
         for (c, cell) in grid[sm].iter().enumerate() {
             let (ch, mut style) = glyph(cell, peak, by_stall);
             if sm == sel && c == cursor_col {
@@ -129,44 +184,9 @@ pub fn render_machine(app: &App, area: Rect, buf: &mut Buffer) {
         }
     }
     let y = inner.y + 1 + rows.min(sms) as u16;
-    buf.set_string(
-        inner.x + label_w + cursor_col as u16,
-        y,
-        "▲",
-        Style::new().fg(Color::Yellow),
-    );
-    let shown = if sms > rows {
-        format!("SMs {first}-{} of {sms} · ", (first + rows).min(sms) - 1)
-    } else {
-        String::new()
-    };
-    let key = if by_stall {
-        let mut seen: Vec<StallReason> = grid.iter().flatten().filter_map(Cell::dominant).collect();
-        seen.sort();
-        seen.dedup();
-        let parts: Vec<String> = seen
-            .iter()
-            .map(|r| format!("{}={}", letter(*r), super::stalls::short_name(*r)))
-            .collect();
-        format!("{shown}{} (· no stall sampled)", parts.join(" "))
-    } else {
-        format!("{shown}issued, of the busiest column's {peak}: ░ ≤¼ ▒ ≤½ ▓ ≤¾ █ more")
-    };
-    let at = match gpu.block_at(sel as u32, app.cycle) {
-        Some(b) => format!(" · sm{sel} runs block {b} at cycle {}", app.cycle),
-        None => format!(" · sm{sel} runs no block at cycle {}", app.cycle),
-    };
-    let grey = Style::new().fg(Color::DarkGray);
-    let y = inner.y + inner.height - 2;
-    for (i, words) in [key, at.trim_start_matches(" · ").to_string()]
-        .iter()
-        .enumerate()
-    {
-        // Whole words only.
-        let line = super::help::wrap(words, inner.width as usize)
-            .into_iter()
-            .next()
-            .unwrap_or_default();
+    buf.set_string(inner.x + label_w + cursor_col as u16, y, "▲", here);
+    let y = inner.y + inner.height - footer.len() as u16;
+    for (i, line) in footer.iter().enumerate() {
         buf.set_string(inner.x, y + i as u16, line, grey);
     }
 }
