@@ -89,7 +89,10 @@ fn a_small_fit_is_deterministic_reports_held_out_error_and_writes_a_loadable_mac
         "{out}"
     );
     let mape = |label: &str| -> Vec<f64> {
-        let line = out.lines().find(|l| l.starts_with(label)).unwrap();
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(label) && l.ends_with('%'))
+            .unwrap();
         line.split_whitespace()
             .filter_map(|w| w.strip_suffix('%')?.parse().ok())
             .collect()

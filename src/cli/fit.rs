@@ -391,7 +391,7 @@ fn simulate(
         extra.push(cfg.get(f.name).unwrap_or_default());
     }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Vec<Pair>, Failure>>>> =
+    let results: Mutex<Vec<Option<EntryResult>>> =
         Mutex::new((0..entries.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.clamp(1, entries.len().max(1)) {
@@ -425,8 +425,11 @@ fn simulate(
     Ok(pairs)
 }
 
+/// One entry's launches paired with the hardware's, or why not.
+type EntryResult = Result<Vec<Pair>, Failure>;
+
 /// One entry simulated with `extra` machine words, paired.
-fn simulate_entry(entry: &Entry, extra: &[String]) -> Result<Vec<Pair>, Failure> {
+fn simulate_entry(entry: &Entry, extra: &[String]) -> EntryResult {
     let name = &entry.name;
     let words: Vec<&String> = entry.words.iter().chain(extra).collect();
     let bad = |e: clap::Error| {
