@@ -5,6 +5,7 @@ mod calibration;
 mod cli;
 mod cli_bitonic;
 mod cli_compare;
+mod cli_fit;
 mod cli_gpu;
 mod cli_mergesort;
 mod cli_messages;

@@ -7,6 +7,7 @@
 pub mod bundle;
 pub mod compare;
 pub mod derive;
+pub mod fit;
 pub mod ncu;
 pub mod plot;
 pub mod recorder;

@@ -61,6 +61,30 @@ pub struct CalibrateArgs {
     /// Fail (exit 1) when Pearson's r of cycles is below this.
     #[arg(long, value_name = "R", value_parser = correlation)]
     pub min_r: Option<f64>,
+    /// Fit the timing fields of `--gpu` (default h200) to the suite's data
+    /// and write the fitted machine file here (.toml or .json); prints the
+    /// fitted and held-out cycle MAPE (docs/calibration.md).
+    #[arg(long, value_name = "FILE.toml", requires = "suite", conflicts_with_all = ["plot", "report", "json", "max_mape", "min_r"])]
+    pub fit: Option<PathBuf>,
+    /// The fields `--fit` moves, comma-separated timing fields [default:
+    /// launch_overhead_cycles,dram_latency_cycles,alu_latency_cycles,
+    /// block_dispatch_cycles,l2_bytes_per_cycle,dram_bytes_per_cycle].
+    #[arg(long, value_name = "FIELD,...", requires = "fit")]
+    pub fit_fields: Option<String>,
+    /// The most machines `--fit` simulates the fitted entries on.
+    #[arg(long, value_name = "N", default_value_t = 40, requires = "fit")]
+    pub max_evals: usize,
+    /// `--fit` holds out every K-th suite entry (K, 2K, ...): never fitted,
+    /// their MAPE printed apart.
+    #[arg(long, value_name = "K", default_value_t = 4, requires = "fit")]
+    pub hold_out: usize,
+    /// Also print the held-out MAPE of this machine (e.g. a measured preset).
+    #[arg(long, value_name = "NAME|FILE", requires = "fit")]
+    pub reference: Option<String>,
+    /// Host threads `--fit` simulates entries on, one entry each (default:
+    /// `SIMSORT_THREADS`, else one per core); the fit is the same for any.
+    #[arg(long, value_name = "N", requires = "fit")]
+    pub threads: Option<usize>,
 }
 
 /// A MAPE bound: a number of percent, 0 or more (NaN would turn the check
@@ -86,16 +110,16 @@ fn correlation(s: &str) -> Result<f64, String> {
 
 #[derive(Debug, Parser)]
 #[command(name = "bundle", no_binary_name = true)]
-struct SuiteSort {
+pub(super) struct SuiteSort {
     #[command(flatten)]
-    sort: SortArgs,
+    pub(super) sort: SortArgs,
 }
 
 #[derive(Debug, Parser)]
 #[command(name = "bundle-run", no_binary_name = true)]
-struct SuiteRun {
+pub(super) struct SuiteRun {
     #[command(flatten)]
-    run: RunArgs,
+    pub(super) run: RunArgs,
     /// How the bundle's PTX treats shared memory: no effect on the simulator.
     #[arg(long, action = clap::ArgAction::Set)]
     #[allow(dead_code)]
@@ -104,6 +128,9 @@ struct SuiteRun {
 
 /// Runs `simsort calibrate`.
 pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(path) = &args.fit {
+        return super::fit::run(args, path, out);
+    }
     if let Some(p) = &args.report {
         simsort::report_html::check_path("--report", p)
             .map_err(|why| Failure::input(format!("error: {why}")))?;
@@ -263,7 +290,7 @@ fn origin(flag: &str, path: &Path) -> String {
 
 /// Reads `path`, named on the command line by `flag` (or a positional
 /// argument when `flag` is empty).
-fn read(path: &Path, flag: &str) -> Result<String, Failure> {
+pub(super) fn read(path: &Path, flag: &str) -> Result<String, Failure> {
     std::fs::read_to_string(path).map_err(|e| {
         Failure::input(format!(
             "error: cannot read a calibration input ({}): {e}",
@@ -272,7 +299,7 @@ fn read(path: &Path, flag: &str) -> Result<String, Failure> {
     })
 }
 
-fn hw_launches(path: &Path, flag: &str) -> Result<Vec<ncu::NcuLaunch>, Failure> {
+pub(super) fn hw_launches(path: &Path, flag: &str) -> Result<Vec<ncu::NcuLaunch>, Failure> {
     ncu::parse(&read(path, flag)?).map_err(|e| {
         Failure::input(format!(
             "error: not an Nsight Compute CSV ({}): {e}",
@@ -326,7 +353,10 @@ fn file_pairs(hw: &Path, sim: &Path, flag: &str) -> Result<Vec<Pair>, Failure> {
 }
 
 /// One suite entry: its name, its kind and its arguments.
-fn suite_entries(text: &str, suite: &Path) -> Result<Vec<(String, String, Vec<String>)>, Failure> {
+pub(super) fn suite_entries(
+    text: &str,
+    suite: &Path,
+) -> Result<Vec<(String, String, Vec<String>)>, Failure> {
     let mut entries = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or_default().trim();
@@ -424,7 +454,7 @@ fn suite_pairs(
 
 /// The failure of a suite stopped by Ctrl-C while simulating `entry`, if
 /// a stop was requested (exit status 130, as every command stopped so).
-fn interrupted(entry: &str) -> Option<Failure> {
+pub(super) fn interrupted(entry: &str) -> Option<Failure> {
     sim::stop_requested().then(|| Failure {
         status: 130,
         message: format!(

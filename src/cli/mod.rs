@@ -14,6 +14,7 @@ pub mod check;
 pub mod compare;
 pub mod completions;
 pub mod emit;
+pub mod fit;
 pub mod gpu;
 pub mod kernels;
 pub mod machine;

@@ -114,6 +114,21 @@ pub fn with_launch_bar<T>(
     result
 }
 
+/// The bar of `calibrate --fit`: machines simulated out of the budget,
+/// with the last and the best fitted-set MAPE.
+pub fn fit_bar(evals: u64) -> ProgressBar {
+    bar(
+        evals,
+        false,
+        "{spinner} fit [{bar:30}] {pos}/{len} evaluations, eta {eta:>3} {msg}",
+    )
+}
+
+/// Whether `SIMSORT_PROGRESS=lines` asks for plain progress lines.
+pub fn lines_asked() -> bool {
+    std::env::var_os(LINES_ENV).is_some_and(|v| v == "lines")
+}
+
 /// The environment variable that asks for progress as plain lines.
 pub const LINES_ENV: &str = "SIMSORT_PROGRESS";
 
