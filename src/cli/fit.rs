@@ -179,14 +179,14 @@ pub fn run(args: &CalibrateArgs, out_path: &Path, out: &mut dyn Write) -> Result
 
     let mut s = String::new();
     s += &format!(
-        "fit: {} fields of {} on {} of {}'s {} entries ({} launches), {} evaluations ({})\n",
-        fields.len(),
+        "fit: {} of {} on {} of {}'s {} entries ({}), {} ({})\n",
+        count(fields.len(), "field"),
         start.name,
         fitted.len(),
         suite.display(),
         entries.len(),
-        fitted_launches,
-        fitted_result.evals,
+        count(fitted_launches, "launch"),
+        count(fitted_result.evals, "evaluation"),
         match fitted_result.ended {
             Ended::Converged => "converged",
             Ended::Budget => "budget spent",
@@ -218,13 +218,13 @@ pub fn run(args: &CalibrateArgs, out_path: &Path, out: &mut dyn Write) -> Result
     s += "\n";
     s += &format!(
         "{:<34} {:>9.2}% {:>9.2}%\n",
-        format!("fitted set ({fitted_launches} launches)"),
+        format!("fitted set ({})", count(fitted_launches, "launch")),
         fitted_result.start_objective,
         fitted_result.objective
     );
     s += &format!(
         "{:<34} {:>9.2}% {:>9.2}%",
-        format!("held out ({} launches)", held_fit.launches),
+        format!("held out ({})", count(held_fit.launches, "launch")),
         held_start.cycle_mape_percent,
         held_fit.cycle_mape_percent
     );
@@ -466,4 +466,26 @@ fn simulate_entry(entry: &Entry, extra: &[String]) -> EntryResult {
             "error: suite entry {name} does not pair with its hardware launches: {e}"
         ))
     })
+}
+
+/// `n` and `noun`, plural unless `n` is 1 (`1 launch`, `3 launches`).
+fn count(n: usize, noun: &str) -> String {
+    match (n, noun.ends_with(['s', 'h'])) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn one_is_singular_and_the_rest_plural() {
+        assert_eq!(count(1, "launch"), "1 launch");
+        assert_eq!(count(147, "launch"), "147 launches");
+        assert_eq!(count(6, "field"), "6 fields");
+        assert_eq!(count(0, "evaluation"), "0 evaluations");
+    }
 }

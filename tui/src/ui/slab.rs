@@ -251,7 +251,7 @@ fn inspect(
     };
     let end = match ranks.place(v) {
         Some(p) => format!(" · ends lane {} {} (#{})", p.lane, p.reg, p.position),
-        None => " · not in the output".to_string(),
+        None => " · not in this warp's output at the end".to_string(),
     };
     // Whole parts only: the later ones give way when the line is short.
     let parts = [
