@@ -214,10 +214,10 @@ impl<R: std::io::Seek> std::io::Seek for Counted<R> {
 /// a focus and the counters-only level, stays under 200 MB; and opening it
 /// reads it at most once (the goal was "opens in under 2 s": a clock on a
 /// loaded machine fails for no fault of the code, bytes read do not; the
-/// reader reads about 70% of this trace to open it). Slow: `.ci/run` runs
-/// it with the other ignored cases.
+/// reader reads about 70% of this trace to open it). Slow:
+/// `.ci/release-checks` runs it with the other large cases.
 #[test]
-#[ignore = "slow: simulates and traces a 1M-key sort (.ci/run runs it)"]
+#[ignore = "slow: simulates and traces a 1M-key sort (.ci/release-checks runs it)"]
 fn a_million_key_trace_with_focus_and_counters_only_is_under_200_mb() {
     use sorts::hotsort::HotSortConfig;
     let dir = scratch("million");
