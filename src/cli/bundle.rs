@@ -111,6 +111,19 @@ pub struct Recorded {
 }
 
 impl Recorded {
+    /// The simulator's launches (none when not simulated), as
+    /// `calibrate` pairs them with the hardware's.
+    pub fn sim_launches(&self) -> Vec<simsort::calib::compare::SimLaunch> {
+        self.rows
+            .iter()
+            .flatten()
+            .map(|r| simsort::calib::compare::SimLaunch {
+                name: r.name.clone(),
+                metrics: r.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            })
+            .collect()
+    }
+
     /// The per-launch report as JSON text.
     pub fn report(&self) -> Option<String> {
         self.rows

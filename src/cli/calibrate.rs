@@ -433,15 +433,7 @@ fn suite_pairs(
             record_kernel(&SuiteRun::try_parse_from(&words).map_err(bad)?.run, true)
         }
         .map_err(|e| interrupted(&name).unwrap_or(e))?;
-        let sim: Vec<SimLaunch> = recorded
-            .rows
-            .unwrap_or_default()
-            .iter()
-            .map(|r| SimLaunch {
-                name: r.name.clone(),
-                metrics: r.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-            })
-            .collect();
+        let sim = recorded.sim_launches();
         pairs.extend(compare::pair(&name, &hw, &sim).map_err(|e| {
             Failure::input(format!(
                 "error: suite entry {name} does not pair with its hardware launches (--data {}): {e}",

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Parser;
-use simsort::calib::compare::{self, Pair, SimLaunch};
+use simsort::calib::compare::{self, Pair};
 use simsort::calib::fit::{self, Ended, Eval, Field};
 use simsort::calib::ncu::NcuLaunch;
 use simsort::experiment::machine_file::{self, Machine};
@@ -452,15 +452,7 @@ fn simulate_entry(entry: &Entry, extra: &[String]) -> EntryResult {
             interrupted(name).unwrap_or(e)
         }
     })?;
-    let sim: Vec<SimLaunch> = recorded
-        .rows
-        .unwrap_or_default()
-        .iter()
-        .map(|r| SimLaunch {
-            name: r.name.clone(),
-            metrics: r.metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        })
-        .collect();
+    let sim = recorded.sim_launches();
     compare::pair(name, &entry.hw, &sim).map_err(|e| {
         Failure::input(format!(
             "error: suite entry {name} does not pair with its hardware launches: {e}"
