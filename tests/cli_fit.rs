@@ -5,11 +5,10 @@
 //! bad input is one message and exit 2; Ctrl-C writes nothing, exit 130;
 //! the committed fitted H100 file loads and holds what the docs quote.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use crate::util::{interrupt, repo_root, scratch_dir, simsort_bin, text};
+use crate::util::{finish, interrupt, repo_root, scratch_dir, simsort_bin, started_until, text};
 
 /// `simsort args` run from the repository's root (suites name their
 /// kernels relative to it).
@@ -251,8 +250,10 @@ fn bad_fit_input_is_one_message_and_exit_2_before_any_simulation() {
 fn ctrl_c_stops_a_fit_with_status_130_and_writes_nothing() {
     let dir = scratch_dir("fit_sigint");
     let out = dir.join("m.toml");
-    let mut child = Command::new(simsort_bin())
-        .args([
+    // Ready once the first evaluation is done: the fit is under way.
+    let (child, err) = started_until(
+        &repo_root(),
+        &[
             "calibrate",
             "--suite",
             "hw/calib/suite.txt",
@@ -266,33 +267,12 @@ fn ctrl_c_stops_a_fit_with_status_130_and_writes_nothing() {
             "500",
             "--threads",
             "1",
-        ])
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .env("SIMSORT_PROGRESS", "lines")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run simsort");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    // The first evaluation is done: the fit is under way.
-    loop {
-        line.clear();
-        assert_ne!(
-            err.read_line(&mut line).unwrap(),
-            0,
-            "ended before a fit line"
-        );
-        if line.starts_with("fit: evaluation 1 of 500") {
-            break;
-        }
-    }
+        ],
+        |l| l.starts_with("fit: evaluation 1 of 500"),
+    );
     interrupt(child.id());
-    let mut rest = String::new();
-    err.read_to_string(&mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{rest}");
+    let (status, rest) = finish(child, err);
+    assert_eq!(status, Some(130), "{rest}");
     assert!(rest.contains("no machine file was written"), "{rest}");
     assert!(!out.exists());
     assert_eq!(

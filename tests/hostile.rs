@@ -4,11 +4,13 @@
 //! tests wait for a `progress:` line (`SIMSORT_PROGRESS=lines`) before
 //! they signal: never a fixed sleep.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
-use crate::util::{repo_root, scratch_dir, simsort, simsort_bin, tests_dir, text};
+use crate::util::{
+    finish, repo_root, scratch_dir, simsort, simsort_bin, started_until, tests_dir, text,
+};
 
 /// `simsort args` run in `dir`.
 fn simsort_in(dir: &Path, args: &[&str]) -> Output {
@@ -55,33 +57,10 @@ fn tiny_trace(dir: &Path) -> PathBuf {
     trace
 }
 
-/// Starts `simsort args` with progress lines, stdout and stderr piped, and
-/// waits for its first `progress:` line (the simulation has started).
-/// Returns the child and a reader of the rest of its stderr; the caller
-/// waits for it ([`finish`]).
-#[allow(clippy::zombie_processes)]
+/// Starts `simsort args` in `dir` with progress lines and waits for its
+/// first `progress:` line (the simulation has started).
 fn started(dir: &Path, args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
-    let mut child = Command::new(simsort_bin())
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("SIMSORT_PROGRESS", "lines")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run simsort");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if err.read_line(&mut line).unwrap() == 0 {
-            let status = child.wait().unwrap();
-            panic!("simsort ended ({status}) before it simulated anything");
-        }
-        if line.starts_with("progress:") {
-            return (child, err);
-        }
-    }
+    started_until(dir, args, |l| l.starts_with("progress:"))
 }
 
 fn signal(child: &Child, name: &str) {
@@ -90,21 +69,6 @@ fn signal(child: &Child, name: &str) {
         .status()
         .expect("kill");
     assert!(kill.success());
-}
-
-/// Waits for `child`; its status code and the rest of its stderr.
-fn finish(
-    mut child: Child,
-    mut err: BufReader<std::process::ChildStderr>,
-) -> (Option<i32>, String) {
-    let mut rest = String::new();
-    err.read_to_string(&mut rest).unwrap();
-    let mut out = Vec::new();
-    if let Some(mut o) = child.stdout.take() {
-        o.read_to_end(&mut out).unwrap();
-    }
-    let status = child.wait().unwrap();
-    (status.code(), rest)
 }
 
 // ---- Never overwrite or lose a user's file ----

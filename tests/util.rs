@@ -345,3 +345,58 @@ pub fn kernel() -> impl Strategy<Value = Kernel> {
             },
         )
 }
+
+/// Starts `simsort args` in `dir` with progress lines
+/// (`SIMSORT_PROGRESS=lines`), stdout and stderr piped, and waits for the
+/// first stderr line `ready` accepts: the command is where a signal test
+/// needs it, with no clock involved. Returns the child and a reader of the
+/// rest of its stderr; the caller waits for it ([`finish`]).
+#[allow(clippy::zombie_processes)]
+pub fn started_until(
+    dir: &Path,
+    args: &[&str],
+    ready: impl Fn(&str) -> bool,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    use std::io::BufRead;
+    let mut child = Command::new(simsort_bin())
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("SIMSORT_PROGRESS", "lines")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run simsort");
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if err.read_line(&mut line).unwrap() == 0 {
+            let status = child.wait().unwrap();
+            panic!("simsort ended ({status}) before it was ready");
+        }
+        if ready(&line) {
+            return (child, err);
+        }
+    }
+}
+
+/// Waits for `child` ([`started_until`]): its status code and the rest of
+/// its stderr.
+pub fn finish(
+    mut child: std::process::Child,
+    mut err: std::io::BufReader<std::process::ChildStderr>,
+) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    let mut out = Vec::new();
+    if let Some(mut o) = child.stdout.take() {
+        o.read_to_end(&mut out).unwrap();
+    }
+    let status = child.wait().unwrap();
+    (status.code(), rest)
+}
