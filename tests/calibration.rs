@@ -387,10 +387,9 @@ fn a_sort_whose_launches_read_keys_back_is_not_recorded_without_simulating() {
 }
 
 #[test]
-fn sixty_four_bit_keys_carrying_values_are_not_bundled() {
+fn sixty_four_bit_keys_carrying_values_bundle_simulated_and_not_dry() {
     let dir = scratch("k64v-bundle");
     std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("b");
     let args = [
         "emit",
         "bundle",
@@ -400,12 +399,28 @@ fn sixty_four_bit_keys_carrying_values_are_not_bundled() {
         "--keys",
         "300",
     ];
-    let o = simsort(&[&args[..], &["-o", out.to_str().unwrap()]].concat());
+    // Dry, the values under equal keys are unknown: refused, naming why.
+    let dry = dir.join("dry");
+    let o = simsort(&[&args[..], &["--no-simulate", "-o", dry.to_str().unwrap()]].concat());
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("--key-bits 64 --values") && err.contains("two"),
+        err.contains("--key-bits 64 --values") && err.contains("--no-simulate"),
         "{err}"
     );
-    assert!(!out.exists(), "nothing is written");
+    assert!(!dry.exists(), "nothing is written");
+    // Simulated: the keys and the values are both checked.
+    let out = dir.join("b");
+    let o = simsort(&[&args[..], &["-o", out.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = std::fs::read_to_string(out.join("manifest.txt")).unwrap();
+    assert_eq!(manifest.matches("\ncheck ").count(), 2, "{manifest}");
+    let keys = std::fs::read(out.join("data/expect0.bin")).unwrap();
+    let values = std::fs::read(out.join("data/expect1.bin")).unwrap();
+    assert_eq!((keys.len(), values.len()), (300 * 8, 300 * 4));
+    let keys: Vec<u64> = keys
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert!(keys.is_sorted(), "the checked keys ascend");
 }

@@ -227,6 +227,69 @@ impl<D: Device> Recorder<D> {
     }
 }
 
+/// Replays a recorded sequence on `dev` as a GPU replays a bundle (the
+/// same buffers, writes and launches with their recorded parameters) and
+/// returns the index of every read whose bytes differ from the record. A
+/// schedule that steered itself by what it read back replays with the
+/// choices it made then, so this checks that the record alone sorts.
+pub fn replay<D: Device>(
+    kernels: &[VerifiedKernel],
+    events: &[Event],
+    dev: &mut D,
+) -> Result<Vec<usize>, String> {
+    let mut addrs: Vec<u64> = Vec::new();
+    let addr = |addrs: &[u64], buf: usize, offset: u64| {
+        addrs
+            .get(buf)
+            .map(|a| a + offset)
+            .ok_or_else(|| format!("buffer {buf} was never allocated"))
+    };
+    let mut differ = Vec::new();
+    for (i, event) in events.iter().enumerate() {
+        match event {
+            Event::Alloc { bytes, .. } => addrs.push(dev.alloc(*bytes)),
+            Event::Write { buf, offset, data } => dev
+                .write_bytes(addr(&addrs, *buf, *offset)?, data)
+                .map_err(|e| e.to_string())?,
+            Event::Launch {
+                kernel,
+                grid,
+                block,
+                params,
+            } => {
+                let params = params
+                    .iter()
+                    .map(|p| {
+                        Ok(match *p {
+                            Param::Ptr { buf, offset } => {
+                                ParamValue::U64(addr(&addrs, buf, offset)?)
+                            }
+                            Param::U32(v) => ParamValue::U32(v),
+                            Param::U64(v) => ParamValue::U64(v),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                dev.launch(&kernels[*kernel], *grid, *block, &params)
+                    .map_err(|e| e.to_string())?;
+            }
+            Event::Read {
+                buf,
+                offset,
+                len,
+                data,
+            } => {
+                let got = dev
+                    .read_bytes(addr(&addrs, *buf, *offset)?, *len)
+                    .map_err(|e| e.to_string())?;
+                if &got != data {
+                    differ.push(i);
+                }
+            }
+        }
+    }
+    Ok(differ)
+}
+
 /// Two kernels are the same when their names and instructions agree (the
 /// generators name each distinct kernel, but a user's file may reuse a
 /// name for different code).

@@ -15,6 +15,7 @@ use kernels_ir::{Device, VerifiedKernel};
 use sim::{Gpu, KernelStats, RunOptions};
 use simsort::calib::bundle::Bundle;
 use simsort::calib::recorder::{DryDevice, Event, Recorder};
+use simsort::experiment::check::check_pairs;
 use simsort::experiment::check_sorted;
 use simsort::experiment::report::KernelRow;
 use simsort::experiment::sort::{Input, Prepared, config_json, input, prepare};
@@ -133,9 +134,12 @@ impl Recorded {
 }
 
 /// Records a sort: simulated unless `simulate` is false (then on no
-/// device: the sorts' schedules depend only on the key count). The sort's
-/// last read is its result; the record checks it against the reference
-/// sort, and keeps no other read.
+/// device: the sorts' schedules depend only on the key count). The reads
+/// after the sort's last launch are its result, and the bundle checks them
+/// and no other read: against the reference sort where the result is the
+/// keys themselves, else (GPUTeraSort's records, 64-bit keys with their
+/// values) against what the simulator read back, which the sort's own
+/// check compared with its input.
 pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure> {
     let opts = sort.options();
     let prepared = prepare(&opts).map_err(|e| Failure {
@@ -152,36 +156,51 @@ pub fn record_sort(sort: &SortArgs, simulate: bool) -> Result<Recorded, Failure>
     match input(&opts) {
         Input::U32(keys) => record_keys(&prepared, &keys, simulate),
         Input::U64(keys) => record_keys(&prepared, &keys, simulate),
+        Input::Pairs(keys, values) if simulate => record_pairs(&prepared, &keys, &values),
         Input::Pairs(..) => Err(Failure::input(
-            "error: --key-bits 64 --values: a bundle records one result buffer, and 64-bit keys \
-             carrying values read back two (keys and values); leave out --values or use \
-             --key-bits 32"
+            "error: cannot record 64-bit keys with values (--key-bits 64 --values) without \
+             simulating (--no-simulate): values under equal keys come out in the sort's own \
+             order, which the bundle takes from the simulated result; leave out --no-simulate"
                 .to_string(),
         )),
     }
 }
+
+/// The recorded calls of a sort on the simulator, and its per-launch
+/// rows; `sort` runs it on the recording device and checks its result.
+fn simulated<F>(prepared: &Prepared, sort: F) -> Result<Simulated, Failure>
+where
+    F: FnOnce(&mut Recorder<Gpu>) -> Result<(), Failure>,
+{
+    let gpu = Gpu::new(prepared.gpu.clone(), RunOptions::default())
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let mut rec = Recorder::new(gpu);
+    sort(&mut rec)?;
+    let (k, e, stats) = rec.into_events();
+    let names = launch_names(&k, &e);
+    let rows = rows(&names, stats);
+    Ok((k, e, rows))
+}
+
+/// A simulated recording: the kernels, every call, one row per launch.
+type Simulated = (Vec<VerifiedKernel>, Vec<Event>, Vec<KernelRow>);
 
 fn record_keys<K: Key>(
     prepared: &Prepared,
     input: &[K],
     simulate: bool,
 ) -> Result<Recorded, Failure> {
-    let mut expected = input.to_vec();
-    expected.sort_unstable();
     let fail = |e: String| Failure::run(e);
     let config = config_json(&prepared.opts, &prepared.gpu);
     let (kernels, mut events, rows) = if simulate {
-        let gpu = Gpu::new(prepared.gpu.clone(), RunOptions::default())
-            .map_err(|e| Failure::input(e.to_string()))?;
-        let mut rec = Recorder::new(gpu);
-        let run = prepared
-            .sorter
-            .sort(&mut rec, input)
-            .map_err(|e| fail(e.to_string()))?;
-        check_sorted(input, &run.sorted).map_err(|e| fail(e.to_string()))?;
-        let (k, e, stats) = rec.into_events();
-        let names = launch_names(&k, &e);
-        (k, e, Some(rows(&names, stats)))
+        let (k, e, rows) = simulated(prepared, |rec| {
+            let run = prepared
+                .sorter
+                .sort(rec, input)
+                .map_err(|e| fail(e.to_string()))?;
+            check_sorted(input, &run.sorted).map_err(|e| fail(e.to_string()))
+        })?;
+        (k, e, Some(rows))
     } else {
         let mut rec = Recorder::new(DryDevice::new(prepared.gpu.warp_size));
         prepared
@@ -191,34 +210,88 @@ fn record_keys<K: Key>(
         let (k, e, _) = rec.into_events();
         (k, e, None)
     };
-    // The simulated run was checked against the reference sort; a dry run
-    // read zeros: either way the result must hold the reference sort.
-    let width = (K::BITS / 8) as usize;
-    let expected_bytes: Vec<u8> = expected
-        .iter()
-        .flat_map(|&k| Into::<u64>::into(k).to_le_bytes().into_iter().take(width))
-        .collect();
-    let last = events.iter().rposition(|e| matches!(e, Event::Read { .. }));
-    match last.map(|i| &mut events[i]) {
-        Some(Event::Read { data, .. }) if data.len() == expected_bytes.len() => {
-            *data = expected_bytes;
+    let keep = if prepared.sorter.result_is_records() {
+        // Records, not keys: the simulated bytes, which the sort checked
+        // (its sort checks the output records against the input's).
+        result_reads(&events)
+    } else {
+        // The simulated run was checked against the reference sort; a dry
+        // run read zeros: either way the result must hold the reference
+        // sort.
+        let mut expected = input.to_vec();
+        expected.sort_unstable();
+        let width = (K::BITS / 8) as usize;
+        let expected_bytes: Vec<u8> = expected
+            .iter()
+            .flat_map(|&k| Into::<u64>::into(k).to_le_bytes().into_iter().take(width))
+            .collect();
+        let last = events.iter().rposition(|e| matches!(e, Event::Read { .. }));
+        match last.map(|i| &mut events[i]) {
+            Some(Event::Read { data, .. }) if data.len() == expected_bytes.len() => {
+                *data = expected_bytes;
+            }
+            _ if input.is_empty() => {}
+            _ => return Err(fail("the sort's result read was not found".to_string())),
         }
-        _ if input.is_empty() => {}
-        _ => return Err(fail("the sort's result read was not found".to_string())),
+        last.into_iter().collect()
+    };
+    if !input.is_empty() && keep.is_empty() {
+        return Err(fail("the sort's result read was not found".to_string()));
     }
-    let events = events
-        .into_iter()
-        .enumerate()
-        .filter(|(i, e)| !matches!(e, Event::Read { .. }) || Some(*i) == last)
-        .map(|(_, e)| e)
-        .collect();
     Ok(Recorded {
         kernels,
-        events,
+        events: checking_only(events, &keep),
         rows,
         config,
         note: None,
     })
+}
+
+/// 64-bit keys with their values, simulated: the bundle checks the keys
+/// and values the simulator read back (every read after the last launch),
+/// which hold the input's pairs with the keys ascending.
+fn record_pairs(prepared: &Prepared, keys: &[u64], values: &[u32]) -> Result<Recorded, Failure> {
+    let fail = |e: String| Failure::run(e);
+    let (kernels, events, rows) = simulated(prepared, |rec| {
+        let mut run = prepared
+            .sorter
+            .sort_pairs(rec, keys, values)
+            .map_err(|e| fail(e.to_string()))?;
+        check_pairs(keys, values, &mut run.sorted).map_err(|e| fail(e.to_string()))
+    })?;
+    let keep = result_reads(&events);
+    if !keys.is_empty() && keep.is_empty() {
+        return Err(fail("the sort's result read was not found".to_string()));
+    }
+    Ok(Recorded {
+        kernels,
+        events: checking_only(events, &keep),
+        rows: Some(rows),
+        config: config_json(&prepared.opts, &prepared.gpu),
+        note: None,
+    })
+}
+
+/// The indices of the reads after the last launch: a sort's result.
+fn result_reads(events: &[Event]) -> Vec<usize> {
+    let after = events
+        .iter()
+        .rposition(|e| matches!(e, Event::Launch { .. }))
+        .map_or(0, |i| i + 1);
+    (after..events.len())
+        .filter(|&i| matches!(events[i], Event::Read { .. }))
+        .collect()
+}
+
+/// The events without any read but those at `keep` (the reads a schedule
+/// makes to steer itself are not checks).
+fn checking_only(events: Vec<Event>, keep: &[usize]) -> Vec<Event> {
+    events
+        .into_iter()
+        .enumerate()
+        .filter(|(i, e)| !matches!(e, Event::Read { .. }) || keep.contains(i))
+        .map(|(_, e)| e)
+        .collect()
 }
 
 /// Why a kernel's bundle checks no buffer: its shared atomics leave the
@@ -362,4 +435,95 @@ fn write(
         writeln!(out, "note: {note}").map_err(output_error)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use kernels_ir::interp::Interp;
+    use simsort::calib::recorder::{Event, replay};
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Sort {
+        #[command(flatten)]
+        sort: SortArgs,
+    }
+
+    fn recorded(args: &[&str]) -> Recorded {
+        let sort = Sort::try_parse_from([&["simsort"], args].concat())
+            .unwrap()
+            .sort;
+        match record_sort(&sort, true) {
+            Ok(r) => r,
+            Err(f) => panic!("{}", f.message),
+        }
+    }
+
+    /// The reads a bundle checks, by index into its events.
+    fn checks(r: &Recorded) -> Vec<usize> {
+        (0..r.events.len())
+            .filter(|&i| matches!(r.events[i], Event::Read { .. }))
+            .collect()
+    }
+
+    /// Replays the record on the reference interpreter, as the GPU replays
+    /// the bundle: every check holds, and there is at least one.
+    fn replays_on_the_interpreter(r: &Recorded) {
+        assert!(!checks(r).is_empty(), "the bundle checks its result");
+        let mut interp = Interp::new(32).unwrap();
+        let differ = replay(&r.kernels, &r.events, &mut interp).unwrap();
+        assert!(differ.is_empty(), "reads {differ:?} differ on replay");
+    }
+
+    #[test]
+    fn terasort_bundles_its_records_and_they_replay_with_the_launches_it_chose() {
+        // Runs of 512 records, merged on the GPU: the schedule reads the
+        // runs' keys back to choose its launches.
+        for extra in [
+            &[][..],
+            &["--run-records", "512", "--terasort-merge", "gpu"],
+        ] {
+            let args = [&["--algo", "terasort", "--keys", "1500"][..], extra].concat();
+            let r = recorded(&args);
+            let [check] = checks(&r)[..] else {
+                panic!("one result read, got {:?}", checks(&r))
+            };
+            let Event::Read { len, .. } = r.events[check] else {
+                unreachable!()
+            };
+            assert!(len > 1500 * 4, "records, not keys: {len} bytes");
+            replays_on_the_interpreter(&r);
+        }
+    }
+
+    #[test]
+    fn sixty_four_bit_keys_with_values_bundle_keys_and_values_and_replay() {
+        // Few unique keys: the values under equal keys keep the sort's own
+        // order, which the replay must reproduce.
+        let r = recorded(&[
+            "--key-bits",
+            "64",
+            "--values",
+            "--keys",
+            "3000",
+            "--dist",
+            "few-unique",
+        ]);
+        assert_eq!(checks(&r).len(), 2, "keys and values");
+        replays_on_the_interpreter(&r);
+    }
+
+    #[test]
+    fn a_replay_notices_a_result_that_differs_from_the_record() {
+        let mut r = recorded(&["--keys", "700"]);
+        let check = checks(&r)[0];
+        if let Event::Read { data, .. } = &mut r.events[check] {
+            data.swap(0, 4);
+        }
+        let mut interp = Interp::new(32).unwrap();
+        let differ = replay(&r.kernels, &r.events, &mut interp).unwrap();
+        assert_eq!(differ, vec![check]);
+    }
 }

@@ -317,6 +317,13 @@ impl Sorter {
         matches!(self, Sorter::Terasort(_) | Sorter::Samplesort(_))
     }
 
+    /// Whether the sort's result is records holding the keys rather than
+    /// the keys themselves (GPUTeraSort's records, whose key bytes and
+    /// payloads a bundle checks as the simulator read them back).
+    pub fn result_is_records(&self) -> bool {
+        matches!(self, Sorter::Terasort(_))
+    }
+
     /// Host-side lines about the last sort that stay out of the
     /// deterministic report (GPUTeraSort: runs, key rounds, refinement
     /// launches and the host merge's seconds).
