@@ -9,32 +9,46 @@
 # metrics of hw/metrics.txt; copy them to hw/data/calib/.
 # SIMULATE=1 records each bundle with the simulator instead of without it
 # (`--no-simulate`): sorts whose launches depend on what they read back
-# (sample sort, terasort) need it.
+# (sample sort, terasort) need it. JOBS=N records N bundles at a time
+# first (recording is CPU work, and a simulated one can take a minute);
+# the runs and profiles then go one at a time on the GPU.
 set -euo pipefail
 simsort=${1:?usage: measure.sh SIMSORT SUITE OUTDIR}
 suite=${2:?usage: measure.sh SIMSORT SUITE OUTDIR}
 out=${3:?usage: measure.sh SIMSORT SUITE OUTDIR}
-record=--no-simulate
-[ "${SIMULATE:-0}" = 1 ] && record=
+mode=--no-simulate
+[ "${SIMULATE:-0}" = 1 ] && mode=
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 nvcc -O2 -o "$work/host" hw/bundle/host.cu -lcuda
 metrics=$(paste -sd, hw/metrics.txt)
-# One entry: bundle, run and check, profile. A failing entry is reported
-# and the others go on.
-measure() {
+jobs=${JOBS:-1}
+entries=$(grep -v '^\s*#' "$suite" | grep -v '^\s*$')
+# Records one entry's bundle into $work/NAME (a failure leaves none).
+record() {
   local name=$1 kind=$2
   shift 2
   # shellcheck disable=SC2086
-  "$simsort" emit "$kind" -o "$work/$name" $record "$@" >/dev/null &&
-    "$work/host" "$work/$name/manifest.txt" &&
+  "$simsort" emit "$kind" -o "$work/$name" $mode "$@" >/dev/null 2>"$work/$name.err" ||
+    rm -rf "${work:?}/$name"
+}
+export -f record
+export simsort work mode
+# shellcheck disable=SC2016
+echo "$entries" | xargs -P "$jobs" -L 1 bash -c 'record "$@"' _
+# One entry: run and check, profile. A failing entry is reported and the
+# others go on.
+measure() {
+  local name=$1
+  [ -d "$work/$name" ] || { cat "$work/$name.err" >&2; return 1; }
+  "$work/host" "$work/$name/manifest.txt" </dev/null &&
     ncu --clock-control none --csv --page raw --metrics "$metrics" \
-      "$work/host" "$work/$name/manifest.txt" >"$work/$name.raw.csv" &&
+      "$work/host" "$work/$name/manifest.txt" </dev/null >"$work/$name.raw.csv" &&
     python3 hw/calib/trim.py "$work/$name.raw.csv" hw/metrics.txt >"$out/$name.csv"
 }
-grep -v '^\s*#' "$suite" | grep -v '^\s*$' | while read -r name kind args; do
-  # shellcheck disable=SC2086
-  if measure "$name" "$kind" $args; then
+echo "$entries" | while read -r name _; do
+  if measure "$name"; then
     echo "$name: $(($(wc -l <"$out/$name.csv") - 2)) launches"
   else
     echo "$name: FAILED"
