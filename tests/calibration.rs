@@ -271,6 +271,33 @@ fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
 }
 
+/// ALU microbenchmarks: 64-bit compares, minimums, maximums, selects and
+/// compare-exchanges cost their 32-bit SASS halves.
+#[test]
+fn the_committed_h200_alu_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_alu.txt", "hw/calib/figures_alu.txt");
+}
+
+/// GPUTeraSort, measured on the H200 and never used to fit the model
+/// (several minutes to simulate: `.ci/release-checks` runs it).
+#[test]
+#[ignore]
+fn the_committed_h200_terasort_suite_meets_its_figures() {
+    suite_meets_its_figures(
+        "hw/calib/suite_terasort.txt",
+        "hw/calib/figures_terasort.txt",
+    );
+}
+
+/// 4M keys, 64-bit keys and key-value pairs of every algorithm: entries
+/// kept apart from every fit (several minutes to simulate:
+/// `.ci/release-checks` runs it).
+#[test]
+#[ignore]
+fn the_committed_h200_wide_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_wide.txt", "hw/calib/figures_wide.txt");
+}
+
 /// The suite measured on an H100 (hw/data/h100/), simulated with the
 /// `h100` preset (set from the H100's microbenchmarks, not fitted to
 /// the suite), does at least as well as its committed figures.

@@ -125,6 +125,7 @@ mod options;
 pub mod phases;
 mod regfile;
 mod resolve;
+mod sass_slots;
 mod scheduler;
 mod scoreboard;
 mod shared_atomic;

@@ -1,0 +1,64 @@
+//! How many SASS instructions one IR ALU instruction becomes, which is
+//! what it costs in issue slots and ALU pipe time (and what Nsight
+//! Compute counts as instructions executed).
+//!
+//! Measured on the H200 with `hw/calib/suite_alu.txt` (the kernels
+//! `hw/calib/kernels/alu_*.kir`; data `hw/data/calib/alu_*.csv`): a ring of
+//! one operation in a loop, instructions executed per operation after the
+//! loop's own. The GPU has no 64-bit integer compare, minimum, maximum or
+//! select: ptxas makes each of 32-bit halves, and they issue at the same
+//! rate as 32-bit instructions, so a 64-bit compare-exchange costs four
+//! times a 32-bit one (8 instructions against 2; cycles 4.0x):
+//!
+//! | IR operation | SASS per operation (measured) |
+//! |---|---|
+//! | `add`, `min.u`, `max.u`, `mul` (32-bit) | 1.0 |
+//! | `cmpx.u` (32-bit: two min/max) | 2.0 |
+//! | `min.u`, `max.u` (64-bit) | 4.0 |
+//! | `cmpx.u` (64-bit) | 8.0 |
+//! | `setp.lt.u` + `selp` + `add` (64-bit) | 6.2 |
+//!
+//! Signed forms use the same instructions with a signed flag. Other 64-bit
+//! operations keep one slot: `add`, shifts and logic on 64-bit registers
+//! are mostly address arithmetic, which ptxas folds into wide multiply-adds
+//! and shifted adds with its neighbours, and the suites of whole sorts,
+//! whose clock was fitted with them at one slot, are the measurement of
+//! that.
+
+use crate::exec::{AluOp, BinOp, CmpxOp};
+
+/// Issue slots (SASS instructions) of one ALU instruction.
+pub(crate) fn issue_slots(op: AluOp) -> u8 {
+    use BinOp::*;
+    match op {
+        AluOp::Cmpx(CmpxOp::U32 | CmpxOp::S32) => 2,
+        AluOp::Cmpx(CmpxOp::U64 | CmpxOp::S64) => 8,
+        AluOp::Binary(MinU64 | MaxU64 | MinS64 | MaxS64) => 4,
+        AluOp::Binary(Setp64(_)) => 2,
+        AluOp::Select { wide: true } => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::Cmp;
+
+    #[test]
+    fn sixty_four_bit_compares_cost_their_thirty_two_bit_halves() {
+        let cmpx = |op| issue_slots(AluOp::Cmpx(op));
+        assert_eq!((cmpx(CmpxOp::U32), cmpx(CmpxOp::U64)), (2, 8));
+        assert_eq!(issue_slots(AluOp::Binary(BinOp::MinU32)), 1);
+        assert_eq!(issue_slots(AluOp::Binary(BinOp::MaxS64)), 4);
+        assert_eq!(issue_slots(AluOp::Binary(BinOp::Setp32(Cmp::LtU))), 1);
+        assert_eq!(issue_slots(AluOp::Binary(BinOp::Setp64(Cmp::LtU))), 2);
+        assert_eq!(issue_slots(AluOp::Select { wide: false }), 1);
+        assert_eq!(issue_slots(AluOp::Select { wide: true }), 2);
+        assert_eq!(
+            issue_slots(AluOp::Binary(BinOp::Add64)),
+            1,
+            "address arithmetic"
+        );
+    }
+}
