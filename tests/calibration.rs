@@ -266,6 +266,15 @@ fn the_committed_h200_partial_store_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_parts.txt", "hw/calib/figures_parts.txt");
 }
 
+/// A warp's independent global loads issued back to back or interleaved
+/// with the shared stores that use them (sample sort's `scan` tile): the
+/// H200 runs both orders alike, the simulator the IR's (the figures pin
+/// how far apart).
+#[test]
+fn the_committed_h200_load_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_loads.txt", "hw/calib/figures_loads.txt");
+}
+
 #[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
