@@ -9,22 +9,25 @@
 //! moves one sector's bytes per sector, not one per part, and the launch
 //! runs as fast as full-sector stores; so do 4 and 2 warps (`ps_w4`,
 //! `ps_w2`, `sw_1m_b8`). Two warps whose parts are two loop iterations
-//! apart (`ps_w2_d2`, about 16 instructions) no longer merge, nor do one
-//! warp's successive stores (`pl8`), nor eight warps whose 32 sectors lie
-//! in 32 lines (`sw_1m_b32`): each part then moves a sector's bytes. The
-//! buffer holds `store_combine_lines` lines (at least the 8 lines of
-//! `ps_w8`'s requests, fewer than the 32 of `sw_1m_b32`'s), and a line
-//! waits `store_combine_cycles` after its last part for another (more than
-//! the 8 cycles the LSU takes to send one of `ps_w8`'s 32-sector requests,
-//! fewer than the ~16 of `ps_w2_d2`'s delay). What a part that reaches L2
-//! alone costs there is [`crate::global_mem`]'s.
+//! apart (`ps_w2_d2`) no longer merge, nor do one warp's successive stores
+//! (`pl8`), nor eight warps whose 32 sectors lie in 32 lines (`sw_1m_b32`):
+//! each part then moves a sector's bytes. So the buffer holds
+//! `store_combine_lines` = 16 lines (at least the 8 lines of `ps_w8`'s and
+//! `sw_1m_b8`'s requests, fewer than the 32 of `sw_1m_b32`'s), and a line
+//! waits `store_combine_cycles` = 16 after its last part for another (more
+//! than the 8 cycles the LSU takes to send one of `ps_w8`'s 32-sector
+//! requests, less than two iterations of `ps_w2_d2`'s delay loop). What a
+//! part that reaches L2 costs there is [`crate::global_mem`]'s.
 //!
-//! **Not modelled.** A line leaves the buffer when its part is sent, not
-//! when it times out: the first part of a sector carries the sector's one
-//! L2 write, timed when it leaves the SM, and is charged as partial even
-//! when the later parts complete the sector. The parts of the eight warps
-//! of `ps_w8_d1` .. `_d5`, one to five iterations apart, merge into about
-//! two L2 writes on the H200 where this buffer merges all or none.
+//! **Not modelled.** The first part of a sector carries the sector's one L2
+//! write, timed when it leaves the SM, and is charged as partial even when
+//! the later parts complete the sector (the H200 moves a whole sector's
+//! bytes for `ps_w8`'s merged sectors). And the H200 still merges the
+//! eight parts of a sector into two to seven L2 writes when its eight warps
+//! are one to twenty loop iterations apart (`ps_w8_d1` .. `_d20`), more the
+//! busier the L2: parts seem to wait in the SM while the L2 is backed up.
+//! The SM does not know the L2's backlog when it issues (the partitions
+//! are timed after the quantum), so the window here is fixed.
 
 use crate::memory::Strided;
 
