@@ -199,6 +199,13 @@ gpu_config! {
     /// Global-memory instructions one sub-partition may have queued and not
     /// yet started in the LSU, 1..=256; beyond it warps stall in `lg_throttle`.
     lsu_queue_depth: u32,
+    /// L2 lines the SM's store-combining buffer holds, 0..=64 (0: none):
+    /// stores that write part of a sector of a line it holds merge there
+    /// and reach L2 as one write.
+    store_combine_lines: u32,
+    /// Cycles a line waits in the store-combining buffer for another part
+    /// after its last one, >= 0; a later part goes to L2 on its own.
+    store_combine_cycles: u32,
     /// Cycles from a global load's start until its data can be read when
     /// every sector hits in L2, >= 1.
     l2_latency_cycles: u32,
@@ -214,6 +221,13 @@ gpu_config! {
     /// L2 bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
     /// over the partitions).
     l2_bytes_per_cycle: u32,
+    /// L2 bandwidth a store that writes part of a sector takes, bytes, >= 1
+    /// (a whole sector takes sector_bytes): the slice merges the part into
+    /// the sector.
+    l2_partial_write_bytes: u32,
+    /// L2 bandwidth a partial-sector store takes besides, bytes, >= 0, when
+    /// its line is not the line its slice last wrote in part.
+    l2_partial_line_bytes: u32,
     /// DRAM bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
     /// over the partitions).
     dram_bytes_per_cycle: u32,
@@ -292,6 +306,13 @@ impl GpuConfig {
             // L1TEX: 128 bytes per cycle per SM.
             lsu_sectors_per_cycle: 4,
             lsu_queue_depth: 8,
+            // Measured (hw/calib/suite_parts.txt, docs/calibration.md): the
+            // parts of a sector that warps of one SM store within a few
+            // cycles of each other reach L2 as one write (8 warps' parts of
+            // 32 sectors in 8 lines do); eight warps' parts of 32 sectors in
+            // 32 lines do not, nor parts two loop iterations apart.
+            store_combine_lines: 16,
+            store_combine_cycles: 16,
             // Measured dependent chains: L2 about 300-370, DRAM about 660 a step.
             l2_latency_cycles: 300,
             dram_latency_cycles: 640,
@@ -299,6 +320,12 @@ impl GpuConfig {
             partition_interleave_bytes: 256,
             // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
             l2_bytes_per_cycle: 2816,
+            // Measured (hw/calib/suite_parts.txt): a part that reaches L2
+            // alone takes about 1.55 sectors' L2 time when its request's
+            // parts share lines four to a line (`ps_b8`, `ps_b4`), 2.4 when
+            // each has a line of its own (`ps_b8_l`).
+            l2_partial_write_bytes: 40,
+            l2_partial_line_bytes: 36,
             dram_bytes_per_cycle: 2432,
             l2_bytes: 50 * 1024 * 1024,
             l2_ways: 16,
@@ -342,11 +369,17 @@ impl GpuConfig {
             block_dispatch_cycles: 0,
             lsu_sectors_per_cycle: 2,
             lsu_queue_depth: 2,
+            // Off, and partial stores cost what whole ones do: the tiny
+            // machine keeps its tests' cycle counts as they were.
+            store_combine_lines: 0,
+            store_combine_cycles: 0,
             l2_latency_cycles: 10,
             dram_latency_cycles: 20,
             mem_partitions: 2,
             partition_interleave_bytes: 256,
             l2_bytes_per_cycle: 64,
+            l2_partial_write_bytes: 32,
+            l2_partial_line_bytes: 0,
             dram_bytes_per_cycle: 32,
             l2_bytes: 2048,
             l2_ways: 2,
@@ -543,6 +576,13 @@ impl GpuConfig {
         );
         range(
             &mut errors,
+            "store_combine_lines",
+            self.store_combine_lines.into(),
+            0,
+            64,
+        );
+        range(
+            &mut errors,
             "l2_latency_cycles",
             self.l2_latency_cycles.into(),
             1,
@@ -566,6 +606,13 @@ impl GpuConfig {
             &mut errors,
             "l2_bytes_per_cycle",
             self.l2_bytes_per_cycle.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
+            "l2_partial_write_bytes",
+            self.l2_partial_write_bytes.into(),
             1,
             max,
         );

@@ -14,6 +14,20 @@
 //! The L2 starts empty at every launch, as under Nsight Compute's default
 //! cache control (flush before each kernel).
 //!
+//! **Partial-sector stores.** A store sector that its request writes only
+//! in part (marked [`PARTIAL`] by the SM, after its store-combining buffer,
+//! [`crate::store_combine`]) takes `l2_partial_write_bytes` of its slice's
+//! bandwidth instead of a sector's, and `l2_partial_line_bytes` more when
+//! its line is not the line the slice last wrote in part. Why: on the H200
+//! (`hw/calib/suite_parts.txt`, docs/calibration.md "The sixth suite"),
+//! parts that reach L2 alone move a whole sector's bytes each
+//! (`lts__t_bytes`), and 1M of them take about 1.55 sectors' L2 time each
+//! where a request's parts share lines four to a line (`ps_b8`; `ps_b4`
+//! with half as many gives the same rate; `pl8`, one warp's, 1.75), but 2.4
+//! where every part of a request has a line of its own (`ps_b8_l`; the
+//! scatter-like `sw_1m` and `sw_1m_b1024` 2.5): about 1.27 sectors a part
+//! and 1.13 a line. Whole-sector stores are timed as before.
+//!
 //! **Not modelled.** The L1 data cache (every global load goes to L2),
 //! DRAM banks, rows and refresh, the crossbar, TLBs, and the write-back of
 //! dirty lines still in L2 when the kernel ends.
@@ -21,6 +35,7 @@
 use crate::config::GpuConfig;
 use crate::l2::{L2, L2View};
 use crate::stats::KernelStats;
+pub(crate) use crate::store_combine::PARTIAL;
 
 /// Fractional bits of queue times: bandwidth shares are rarely whole
 /// sectors per cycle.
@@ -34,6 +49,9 @@ pub(crate) struct MemTiming {
     l2_free: Vec<u64>,
     /// Per partition: when its DRAM channel is next free (fixed point).
     dram_free: Vec<u64>,
+    /// Per partition: the line its slice last wrote in part (`u64::MAX`:
+    /// none this launch).
+    partial_line: Vec<u64>,
     costs: Costs,
     /// Per partition, its group in this launch ([`Self::start_launch`]).
     group_of: Vec<u32>,
@@ -56,6 +74,7 @@ impl GroupMap<'_> {
     /// The group of `sector`'s partition.
     #[inline]
     pub fn group(&self, sector: u64) -> usize {
+        let sector = sector & !PARTIAL;
         self.group_of[self.costs.partition(sector * self.costs.sector_bytes)] as usize
     }
 }
@@ -67,6 +86,10 @@ struct Costs {
     /// Fixed-point cycles one sector takes in an L2 slice / DRAM channel.
     l2_cost: u64,
     dram_cost: u64,
+    /// Fixed-point cycles a partial-sector store takes in an L2 slice, and
+    /// what one to another line than the slice's last adds.
+    partial_cost: u64,
+    partial_line_cost: u64,
     interleave: u64,
     parts: u64,
     sector_bytes: u64,
@@ -95,16 +118,20 @@ impl Costs {
 impl MemTiming {
     pub fn new(cfg: &GpuConfig) -> MemTiming {
         let parts = u64::from(cfg.mem_partitions);
-        let share = |bytes_per_cycle: u32| {
-            (((u64::from(cfg.sector_bytes) * parts) << FRAC) / u64::from(bytes_per_cycle)).max(1)
+        let cost = |bytes: u32, bytes_per_cycle: u32| {
+            ((u64::from(bytes) * parts) << FRAC) / u64::from(bytes_per_cycle)
         };
+        let share = |bytes_per_cycle: u32| cost(cfg.sector_bytes, bytes_per_cycle).max(1);
         MemTiming {
             l2: L2::new(cfg),
             l2_free: vec![0; parts as usize],
             dram_free: vec![0; parts as usize],
+            partial_line: vec![u64::MAX; parts as usize],
             costs: Costs {
                 l2_cost: share(cfg.l2_bytes_per_cycle),
                 dram_cost: share(cfg.dram_bytes_per_cycle),
+                partial_cost: cost(cfg.l2_partial_write_bytes, cfg.l2_bytes_per_cycle).max(1),
+                partial_line_cost: cost(cfg.l2_partial_line_bytes, cfg.l2_bytes_per_cycle),
                 interleave: cfg.partition_interleave_bytes.into(),
                 parts,
                 sector_bytes: cfg.sector_bytes.into(),
@@ -130,6 +157,7 @@ impl MemTiming {
         }
         self.l2_free.iter_mut().for_each(|t| *t = 0);
         self.dram_free.iter_mut().for_each(|t| *t = 0);
+        self.partial_line.iter_mut().for_each(|l| *l = u64::MAX);
     }
 
     /// Which group each sector is in, when this launch has several.
@@ -161,6 +189,7 @@ impl MemTiming {
     pub fn groups(&mut self) -> Vec<PartTiming<'_>> {
         let views = self.l2.split();
         let (mut l2_free, mut dram_free) = (&mut self.l2_free[..], &mut self.dram_free[..]);
+        let mut partial_line = &mut self.partial_line[..];
         let mut out = Vec::with_capacity(views.len());
         // The views come in partition order, so each group's queues are
         // the next `len` of them.
@@ -171,10 +200,13 @@ impl MemTiming {
             l2_free = rest;
             let (b, rest) = std::mem::take(&mut dram_free).split_at_mut(len);
             dram_free = rest;
+            let (c, rest) = std::mem::take(&mut partial_line).split_at_mut(len);
+            partial_line = rest;
             out.push(PartTiming {
                 l2,
                 l2_free: a,
                 dram_free: b,
+                partial_line: c,
                 first: first as usize,
                 costs: self.costs,
             });
@@ -207,6 +239,7 @@ pub(crate) struct PartTiming<'a> {
     l2: L2View<'a>,
     l2_free: &'a mut [u64],
     dram_free: &'a mut [u64],
+    partial_line: &'a mut [u64],
     first: usize,
     costs: Costs,
 }
@@ -216,18 +249,19 @@ impl PartTiming<'_> {
     /// (see [`L2View::prefetch`]); changes nothing.
     #[inline]
     pub fn prefetch(&self, sector: u64) {
-        self.l2.prefetch(sector);
+        self.l2.prefetch(sector & !PARTIAL);
     }
 
     /// The L2 line that holds `sector`.
     #[inline]
     pub fn line(&self, sector: u64) -> u64 {
-        sector >> self.costs.line_shift
+        (sector & !PARTIAL) >> self.costs.line_shift
     }
 
     /// Sends one sector of the group's partitions leaving the SM at cycle
     /// `depart`, as the L2's access with stamp `stamp`; returns the cycle
-    /// its data is ready (loads) or it is written into L2 (stores).
+    /// its data is ready (loads) or it is written into L2 (stores). A
+    /// store's sector may carry [`PARTIAL`].
     pub fn sector(
         &mut self,
         depart: u64,
@@ -237,11 +271,25 @@ impl PartTiming<'_> {
         stats: &mut KernelStats,
     ) -> u64 {
         let c = self.costs;
+        let partial = sector & PARTIAL != 0;
+        let sector = sector & !PARTIAL;
         let addr = sector * c.sector_bytes;
         let p = c.partition(addr) - self.first;
         let arrive = depart << FRAC;
         let start = arrive.max(self.l2_free[p]);
-        self.l2_free[p] = start + c.l2_cost;
+        let cost = if partial {
+            let line = sector >> c.line_shift;
+            let open = if self.partial_line[p] == line {
+                0
+            } else {
+                c.partial_line_cost
+            };
+            self.partial_line[p] = line;
+            c.partial_cost + open
+        } else {
+            c.l2_cost
+        };
+        self.l2_free[p] = start + cost;
         let lookup = self.l2.access(sector, store, stamp);
         if let Some((line, dirty)) = lookup.writeback {
             // The evicted line shares the set, so the partition when the
@@ -252,7 +300,7 @@ impl PartTiming<'_> {
             stats.dram_sectors_write += u64::from(dirty);
         }
         if store {
-            return ceil_cycles(start + c.l2_cost);
+            return ceil_cycles(start + cost);
         }
         if lookup.hit {
             stats.l2_sector_hits += 1;
@@ -313,6 +361,27 @@ mod tests {
         );
         t.start_launch(1);
         assert_eq!(t.sector(0, 5, false, &mut s), 1 + 20);
+    }
+
+    #[test]
+    fn a_partial_store_takes_its_own_share_of_the_slice_and_a_new_line_more() {
+        let mut cfg = GpuConfig::tiny();
+        cfg.l2_partial_write_bytes = 64;
+        cfg.l2_partial_line_bytes = 32;
+        let mut t = MemTiming::new(&cfg);
+        t.start_launch(1);
+        let mut s = KernelStats::default();
+        // tiny: a sector a cycle per partition; partition 0 holds sectors
+        // 0..8 (lines 0 and 1). A part takes two cycles, one more when it
+        // opens another line than the slice's last partial one.
+        assert_eq!(t.sector(0, 0, true, &mut s), 1, "a whole sector");
+        assert_eq!(t.sector(0, 1 | PARTIAL, true, &mut s), 1 + 2 + 1);
+        assert_eq!(t.sector(0, 2 | PARTIAL, true, &mut s), 4 + 2, "same line");
+        assert_eq!(t.sector(0, 4 | PARTIAL, true, &mut s), 6 + 2 + 1);
+        assert_eq!(t.sector(0, 1 | PARTIAL, true, &mut s), 9 + 2 + 1);
+        assert_eq!(t.sector(0, 3, true, &mut s), 12 + 1, "whole again");
+        // The other partition's slice has its own last line.
+        assert_eq!(t.sector(0, 8 | PARTIAL, true, &mut s), 2 + 1);
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::scoreboard::pack;
 use crate::shared_mem;
 use crate::sm::Sm;
 use crate::stats::StallReason;
+use crate::store_combine::{self, PARTIAL, StoreCombiner};
 use crate::time::Cycle;
 use crate::warp::State;
 
@@ -336,12 +337,23 @@ impl Sm {
             // The partitions are shared: timing is resolved in order later.
             let first = self.request_sectors.len() as u32;
             self.request_sectors.extend_from_slice(&ctx.sectors);
+            if op.store {
+                let (out, combine) = (&mut self.request_sectors, &mut self.combine);
+                mark_partial(
+                    out,
+                    combine,
+                    first as usize,
+                    (addrs, exec, op.bytes),
+                    start,
+                    ctx,
+                );
+            }
             self.requests.push(Pending {
                 t,
                 sm: self.id,
                 start,
                 first,
-                n: n as u32,
+                n: self.request_sectors.len() as u32 - first,
                 store: op.store,
                 slot,
                 age: w.age,
@@ -432,4 +444,47 @@ fn write_sb(sb: &mut [u64], writes: &[u32], packed: u64) {
     for &r in writes {
         sb[r as usize] = packed;
     }
+}
+
+/// Marks the sectors of the store request at `out[at..]` (sent from cycle
+/// `start`, its lanes writing `bytes` each at `addrs`) that it writes only
+/// in part, and drops the parts that merge in the SM's store-combining
+/// buffer ([`crate::store_combine`]): they reach L2 with an earlier part.
+fn mark_partial(
+    out: &mut Vec<u64>,
+    combine: &mut StoreCombiner,
+    at: usize,
+    (addrs, exec, bytes): (&[u64], u64, u32),
+    start: u64,
+    ctx: &Ctx<'_, '_>,
+) {
+    let sectors = &mut out[at..];
+    let mut any = false;
+    store_combine::partial_sectors(
+        addrs,
+        exec,
+        bytes,
+        ctx.cfg.sector_bytes,
+        &ctx.sectors,
+        |k| {
+            sectors[k] |= PARTIAL;
+            any = true;
+        },
+    );
+    if !any || !combine.is_on() {
+        return;
+    }
+    let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
+    let mut kept = at;
+    for k in at..out.len() {
+        let s = out[k];
+        // The LSU sends `per_cycle` of the request's sectors a cycle.
+        let depart = start + (k - at) as u64 / per_cycle;
+        if s & PARTIAL != 0 && combine.merge(s & !PARTIAL, depart) {
+            continue;
+        }
+        out[kept] = s;
+        kept += 1;
+    }
+    out.truncate(kept);
 }

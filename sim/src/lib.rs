@@ -132,6 +132,7 @@ mod shared_atomic;
 pub mod shared_mem;
 mod sm;
 mod stats;
+mod store_combine;
 mod store_log;
 mod team;
 mod team_batch;

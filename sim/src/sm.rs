@@ -103,7 +103,11 @@ pub(crate) struct Sm {
     /// issue order, waiting for their partition timing, and their sectors
     /// ([`crate::engine`]): the SM's own, so any host thread may run it.
     pub requests: Vec<crate::engine::Pending>,
+    /// Sector numbers, with [`crate::store_combine::PARTIAL`] on those a
+    /// store writes in part.
     pub request_sectors: Vec<u64>,
+    /// Where the SM's partial-sector stores merge before L2.
+    pub combine: crate::store_combine::StoreCombiner,
 }
 
 impl Sm {
@@ -146,6 +150,11 @@ impl Sm {
             next_dispatch: 0,
             requests: Vec::new(),
             request_sectors: Vec::new(),
+            combine: crate::store_combine::StoreCombiner::new(
+                cfg.store_combine_lines,
+                cfg.store_combine_cycles,
+                (cfg.l2_line_bytes / cfg.sector_bytes).trailing_zeros(),
+            ),
         }
     }
 
@@ -178,6 +187,7 @@ impl Sm {
         // A launch that failed may have left requests untimed.
         self.requests.clear();
         self.request_sectors.clear();
+        self.combine.clear();
     }
 
     /// The next cycle anything can happen, if anything is resident.

@@ -8,6 +8,7 @@ mod counters;
 mod faults;
 mod functional;
 mod ops;
+mod partial_stores;
 mod stalls;
 mod timing;
 mod tracing;

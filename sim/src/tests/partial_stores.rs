@@ -1,0 +1,92 @@
+//! Partial-sector stores through whole launches of the committed
+//! microbenchmark `hw/calib/kernels/part_store.kir` (docs/calibration.md,
+//! "The sixth suite"): parts that warps of one SM write together merge
+//! before L2, parts from several SMs each cost L2 time of their own.
+
+use kernels_ir::parser::parse_and_verify;
+use kernels_ir::{Dim3, ParamValue};
+
+use super::util::gpu;
+use crate::GpuConfig;
+
+/// `h200` with an L2 of 8 sectors a cycle and no fixed launch or dispatch
+/// cost, so that a launch's cycles are its L2 time.
+fn l2_bound() -> GpuConfig {
+    let mut cfg = GpuConfig::h200();
+    cfg.l2_bytes_per_cycle = 256;
+    cfg.launch_overhead_cycles = 0;
+    cfg.block_dispatch_cycles = 0;
+    cfg
+}
+
+/// Cycles of `part_store` over 65,536 threads in 256-thread blocks: 2^lp
+/// groups of 2^u threads (u = 5: warps of one block; u = 8: blocks, on
+/// other SMs) each write one part (2^k words, lp + k = 3) of every sector
+/// of a set, the suite's `ps_*` entries at a sixteenth of their size.
+fn part_store(cfg: GpuConfig, u: u32, lp: u32) -> u64 {
+    let text = include_str!("../../../hw/calib/kernels/part_store.kir");
+    let (k, _) = parse_and_verify("part_store.kir", text).expect("the kernel verifies");
+    let n = 65_536u32;
+    let kbits = 3 - lp;
+    let mut g = gpu(cfg);
+    let dst = g.alloc(u64::from(n) * 4);
+    let params = [
+        ParamValue::U64(dst),
+        ParamValue::U32(n),
+        ParamValue::U32(u),
+        ParamValue::U32(lp),
+        ParamValue::U32(kbits),
+        ParamValue::U32(u - kbits),
+        ParamValue::U32((1 << lp) - 1),
+        ParamValue::U32((1 << u) - 1),
+        ParamValue::U32((1 << kbits) - 1),
+        ParamValue::U32(8),
+        ParamValue::U32(0),
+    ];
+    let s = g
+        .launch(&k, Dim3::x(n / 256), Dim3::x(256), &params)
+        .expect("the launch runs");
+    assert_eq!(
+        s.gmem_st_sectors,
+        u64::from(n) >> kbits,
+        "one sector a part"
+    );
+    s.cycles.0
+}
+
+#[test]
+fn two_sms_writing_halves_of_a_sector_cost_more_than_one_sm_writing_both() {
+    let one_sm = part_store(l2_bound(), 5, 1);
+    let two_sms = part_store(l2_bound(), 8, 1);
+    // One SM's two warps: one L2 write a sector; two SMs': two, each
+    // partial. Charged one sector a part, both took the same time.
+    assert!(
+        two_sms * 10 > one_sm * 18,
+        "two SMs {two_sms} cycles, one SM {one_sm}"
+    );
+    // Without the SM's combining, the one-SM halves cost what two SMs' do.
+    let mut off = l2_bound();
+    off.store_combine_lines = 0;
+    let one_sm_uncombined = part_store(off, 5, 1);
+    assert!(
+        one_sm_uncombined * 10 > one_sm * 18,
+        "uncombined {one_sm_uncombined}, combined {one_sm}"
+    );
+}
+
+#[test]
+fn a_part_that_reaches_l2_alone_costs_more_than_a_whole_sector() {
+    // Eight blocks' parts of each sector against one block's whole
+    // sectors: eight times the writes, each dearer than a sector.
+    let whole = part_store(l2_bound(), 8, 0);
+    let parts = part_store(l2_bound(), 8, 3);
+    let ratio = parts as f64 / whole as f64;
+    let cfg = l2_bound();
+    let per_part = f64::from(cfg.l2_partial_write_bytes + cfg.l2_partial_line_bytes / 4)
+        / f64::from(cfg.sector_bytes);
+    assert!(
+        ratio > 8.0 * per_part * 0.9 && ratio < 8.0 * per_part * 1.1,
+        "parts {parts} cycles, whole sectors {whole}: {ratio:.2}, not about {:.2}",
+        8.0 * per_part
+    );
+}
