@@ -117,7 +117,8 @@ pub(crate) struct DInst {
     /// ([`crate::scheduler::throttle_class`]), which the scheduler keeps
     /// for each warp's next instruction.
     pub class: u8,
-    /// Issue slots it takes (a `cmpx` is two SASS min/max instructions).
+    /// Issue slots it takes (a `cmpx` is two SASS min/max instructions,
+    /// one where it folds into a select: [`crate::select_fold`]).
     pub issue_slots: u8,
     /// Scoreboard entries it must wait for: sources, guard, and
     /// destinations (write after write).
@@ -491,10 +492,10 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             kind,
             guard: inst.guard.map(|g| (g.pred.index(), g.negated)),
             class: crate::scheduler::throttle_class(pipe),
-            issue_slots: if matches!(kind, Kind::Cmpx { .. }) {
-                2
-            } else {
-                1
+            issue_slots: match kind {
+                Kind::Cmpx { .. } if crate::select_fold::folds_into_select(&kernel.insts, pc) => 1,
+                Kind::Cmpx { .. } => 2,
+                _ => 1,
             },
             deps: dep_arr,
             ndeps: deps.len() as u8,

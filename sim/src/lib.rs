@@ -127,6 +127,7 @@ mod regfile;
 mod resolve;
 mod scheduler;
 mod scoreboard;
+mod select_fold;
 mod shared_atomic;
 pub mod shared_mem;
 mod sm;
