@@ -94,7 +94,10 @@ mod tests {
             b.when(p).mov(a, t);
             b.shfl(Opcode::ShflXor, t, a, 2, 32);
         });
-        assert!(folds_into_select(&k, 2), "t is overwritten before it is read");
+        assert!(
+            folds_into_select(&k, 2),
+            "t is overwritten before it is read"
+        );
         assert!(!folds_into_select(&k, 1), "not a cmpx");
     }
 
@@ -113,7 +116,10 @@ mod tests {
             b.cmpx_u(a, t);
             b.mov(t, 0);
         });
-        assert!(!folds_into_select(&plain, 0), "an in-lane network keeps both");
+        assert!(
+            !folds_into_select(&plain, 0),
+            "an in-lane network keeps both"
+        );
         let unguarded = insts(|b, [a, t, _]| {
             b.cmpx_u(a, t);
             b.mov(a, t);
@@ -142,6 +148,9 @@ mod tests {
             b.when(p).mov(a, t);
             b.when(p).mov(t, 0);
         });
-        assert!(!folds_into_select(&guarded, 1), "a guarded write kills no lane");
+        assert!(
+            !folds_into_select(&guarded, 1),
+            "a guarded write kills no lane"
+        );
     }
 }
