@@ -183,9 +183,9 @@ gpu_config! {
     /// Cycles from the last warp's arrival at `bar.sync` until the block's
     /// first warp can issue again, >= 1.
     bar_latency_cycles: u32,
-    /// Cycles between the releases of successive warps of a block (in warp
-    /// order) when a barrier completes, >= 0: the barrier unit wakes one
-    /// warp at a time.
+    /// Cycles between the releases of successive warps when a barrier
+    /// completes, >= 0: the SM's one barrier unit wakes one warp at a time, a
+    /// block's in warp order, for all its blocks.
     bar_release_cycles_per_warp: u32,
     /// Cycles every launch costs beyond its blocks' work, >= 0: the launch
     /// itself and the drain after the last warp (an empty kernel still

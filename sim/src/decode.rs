@@ -118,7 +118,8 @@ pub(crate) struct DInst {
     /// for each warp's next instruction.
     pub class: u8,
     /// Issue slots it takes: the SASS instructions it becomes
-    /// ([`crate::sass_slots`]; a 32-bit `cmpx` is two min/max).
+    /// ([`crate::sass_slots`]; a 32-bit `cmpx` is two min/max, one where
+    /// it folds into a select: [`crate::select_fold`]).
     pub issue_slots: u8,
     /// Scoreboard entries it must wait for: sources, guard, and
     /// destinations (write after write).
@@ -493,6 +494,9 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             guard: inst.guard.map(|g| (g.pred.index(), g.negated)),
             class: crate::scheduler::throttle_class(pipe),
             issue_slots: match kind {
+                Kind::Cmpx(a) if crate::select_fold::folds_into_select(&kernel.insts, pc) => {
+                    crate::sass_slots::folded_cmpx_slots(a.op)
+                }
                 Kind::Unary(a) | Kind::Binary(a) | Kind::Select(a) | Kind::Cmpx(a) => {
                     crate::sass_slots::issue_slots(a.op)
                 }

@@ -128,6 +128,7 @@ mod resolve;
 mod sass_slots;
 mod scheduler;
 mod scoreboard;
+mod select_fold;
 mod shared_atomic;
 pub mod shared_mem;
 mod sm;

@@ -45,6 +45,18 @@ pub(crate) fn issue_slots(op: AluOp) -> u8 {
     }
 }
 
+/// Issue slots of a `cmpx` that folds with the predicated `mov` after it
+/// into a compare and a select ([`crate::select_fold`]): the compare, one
+/// SASS instruction for 32-bit values; for 64-bit ones the two halves'
+/// compare and the select's second half (the `mov` is the first), so the
+/// pair costs the four instructions ptxas makes of it.
+pub(crate) fn folded_cmpx_slots(op: AluOp) -> u8 {
+    match op {
+        AluOp::Cmpx(CmpxOp::U64 | CmpxOp::S64) => 3,
+        _ => 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,6 +86,9 @@ pub(crate) struct Sm {
     pub smem_free_at: u64,
     /// The next cycle the SM's LSU accepts a global request.
     pub lsu_free_at: u64,
+    /// The next cycle the SM's barrier unit can release a warp: one unit
+    /// serves every block of the SM ([`Sm::release_barrier`]).
+    pub bar_free_at: u64,
     /// Cycles a warp instruction occupies a sub-partition's ALU and the
     /// shuffle unit ([`GpuConfig::occupancy_cycles`]): worked out once, as
     /// every issue needs one and a division is slow.
@@ -141,6 +144,7 @@ impl Sm {
             next_at: vec![u64::MAX; cfg.num_subpartitions as usize],
             smem_free_at: 0,
             lsu_free_at: 0,
+            bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
             resident_warps: 0,
@@ -180,6 +184,7 @@ impl Sm {
         self.scan_len.iter_mut().for_each(|n| *n = 0);
         self.smem_free_at = 0;
         self.lsu_free_at = 0;
+        self.bar_free_at = 0;
         self.resident_warps = 0;
         self.age_counter = 0;
         self.retire_at = None;
@@ -315,8 +320,15 @@ impl Sm {
     /// last at cycle `t`: releases them, one every
     /// `bar_release_cycles_per_warp` cycles in warp order.
     pub fn release_barrier(&mut self, b: usize, t: u64, ctx: &mut Ctx<'_, '_>) {
-        let mut release = t + u64::from(ctx.cfg.bar_latency_cycles);
+        // One barrier unit per SM releases the warps of every block, one
+        // every `stagger` cycles: a barrier that completes while another
+        // block's warps are still being released waits for the unit.
+        // Measured (hw/calib/suite.txt, `bar_loop`): one block of 16 warps
+        // costs 46.6 cycles an iteration and one of 32 warps 78.5 (two
+        // more per warp), and four blocks of 16 on one SM 133.6, the 64
+        // warps' two cycles each: blocks do not release in parallel.
         let stagger = u64::from(ctx.cfg.bar_release_cycles_per_warp);
+        let mut release = (t + u64::from(ctx.cfg.bar_latency_cycles)).max(self.bar_free_at);
         ctx.stats.barriers += 1;
         self.blocks[b].arrived = 0;
         ctx.tracer.barrier_release(t, self.id, self.blocks[b].id);
@@ -332,6 +344,7 @@ impl Sm {
             let pc = w.pc();
             let at = release;
             release += stagger;
+            self.bar_free_at = release;
             let since = w.barrier_since;
             ctx.charge(self.id, pc, StallReason::Barrier, since, at - since);
             if ctx.tracer.on() {

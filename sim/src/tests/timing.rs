@@ -158,3 +158,44 @@ fn cmpx_takes_two_issue_slots_and_twice_the_alu() {
     assert_eq!(stall(&s, StallReason::Selected), 6);
     assert_eq!(stall(&s, StallReason::Wait), 1 + 2);
 }
+
+#[test]
+fn a_cmpx_that_keeps_one_side_is_a_compare_and_a_select() {
+    // The cross-lane step of a sorting network: each lane keeps the
+    // minimum or the maximum, and the other result is dead. Charged as
+    // SASS runs it, one compare and one select (`crate::select_fold`).
+    let s = run(8, |b| {
+        let (x, y, p) = (b.reg32(), b.reg32(), b.pred());
+        b.mov(x, Special::LaneId); // t0, ALU until 2
+        b.mov(y, 3); // t2 (ALU busy at 1), ready at 4
+        b.setp_lt_u(p, x, y); // t4 (y at 3), ALU until 6
+        b.cmpx_u(x, y); // t6 (ALU busy at 5), one slot: results at 8
+        b.when(p).mov(x, y); // t8 (waits at 7), ALU until 10
+        b.mov(y, 0); // t10 (ALU busy at 9): y was dead after the select
+        b.exit(); // t11
+    });
+    // Two slots for the cmpx would take 14 cycles and 8 instructions.
+    assert_eq!(s.cycles, Cycle(12));
+    assert_eq!(s.inst_executed, 7, "the cmpx is one instruction");
+    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 3);
+    assert_eq!(stall(&s, StallReason::Wait), 2);
+}
+
+#[test]
+fn the_barrier_unit_releases_one_warp_at_a_time_across_blocks() {
+    // One SM, two blocks of two warps: block 0's barrier completes at 0
+    // (warps released at 2 and 3), block 1's at 1; the SM's one barrier
+    // unit is busy until 4, so block 1's warps go at 4 and 5, not 3 and 4.
+    let mut b = KernelBuilder::new("t");
+    b.bar_sync();
+    b.exit();
+    let k = verified(b.build());
+    let cfg = GpuConfig {
+        num_sms: 1,
+        ..GpuConfig::tiny()
+    };
+    let s = gpu(cfg).launch(&k, Dim3::x(2), Dim3::x(16), &[]).unwrap();
+    assert_eq!(s.cycles, Cycle(6));
+    assert_eq!(stall(&s, StallReason::Barrier), (1 + 2) + (2 + 3));
+    assert_eq!(s.barriers, 2);
+}

@@ -1,0 +1,156 @@
+//! The SASS a compare-exchange that keeps only one side becomes.
+//!
+//! A `cmpx lo, hi` is two SASS instructions (a min and a max), which is
+//! what [`crate::decode`] charges it. The cross-lane steps of the sorting
+//! networks (HotSort's flip and half merges, and the like) keep only one
+//! side per lane: `cmpx a, b` then `@p mov a, b` (the lower lane keeps the
+//! minimum, the upper the maximum), after which `b` is dead. ptxas does not
+//! compute both sides there: it compares once and selects, two SASS
+//! instructions for the pair instead of the three issue slots of a
+//! min, a max and a predicated move.
+//!
+//! Measured: the H200's `smsp__inst_executed` of HotSort's `bs` per warp
+//! (hw/data/calib/hs64k_h{4,8,16,32}.csv: 815, 1,493, 3,001 and 5,478) is
+//! the IR's issue slots less one per such pair (888, 1,588, 3,142, 5,666),
+//! within the 2-3% that SASS saves on address arithmetic; charging the
+//! three slots instead gives 1,028, 1,868, 3,702 and 6,626, 23% more than
+//! the hardware executes, all of it on the ALU that bounds the kernel.
+
+use kernels_ir::{Inst, InstData, Opcode, Operand, Reg};
+
+/// Whether the `cmpx` at `pc` is folded with the predicated `mov` that
+/// follows it into a compare and a select: the `mov` copies one of the
+/// `cmpx`'s results into its other register under a guard, and the copied
+/// register is dead after the `mov` (the straight-line code that follows
+/// overwrites it before reading it, or exits). Then the `cmpx` is one issue
+/// slot (the compare) and the `mov` the select.
+pub(crate) fn folds_into_select(insts: &[Inst], pc: usize) -> bool {
+    let InstData::Cmpx { regs: [lo, hi], .. } = insts[pc].data else {
+        return false;
+    };
+    let Some(next) = insts.get(pc + 1) else {
+        return false;
+    };
+    let InstData::Unary {
+        opcode: Opcode::Mov,
+        dst,
+        src: Operand::Reg(src),
+    } = next.data
+    else {
+        return false;
+    };
+    let pair = (dst == lo && src == hi) || (dst == hi && src == lo);
+    next.guard.is_some() && pair && dead_after(insts, pc + 1, src)
+}
+
+/// How far [`dead_after`] looks before it assumes the register is live.
+const HORIZON: usize = 64;
+
+/// Whether `reg` is dead after the instruction at `pc`: within the next
+/// [`HORIZON`] straight-line instructions an unguarded one writes it (or
+/// exits) before any reads it. A branch ends the search (live, to be safe).
+fn dead_after(insts: &[Inst], pc: usize, reg: Reg) -> bool {
+    for inst in insts.iter().skip(pc + 1).take(HORIZON) {
+        let mut read = false;
+        kernels_ir::uses::for_each_use(inst, |r| read |= r == reg);
+        if read {
+            return false;
+        }
+        match inst.data {
+            InstData::Branch { .. } => return false,
+            InstData::Nullary {
+                opcode: Opcode::Exit,
+            } if inst.guard.is_none() => return true,
+            _ => {}
+        }
+        let mut written = false;
+        kernels_ir::uses::for_each_def(inst, |r| written |= r == reg);
+        if written && inst.guard.is_none() {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_ir::KernelBuilder;
+
+    fn insts(build: impl FnOnce(&mut KernelBuilder, [Reg; 3])) -> Vec<Inst> {
+        let mut b = KernelBuilder::new("t");
+        let regs = [b.reg32(), b.reg32(), b.reg32()];
+        build(&mut b, regs);
+        b.build().insts
+    }
+
+    #[test]
+    fn a_cross_lane_keep_one_side_folds() {
+        let k = insts(|b, [a, t, _]| {
+            let p = b.pred();
+            b.setp_eq(p, a, 0);
+            b.shfl(Opcode::ShflXor, t, a, 1, 32);
+            b.cmpx_u(a, t);
+            b.when(p).mov(a, t);
+            b.shfl(Opcode::ShflXor, t, a, 2, 32);
+        });
+        assert!(
+            folds_into_select(&k, 2),
+            "t is overwritten before it is read"
+        );
+        assert!(!folds_into_select(&k, 1), "not a cmpx");
+    }
+
+    #[test]
+    fn both_sides_kept_or_unguarded_does_not_fold() {
+        let live = insts(|b, [a, t, c]| {
+            let p = b.pred();
+            b.setp_eq(p, a, 0);
+            b.cmpx_u(a, t);
+            b.when(p).mov(a, t);
+            b.add(c, t, 1); // t is read: both sides live
+        });
+        assert!(!folds_into_select(&live, 1));
+        let plain = insts(|b, [a, t, _]| {
+            b.cmpx_u(a, t);
+            b.cmpx_u(a, t);
+            b.mov(t, 0);
+        });
+        assert!(
+            !folds_into_select(&plain, 0),
+            "an in-lane network keeps both"
+        );
+        let unguarded = insts(|b, [a, t, _]| {
+            b.cmpx_u(a, t);
+            b.mov(a, t);
+            b.mov(t, 0);
+        });
+        assert!(!folds_into_select(&unguarded, 0));
+    }
+
+    #[test]
+    fn a_branch_or_guarded_write_keeps_the_register_live() {
+        let branch = insts(|b, [a, t, _]| {
+            let p = b.pred();
+            let l = b.label("l");
+            b.setp_eq(p, a, 0);
+            b.cmpx_u(a, t);
+            b.when(p).mov(a, t);
+            b.bra(l);
+            b.bind(l);
+            b.mov(t, 0);
+        });
+        assert!(!folds_into_select(&branch, 1));
+        let guarded = insts(|b, [a, t, _]| {
+            let p = b.pred();
+            b.setp_eq(p, a, 0);
+            b.cmpx_u(a, t);
+            b.when(p).mov(a, t);
+            b.when(p).mov(t, 0);
+        });
+        assert!(
+            !folds_into_select(&guarded, 1),
+            "a guarded write kills no lane"
+        );
+    }
+}
