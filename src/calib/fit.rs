@@ -44,9 +44,12 @@ pub const TIMING_FIELDS: &[&str] = &[
     "launch_overhead_cycles",
     "block_dispatch_cycles",
     "lsu_sectors_per_cycle",
+    "store_combine_cycles",
     "l2_latency_cycles",
     "dram_latency_cycles",
     "l2_bytes_per_cycle",
+    "l2_partial_write_bytes",
+    "l2_partial_line_bytes",
     "dram_bytes_per_cycle",
 ];
 

