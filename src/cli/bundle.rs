@@ -226,21 +226,17 @@ fn record_keys<K: Key>(
             .flat_map(|&k| Into::<u64>::into(k).to_le_bytes().into_iter().take(width))
             .collect();
         let last = events.iter().rposition(|e| matches!(e, Event::Read { .. }));
-        match last.map(|i| &mut events[i]) {
-            Some(Event::Read { data, .. }) if data.len() == expected_bytes.len() => {
+        match last.map(|i| (i, &mut events[i])) {
+            Some((i, Event::Read { data, .. })) if data.len() == expected_bytes.len() => {
                 *data = expected_bytes;
+                vec![i]
             }
-            _ if input.is_empty() => {}
-            _ => return Err(fail("the sort's result read was not found".to_string())),
+            _ => Vec::new(),
         }
-        last.into_iter().collect()
     };
-    if !input.is_empty() && keep.is_empty() {
-        return Err(fail("the sort's result read was not found".to_string()));
-    }
     Ok(Recorded {
         kernels,
-        events: checking_only(events, &keep),
+        events: checking_only(events, &keep, input.is_empty())?,
         rows,
         config,
         note: None,
@@ -260,12 +256,9 @@ fn record_pairs(prepared: &Prepared, keys: &[u64], values: &[u32]) -> Result<Rec
         check_pairs(keys, values, &mut run.sorted).map_err(|e| fail(e.to_string()))
     })?;
     let keep = result_reads(&events);
-    if !keys.is_empty() && keep.is_empty() {
-        return Err(fail("the sort's result read was not found".to_string()));
-    }
     Ok(Recorded {
         kernels,
-        events: checking_only(events, &keep),
+        events: checking_only(events, &keep, keys.is_empty())?,
         rows: Some(rows),
         config: config_json(&prepared.opts, &prepared.gpu),
         note: None,
@@ -284,14 +277,20 @@ fn result_reads(events: &[Event]) -> Vec<usize> {
 }
 
 /// The events without any read but those at `keep` (the reads a schedule
-/// makes to steer itself are not checks).
-fn checking_only(events: Vec<Event>, keep: &[usize]) -> Vec<Event> {
-    events
+/// makes to steer itself are not checks). A sort of no keys may check
+/// nothing; any other must check its result.
+fn checking_only(events: Vec<Event>, keep: &[usize], empty: bool) -> Result<Vec<Event>, Failure> {
+    if keep.is_empty() && !empty {
+        return Err(Failure::run(
+            "the sort's result read was not found".to_string(),
+        ));
+    }
+    Ok(events
         .into_iter()
         .enumerate()
         .filter(|(i, e)| !matches!(e, Event::Read { .. }) || keep.contains(i))
         .map(|(_, e)| e)
-        .collect()
+        .collect())
 }
 
 /// Why a kernel's bundle checks no buffer: its shared atomics leave the
