@@ -275,6 +275,13 @@ fn the_committed_h200_load_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_loads.txt", "hw/calib/figures_loads.txt");
 }
 
+/// Chains of dependent loads to random words (mergesort's `partition`):
+/// the suite that set `load_line_cycles`.
+#[test]
+fn the_committed_h200_chase_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_chase.txt", "hw/calib/figures_chase.txt");
+}
+
 #[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");

@@ -37,6 +37,7 @@ use crate::error::SimError;
 use crate::global_mem::MemTiming;
 use crate::ids::{BlockId, WarpAt, WarpId};
 use crate::launch::{Ctx, Launch, Worker};
+use crate::line_return::Arrivals;
 use crate::memory::GlobalMem;
 use crate::phases::Phase;
 use crate::resolve::Batch;
@@ -67,6 +68,9 @@ pub(crate) struct Pending {
     pub first: u32,
     pub n: u32,
     pub store: bool,
+    /// A load's L2 lines (0 for a store), which return one after another
+    /// ([`crate::line_return`]).
+    pub lines: u32,
     /// The warp (slot and age, to tell a reused slot) and what it loads into.
     pub slot: u16,
     pub age: u64,
@@ -737,7 +741,8 @@ impl Sm {
     /// A load of this SM's warp completes at `done`: marks its registers
     /// and, if the warp was waiting for them, works out when it can go on.
     /// Returns whether the warp's schedule changed.
-    fn land_load(&mut self, p: &Pending, done: u64, ctx: &mut Ctx<'_, '_>) -> bool {
+    fn land_load(&mut self, p: &Pending, seen: Arrivals, ctx: &mut Ctx<'_, '_>) -> bool {
+        let done = seen.complete(p.lines, ctx.cfg.load_line_cycles);
         let w = &mut self.warps[p.slot as usize];
         if w.state == State::Free || w.age != p.age {
             return false; // the warp exited without waiting for its load

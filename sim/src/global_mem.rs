@@ -226,7 +226,7 @@ impl MemTiming {
     ) -> u64 {
         let stamp = self.stamp(0);
         let mut g = self.groups();
-        let done = g[0].sector(depart, sector, store, stamp, stats);
+        let (done, _) = g[0].sector(depart, sector, store, stamp, stats);
         drop(g);
         self.count(1);
         done
@@ -260,8 +260,9 @@ impl PartTiming<'_> {
 
     /// Sends one sector of the group's partitions leaving the SM at cycle
     /// `depart`, as the L2's access with stamp `stamp`; returns the cycle
-    /// its data is ready (loads) or it is written into L2 (stores). A
-    /// store's sector may carry [`PARTIAL`].
+    /// its data is ready (loads) or it is written into L2 (stores), and
+    /// whether it is a load that missed L2. A store's sector may carry
+    /// [`PARTIAL`].
     pub fn sector(
         &mut self,
         depart: u64,
@@ -269,7 +270,7 @@ impl PartTiming<'_> {
         store: bool,
         stamp: u32,
         stats: &mut KernelStats,
-    ) -> u64 {
+    ) -> (u64, bool) {
         let c = self.costs;
         let partial = sector & PARTIAL != 0;
         let sector = sector & !PARTIAL;
@@ -300,17 +301,17 @@ impl PartTiming<'_> {
             stats.dram_sectors_write += u64::from(dirty);
         }
         if store {
-            return ceil_cycles(start + cost);
+            return (ceil_cycles(start + cost), false);
         }
         if lookup.hit {
             stats.l2_sector_hits += 1;
-            ceil_cycles(start) + c.l2_latency
+            (ceil_cycles(start) + c.l2_latency, false)
         } else {
             stats.l2_sector_misses += 1;
             stats.dram_sectors_read += 1;
             let begin = (start + c.l2_cost).max(self.dram_free[p]);
             self.dram_free[p] = begin + c.dram_cost;
-            ceil_cycles(begin) + c.dram_latency
+            (ceil_cycles(begin) + c.dram_latency, true)
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::error::{Fault, FaultKind, SimError};
 use crate::exec;
 use crate::ids::{BlockId, SmId, WarpId};
 use crate::launch::Ctx;
+use crate::line_return;
 use crate::regfile::MAX_LANES;
 use crate::scoreboard::pack;
 use crate::shared_mem;
@@ -355,6 +356,12 @@ impl Sm {
                 first,
                 n: self.request_sectors.len() as u32 - first,
                 store: op.store,
+                lines: if op.store {
+                    0
+                } else {
+                    let shift = (ctx.cfg.l2_line_bytes / ctx.cfg.sector_bytes).trailing_zeros();
+                    line_return::lines(&ctx.sectors, shift)
+                },
                 slot,
                 age: w.age,
                 pc,

@@ -119,6 +119,7 @@ mod issue;
 mod l2;
 mod lanes;
 mod launch;
+mod line_return;
 mod lookahead;
 mod memory;
 mod options;

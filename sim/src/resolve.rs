@@ -12,6 +12,7 @@
 
 use crate::engine::Pending;
 use crate::global_mem::{MemTiming, PartTiming};
+use crate::line_return::Arrivals;
 use crate::sm::Sm;
 use crate::stats::KernelStats;
 
@@ -31,8 +32,8 @@ pub(crate) struct Batch {
     sectors: Vec<u64>,
     /// Indices into `pending`, in cycle-by-cycle order.
     order: Vec<u64>,
-    /// Per entry of `order`, the cycle its request completes.
-    done: Vec<u64>,
+    /// Per entry of `order`, what the timing saw of its request.
+    done: Vec<Arrivals>,
     /// The memory counters of timing it (L2 hits and misses, DRAM
     /// sectors), added to the launch's counters when it lands.
     pub stats: KernelStats,
@@ -94,12 +95,19 @@ impl Batch {
         self.done.clear();
         let mut at = 0;
         for &(start, n, store) in &self.timed {
-            let mut done = start + 1;
+            let mut done = Arrivals::at_least(start + 1);
+            let mut missed_line = u64::MAX;
             let (mut depart, mut sent) = (start, 0);
             for &sector in &self.flat[at..at + n as usize] {
                 prefetch(g, at + PREFETCH_AHEAD);
                 let stamp = stamp.wrapping_add(at as u32);
-                done = done.max(g.sector(depart, sector, store, stamp, &mut self.stats));
+                let (t, missed) = g.sector(depart, sector, store, stamp, &mut self.stats);
+                done.sector(t);
+                // The sectors ascend: a line's are neighbours.
+                if missed && g.line(sector) != missed_line {
+                    missed_line = g.line(sector);
+                    done.missed += 1;
+                }
                 at += 1;
                 sent += 1;
                 if sent == per_cycle {
@@ -107,7 +115,7 @@ impl Batch {
                 }
             }
             if store {
-                self.last_store_done = self.last_store_done.max(done);
+                self.last_store_done = self.last_store_done.max(done.last);
             }
             self.done.push(done);
         }
@@ -150,9 +158,9 @@ impl Batch {
         }
     }
 
-    /// The timed loads, in the order they were timed, each with the cycle
-    /// it completes.
-    pub fn loads(&self) -> impl Iterator<Item = (&Pending, u64)> {
+    /// The timed loads, in the order they were timed, each with what the
+    /// timing saw of it.
+    pub fn loads(&self) -> impl Iterator<Item = (&Pending, Arrivals)> {
         self.order
             .iter()
             .zip(&self.done)
@@ -292,6 +300,7 @@ mod tests {
             first: 0,
             n: 0,
             store: false,
+            lines: 0,
             slot: 0,
             age: 0,
             pc: 0,
@@ -398,7 +407,7 @@ mod tests {
                 .all(|s| s.requests.is_empty() && s.request_sectors.is_empty())
         );
         batch.time(&mut timing, 1);
-        let loads: Vec<(u64, u32, u64)> = batch.loads().map(|(p, d)| (p.t, p.sm, d)).collect();
+        let loads: Vec<(u64, u32, u64)> = batch.loads().map(|(p, d)| (p.t, p.sm, d.last)).collect();
         // tiny: the store goes to the other partition (sector 8 = byte
         // 256); a miss is ready 1 + 20 cycles after it reaches its L2
         // slice; the second load of sector 0 hits (10 cycles).

@@ -35,6 +35,7 @@ use std::ops::Range;
 
 use crate::engine::Pending;
 use crate::global_mem::{GroupMap, MemTiming, PartTiming};
+use crate::line_return::Arrivals;
 use crate::sm::Sm;
 use crate::stats::KernelStats;
 
@@ -189,9 +190,9 @@ impl Share {
 /// What one group of partitions made of a batch.
 #[derive(Default)]
 pub(crate) struct GroupOut {
-    /// Per request of the batch (share by share), when its last sector in
-    /// the group completes (0: none in the group).
-    done: Vec<u64>,
+    /// Per request of the batch (share by share), what the group saw of
+    /// its sectors ([`Arrivals::NONE`]: none in the group).
+    done: Vec<Arrivals>,
     stats: KernelStats,
     /// When its last store sector is written into L2.
     store_done: u64,
@@ -229,10 +230,14 @@ impl Sectors<'_> {
         // prefetch runs ahead in each member's list, which is near enough
         // to the order the runs come in.
         let mut at = stamp;
+        // The request and line of the last missed sector: a request's runs
+        // in a group are listed one after the other, ascending.
+        let mut missed_line = (usize::MAX, u64::MAX);
         for c in 0..self.span {
             for (m, s) in self.shares.iter().enumerate() {
                 let (list, starts) = (&s.lists[index], &s.starts[index]);
-                let done = &mut out.done[self.request_bases[m] as usize..];
+                let base = self.request_bases[m] as usize;
+                let done = &mut out.done[base..];
                 for i in starts[c] as usize..starts[c + 1] as usize {
                     prefetch(g, list.get(i + PREFETCH_AHEAD));
                     let e = &list[i];
@@ -243,20 +248,23 @@ impl Sectors<'_> {
                     let j = u32::from(e.j);
                     let mut depart = (start & !STORE) + u64::from(j / per_cycle);
                     let mut sent = j % per_cycle;
-                    let mut last = 0;
+                    let d = &mut done[e.r as usize];
                     for sector in e.sector..e.sector + u64::from(e.n) {
-                        let t = g.sector(depart, sector, store, at, &mut out.stats);
+                        let (t, missed) = g.sector(depart, sector, store, at, &mut out.stats);
                         at = at.wrapping_add(1);
-                        last = last.max(t);
+                        d.sector(t);
+                        let line = (base + e.r as usize, g.line(sector));
+                        if missed && line != missed_line {
+                            missed_line = line;
+                            d.missed += 1;
+                        }
                         sent += 1;
                         if sent == per_cycle {
                             (depart, sent) = (depart + 1, 0);
                         }
                     }
-                    let d = &mut done[e.r as usize];
-                    *d = (*d).max(last);
                     if store {
-                        out.store_done = out.store_done.max(last);
+                        out.store_done = out.store_done.max(d.last);
                     }
                 }
             }
@@ -337,7 +345,7 @@ impl TeamBatch {
         self.groups.resize_with(groups, GroupOut::default);
         for g in &mut self.groups {
             g.done.clear();
-            g.done.resize(requests as usize, 0);
+            g.done.resize(requests as usize, Arrivals::NONE);
             g.stats = KernelStats::default();
             g.store_done = 0;
         }
@@ -375,8 +383,8 @@ impl TeamBatch {
     }
 
     /// Lands `sm`'s timed loads, in issue order (its timing order),
-    /// through `land(load, done)`, and forgets its requests.
-    pub fn land(&self, sm: &mut Sm, mut land: impl FnMut(&mut Sm, &Pending, u64)) {
+    /// through `land(load, arrivals)`, and forgets its requests.
+    pub fn land(&self, sm: &mut Sm, mut land: impl FnMut(&mut Sm, &Pending, Arrivals)) {
         if !self.timed || sm.requests.is_empty() {
             return;
         }
@@ -390,10 +398,8 @@ impl TeamBatch {
                 continue;
             }
             let r = first as usize + i;
-            let done = self
-                .groups
-                .iter()
-                .fold(p.start + 1, |d, g| d.max(g.done[r]));
+            let mut done = Arrivals::at_least(p.start + 1);
+            self.groups.iter().for_each(|g| done.merge(&g.done[r]));
             land(sm, p, done);
         }
         sm.requests = requests;
@@ -417,6 +423,7 @@ mod tests {
             first,
             n,
             store,
+            lines: 0,
             slot: 0,
             age: 0,
             pc,
@@ -424,7 +431,7 @@ mod tests {
     }
 
     /// Per SM, its loads' (pc, done) in the order they landed.
-    type Landed = Vec<Vec<(u32, u64)>>;
+    type Landed = Vec<Vec<(u32, Arrivals)>>;
 
     #[test]
     fn a_team_times_every_batch_as_one_thread_does() {

@@ -47,6 +47,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "store_combine_cycles",
     "l2_latency_cycles",
     "dram_latency_cycles",
+    "load_line_cycles",
     "l2_bytes_per_cycle",
     "l2_partial_write_bytes",
     "l2_partial_line_bytes",
