@@ -119,6 +119,7 @@ mod issue;
 mod l2;
 mod lanes;
 mod launch;
+mod load_sched;
 mod lookahead;
 mod memory;
 mod options;
