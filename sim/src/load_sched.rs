@@ -1,6 +1,6 @@
 //! The order a warp issues a basic block's instructions in: each global
-//! load moved up, with the instructions it depends on, past the ones it
-//! does not, as ptxas schedules them.
+//! load moved up, with the instructions it depends on, past the ones that
+//! wait for an earlier load, as ptxas schedules them.
 //!
 //! **Why** (docs/calibration.md, "The seventh suite";
 //! `hw/calib/suite_loads.txt`): a tile of `l` coalesced loads, each stored
@@ -181,14 +181,17 @@ fn schedule_block(access: &[Access], nregs: usize, seg: &mut [u32]) {
     }
 }
 
-/// Moves the global load at the end of `window` up: the instructions it
-/// depends on (transitively, within the window) first, in their order, then
-/// the load, then the rest in their order. Returns the load's new index.
+/// Moves the global load at the end of `window` up past the instructions
+/// that wait for an earlier load and are not needed by it (transitively,
+/// within the window), taking along what must stay after those: the rest
+/// first, in their order, then the load, then the passed ones in their
+/// order. Returns the load's new index.
 ///
 /// An instruction must stay before a later one it has a register
 /// dependence with either way, or when both access shared memory and one
-/// of them stores; going backwards, what the needed instructions read and
-/// write is gathered, so each instruction is checked once.
+/// of them stores; going backwards (what the load needs) and forwards
+/// (what follows the passed ones), what the set reads and writes is
+/// gathered, so each instruction is checked once a pass.
 fn hoist(access: &[Access], nregs: usize, window: &mut [u32]) -> usize {
     let last = window.len() - 1;
     let mut needed = vec![false; window.len()];
