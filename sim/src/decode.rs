@@ -63,7 +63,8 @@ pub(crate) enum Kind {
     Mem(MemOp),
     /// A shuffle.
     Shfl(Alu),
-    /// `bra`.
+    /// `bra`: the first pc a warp issues at the target and at the
+    /// reconvergence point ([`crate::load_sched`]).
     Bra { target: u32, rpc: u32 },
     /// `exit`.
     Exit,
@@ -137,6 +138,10 @@ pub(crate) struct DInst {
     pub rows: [u32; MAX_ROWS],
     /// How many of `rows` are used.
     pub nrows: u8,
+    /// The pc a warp issues after this one: the next in the order
+    /// [`crate::load_sched`] gives its block (the pc after it in the IR
+    /// where nothing moved), [`Program::end`] after the last.
+    pub next: u32,
 }
 
 impl DInst {
@@ -183,6 +188,8 @@ pub(crate) struct Program {
     pub zero_slots: ZeroSlots,
     /// The kernel's end: the number of instructions (an implicit `exit`).
     pub end: u32,
+    /// The pc a warp starts at (the first of the entry block's order).
+    pub entry: u32,
     /// 32-bit registers, then 64-bit ones: how scoreboard entries map back
     /// to registers.
     pub b32: u32,
@@ -220,9 +227,17 @@ struct Decoder<'a> {
     specials: Vec<SpecialSlot>,
     /// The per-warp special slots the instruction being decoded reads.
     read_specials: Vec<u32>,
+    /// The order warps issue the pcs in ([`crate::load_sched`]).
+    order: Vec<u32>,
 }
 
 impl Decoder<'_> {
+    /// The pc a warp issues first when it enters the block starting at
+    /// `pc` (or the end).
+    fn first(&self, pc: u32) -> u32 {
+        self.order.get(pc as usize).copied().unwrap_or(pc)
+    }
+
     /// The slot of a value register in its width's area.
     fn slot(&self, reg: Reg) -> u32 {
         match reg.class() {
@@ -424,8 +439,8 @@ impl Decoder<'_> {
             }
             InstData::Branch { .. } => {
                 let kind = Kind::Bra {
-                    target: vk.branch_target(pc),
-                    rpc: vk.reconvergence_pc(pc),
+                    target: self.first(vk.branch_target(pc)),
+                    rpc: self.first(vk.reconvergence_pc(pc)),
                 };
                 (kind, Pipe::Ctrl)
             }
@@ -453,7 +468,13 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         consts: Consts::default(),
         specials: Vec::new(),
         read_specials: Vec::new(),
+        order: crate::load_sched::exec_order(kernel),
     };
+    // Where each pc stands in the issue order: its successor follows it.
+    let mut position = vec![0; kernel.insts.len()];
+    for (i, &pc) in d.order.iter().enumerate() {
+        position[pc as usize] = i;
+    }
     let mut insts = Vec::with_capacity(kernel.insts.len());
     for (pc, inst) in kernel.insts.iter().enumerate() {
         d.read_specials.clear();
@@ -508,6 +529,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             nwrites: writes.len() as u8,
             rows: row_arr,
             nrows: rows.len() as u8,
+            next: d.first(position[pc] as u32 + 1),
         });
     }
     if insts.is_empty() {
@@ -523,8 +545,10 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             nwrites: 0,
             rows: [0; MAX_ROWS],
             nrows: 0,
+            next: 1,
         });
     }
+    let entry = d.first(0);
     Program {
         consts: d.consts,
         nslots: Slots {
@@ -537,6 +561,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         specials: d.specials,
         zero_slots: crate::init::slots_to_zero(kernel),
         end: insts.len() as u32,
+        entry,
         insts,
         b32: regs.b32,
         b64: regs.b64,

@@ -58,7 +58,7 @@ impl Sm {
                 self.sps[sp].alu_free_at = t + occ * slots;
                 let ready = t + (slots - 1) * occ + u64::from(cfg.alu_latency_cycles);
                 write_sb(w.rf.sb_mut(), inst.writes(), pack(ready, StallReason::Wait));
-                w.set_pc(pc + 1);
+                w.set_pc(inst.next);
             }
             Kind::Shfl { .. } => {
                 exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);
@@ -72,14 +72,14 @@ impl Sm {
                     pack(ready, StallReason::ShortScoreboard),
                 );
                 ctx.stats.shfl_inst += 1;
-                w.set_pc(pc + 1);
+                w.set_pc(inst.next);
             }
             Kind::Mem(op) => {
                 self.memory(sp, slot, t, &op, exec, ctx)?;
-                self.warps[slot as usize].set_pc(pc + 1);
+                self.warps[slot as usize].set_pc(inst.next);
             }
             Kind::Bra { target, rpc } => {
-                w.branch(exec, target, rpc);
+                w.branch(exec, target, inst.next, rpc);
                 floor = pack(
                     t + u64::from(cfg.branch_latency_cycles),
                     StallReason::BranchResolving,
@@ -88,10 +88,10 @@ impl Sm {
             Kind::Exit => {
                 w.live &= !exec;
                 if exec != top.mask {
-                    w.set_pc(pc + 1);
+                    w.set_pc(inst.next);
                 }
             }
-            Kind::WarpSync => w.set_pc(pc + 1),
+            Kind::WarpSync => w.set_pc(inst.next),
             Kind::Bar => {
                 if top.mask != w.live {
                     // No verified kernel gets here (`kernels-ir`'s
@@ -103,7 +103,7 @@ impl Sm {
                     };
                     return Err(self.fault(slot, pc, lane, t, kind, ctx));
                 }
-                w.set_pc(pc + 1);
+                w.set_pc(inst.next);
                 w.state = State::Barrier;
                 w.barrier_since = t + slots;
                 let (b, index) = (w.block as usize, w.index);

@@ -58,6 +58,10 @@
 //!   live warp arrives (exited warps count as arrived), one warp every
 //!   `bar_release_cycles_per_warp` cycles.
 //!
+//! Warps issue each basic block in the order `load_sched.rs` gives it: a
+//! global load moves up past the instructions that wait for an earlier
+//! load, as ptxas schedules (instructions keep their pc for every counter).
+//!
 //! Blocks are placed on SMs under the occupancy limits (warps, blocks,
 //! registers allocated per warp in `reg_alloc_unit` units, shared memory).
 //! Functional effects happen at issue; register bank conflicts, instruction
@@ -120,6 +124,7 @@ mod l2;
 mod lanes;
 mod launch;
 mod line_return;
+mod load_sched;
 mod lookahead;
 mod memory;
 mod options;

@@ -44,10 +44,10 @@ pub(crate) fn finish_bounds(prog: &Program, cfg: &GpuConfig) -> Vec<u64> {
                 Kind::Bra { target, .. } => {
                     let step = slots.max(branch);
                     bound[target as usize]
-                        .min(bound[pc + 1])
+                        .min(bound[inst.next as usize])
                         .saturating_add(step)
                 }
-                _ => next(pc + 1),
+                _ => next(inst.next as usize),
             };
             if b < bound[pc] {
                 bound[pc] = b;

@@ -252,7 +252,7 @@ impl Sm {
             let (h, sp) = (h as usize, sp as usize);
             self.scan_len[sp] = self.scan_len[sp].max(h - sp * self.per_sp + 1);
             self.ages[h] = self.age_counter;
-            self.set_pc(slot as u16, 0, ctx.prog);
+            self.set_pc(slot as u16, ctx.prog.entry, ctx.prog);
             self.set_ready(slot as u16, t);
         }
         if self.resident_warps == 0 {
@@ -407,8 +407,9 @@ impl Sm {
     #[inline]
     fn prefetch_operands(&self, slot: u16, pc: u32, prog: &Program) {
         let rf = &self.warps[slot as usize].rf;
-        rf.prefetch_rows(prog.insts[pc as usize].rows());
-        if let Some(next) = prog.insts.get(pc as usize + 1) {
+        let inst = &prog.insts[pc as usize];
+        rf.prefetch_rows(inst.rows());
+        if let Some(next) = prog.insts.get(inst.next as usize) {
             let sb = rf.sb();
             for &r in next.deps() {
                 crate::aligned::prefetch((&raw const sb[r as usize]).cast());
@@ -514,7 +515,7 @@ fn init_warp(
     w.index = index;
     w.live = live;
     w.begin(Entry {
-        pc: 0,
+        pc: prog.entry,
         mask: live,
         rpc: prog.end,
     });

@@ -145,18 +145,19 @@ impl Warp {
     }
 
     /// Takes the branch at the top entry: `taken` lanes go to `target`, the
-    /// others to `pc + 1`; a split reconverges at `rpc`.
-    pub fn branch(&mut self, taken: u64, target: u32, rpc: u32) {
+    /// others to `fall` (the pc issued after the branch); a split
+    /// reconverges at `rpc`.
+    pub fn branch(&mut self, taken: u64, target: u32, fall: u32, rpc: u32) {
         let top = self.top();
         let not_taken = top.mask & !taken;
         if not_taken == 0 {
             self.set_pc(target);
         } else if taken == 0 {
-            self.set_pc(top.pc + 1);
+            self.set_pc(fall);
         } else {
             self.stack.push(Entry { pc: rpc, ..top });
             self.stack.push(Entry {
-                pc: top.pc + 1,
+                pc: fall,
                 mask: not_taken,
                 rpc,
             });
@@ -212,7 +213,7 @@ mod tests {
     fn divergent_branch_runs_taken_side_first_then_reconverges() {
         let mut w = warp(0b1111, 10);
         w.set_pc(2);
-        w.branch(0b0011, 7, 5);
+        w.branch(0b0011, 7, 3, 5);
         assert!(w.normalize(10));
         assert_eq!(
             w.top(),
@@ -247,17 +248,17 @@ mod tests {
     #[test]
     fn uniform_branches_do_not_split() {
         let mut w = warp(0b11, 10);
-        w.branch(0b11, 6, 9);
+        w.branch(0b11, 6, 7, 9);
         assert!(w.stack.is_empty());
         assert_eq!(w.pc(), 6);
-        w.branch(0, 2, 9);
+        w.branch(0, 2, 7, 9);
         assert_eq!(w.pc(), 7);
     }
 
     #[test]
     fn exited_lanes_leave_every_entry_and_the_end_is_an_exit() {
         let mut w = warp(0b1111, 10);
-        w.branch(0b0001, 8, 10);
+        w.branch(0b0001, 8, 1, 10);
         w.live &= !0b0001; // the taken lane exits
         assert!(w.normalize(10));
         assert_eq!(
