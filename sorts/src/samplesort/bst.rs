@@ -70,10 +70,16 @@ pub fn generate(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
     g.b.mul(x, tid, 0x9E37_79B9u32);
     g.b.xor(x, x, seed);
     g.b.cvt_u64_u32(n64, len);
-    let key = g.key_reg();
-    g.marks.key_regs.push(key);
+    // Every draw's load first, each into a register of its own, then the
+    // stores: ptxas issues a thread's independent loads back to back
+    // whatever the PTX order (`hw/calib/suite_loads.txt`), so the draws
+    // wait for memory once, not once each, as `scan`'s tile does.
+    let draws = slots / t;
     let sh = g.b.reg32();
-    for r in 0..slots / t {
+    let mut drawn = Vec::with_capacity(draws as usize);
+    for r in 0..draws {
+        let key = g.key_reg();
+        g.marks.key_regs.push(key);
         g.b.add(i, tid, r * t);
         g.b.setp_lt_u(p, i, sample);
         g.b.mul(x, x, 1_664_525u32);
@@ -87,6 +93,12 @@ pub fn generate(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
         g.b.mov(key, max);
         g.b.when(p);
         g.ld_global(key, addr, 0);
+        drawn.push(key);
+    }
+    // The first draw's register holds keys again below.
+    let key = drawn[0];
+    for (r, key) in (0..draws).zip(drawn) {
+        g.b.add(i, tid, r * t);
         g.b.shl(sh, i, g.kb_shift());
         g.st_shared(Some(sh), 0, key);
     }
