@@ -187,6 +187,11 @@ pub(crate) struct Program {
     /// to registers.
     pub b32: u32,
     pub b64: u32,
+    /// Per pc (and one past the end), where its SASS starts: the SASS
+    /// instructions before it (each IR instruction as many as its issue
+    /// slots), the kernel's static layout that instruction fetch sees
+    /// ([`crate::icache`]).
+    pub sass_at: Vec<u32>,
 }
 
 impl Program {
@@ -525,7 +530,15 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             nrows: 0,
         });
     }
+    let mut sass_at = Vec::with_capacity(insts.len() + 1);
+    let mut at = 0u32;
+    for inst in &insts {
+        sass_at.push(at);
+        at += u32::from(inst.issue_slots);
+    }
+    sass_at.push(at);
     Program {
+        sass_at,
         consts: d.consts,
         nslots: Slots {
             b32: regs.b32,
@@ -603,6 +616,12 @@ mod tests {
         assert_eq!(alu(3), (AluOp::Cmpx(CmpxOp::U32), none, none, 0, 1));
         assert_eq!(p.insts[3].issue_slots, 2);
         assert_eq!(p.insts[3].writes(), &[0, 1]);
+        assert_eq!(
+            p.sass_at[..5],
+            [0, 1, 2, 3, 5],
+            "the layout: each instruction after the SASS of those before it"
+        );
+        assert_eq!(p.sass_at.len(), p.insts.len() + 1);
         let shl = AluOp::Binary(BinOp::Shl64);
         assert_eq!(
             alu(4),
