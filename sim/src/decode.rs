@@ -137,6 +137,9 @@ pub(crate) struct DInst {
     pub rows: [u32; MAX_ROWS],
     /// How many of `rows` are used.
     pub nrows: u8,
+    /// Whether the instruction after it starts another instruction-cache
+    /// line ([`crate::icache`]; `Shape::icache_line_bytes`).
+    pub new_line: bool,
 }
 
 impl DInst {
@@ -215,6 +218,8 @@ pub(crate) struct Shape<'a> {
     pub grid: Dim3,
     pub block: Dim3,
     pub params: &'a [ParamValue],
+    /// The instruction-cache line, bytes (`GpuConfig::icache_line_bytes`).
+    pub icache_line_bytes: u32,
 }
 
 struct Decoder<'a> {
@@ -513,6 +518,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             nwrites: writes.len() as u8,
             rows: row_arr,
             nrows: rows.len() as u8,
+            new_line: false,
         });
     }
     if insts.is_empty() {
@@ -528,6 +534,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             nwrites: 0,
             rows: [0; MAX_ROWS],
             nrows: 0,
+            new_line: false,
         });
     }
     let mut sass_at = Vec::with_capacity(insts.len() + 1);
@@ -537,6 +544,10 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         at += u32::from(inst.issue_slots);
     }
     sass_at.push(at);
+    let per_line = (shape.icache_line_bytes / crate::icache::SASS_INST_BYTES).max(1);
+    for (pc, inst) in insts.iter_mut().enumerate() {
+        inst.new_line = sass_at[pc + 1] / per_line != sass_at[pc] / per_line;
+    }
     Program {
         sass_at,
         consts: d.consts,
@@ -581,6 +592,7 @@ mod tests {
             grid: Dim3::x(2),
             block: Dim3::x(8),
             params: &[ParamValue::U32(7)],
+            icache_line_bytes: 32,
         };
         let p = decode(&vk, &shape);
         let want = Slots {
@@ -622,6 +634,12 @@ mod tests {
             "the layout: each instruction after the SASS of those before it"
         );
         assert_eq!(p.sass_at.len(), p.insts.len() + 1);
+        let new_line: Vec<bool> = p.insts[..4].iter().map(|i| i.new_line).collect();
+        assert_eq!(
+            new_line,
+            [false, true, false, true],
+            "two SASS instructions a 32-byte line: 2 and 4 start lines"
+        );
         let shl = AluOp::Binary(BinOp::Shl64);
         assert_eq!(
             alu(4),

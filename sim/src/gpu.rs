@@ -315,6 +315,7 @@ impl Gpu {
             grid,
             block,
             params,
+            icache_line_bytes: self.cfg.icache_line_bytes,
         };
         let prog = decode(vk, &shape);
         let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);

@@ -126,8 +126,8 @@ impl Sm {
             return Ok(());
         }
         let next = w.pc();
-        if self.icache.on {
-            // A line crossing or a branch: fetch (`crate::icache`).
+        if self.icache.on && (inst.new_line || next != pc + 1) {
+            // A line crossing or a jump: fetch (`crate::icache`).
             let shift = self.icache.shift;
             let line = prog.sass_at[next as usize] >> shift;
             if line != prog.sass_at[pc as usize] >> shift {
