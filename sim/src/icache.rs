@@ -22,7 +22,9 @@
 //! SM's L1 (one line every `icache_l1_line_cycles`) and stalls the warp
 //! `icache_l1_latency_cycles` when the L1 holds the line, else
 //! `icache_l2_latency_cycles` (a line the SM fetched before in the launch)
-//! or `icache_cold_latency_cycles` (its first fetch), charged to
+//! or `icache_cold_latency_cycles` (its first fetch; the presets charge the
+//! L2's cost, since the H200 hides a first fetch behind execution that the
+//! suite's bare adds cannot hide: docs/calibration.md), charged to
 //! `no_instruction`. Both levels replace the line filled longest ago
 //! (FIFO, which for straight-line code and loops behaves as LRU does).
 //!
