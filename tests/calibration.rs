@@ -294,6 +294,16 @@ fn the_committed_h200_alu_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_alu.txt", "hw/calib/figures_alu.txt");
 }
 
+/// Instruction fetch: straight-line loops of 2-256 KB of SASS at 1-16
+/// warps an SM, and single cold trips (the instruction cache's sizes and
+/// miss costs were fitted to it; several minutes to simulate:
+/// `.ci/release-checks` runs it).
+#[test]
+#[ignore]
+fn the_committed_h200_icache_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_icache.txt", "hw/calib/figures_icache.txt");
+}
+
 /// GPUTeraSort, measured on the H200 and never used to fit the model
 /// (several minutes to simulate: `.ci/release-checks` runs it).
 #[test]

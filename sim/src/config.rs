@@ -243,6 +243,29 @@ gpu_config! {
     l2_line_bytes: u32,
     /// Global-memory sector size (the unit of coalescing), bytes: a power of two, 4..=4096.
     sector_bytes: u32,
+    /// Instruction cache (L0) of each sub-partition, bytes: 0 (no
+    /// instruction-cache model: every fetch hits) or a multiple of
+    /// icache_line_bytes.
+    icache_l0_bytes: u32,
+    /// Instruction cache (L1) of each SM, bytes: a multiple of
+    /// icache_line_bytes, >= icache_l0_bytes; its sub-partitions' L0 misses
+    /// fetch here.
+    icache_l1_bytes: u32,
+    /// Instruction-cache line, bytes: a power of two, 16..=4096 (a SASS
+    /// instruction is 16 bytes).
+    icache_line_bytes: u32,
+    /// Cycles an L0 instruction miss that hits the SM's L1 stalls the warp, >= 0.
+    icache_l1_latency_cycles: u32,
+    /// Cycles the SM's L1 instruction cache takes per line it delivers, >= 0:
+    /// the sub-partitions' L0 misses queue for it.
+    icache_l1_line_cycles: u32,
+    /// Cycles an L1 instruction miss stalls the warp, >= 0, for a line the SM
+    /// fetched before in the launch (from L2).
+    icache_l2_latency_cycles: u32,
+    /// Cycles an L1 instruction miss stalls the warp, >= 0, for a line the SM
+    /// has not fetched in the launch (the launch's cold start pays for the
+    /// kernel's first icache_l1_bytes).
+    icache_cold_latency_cycles: u32,
     /// SM clock, MHz, >= 1; only converts cycles to time in reports.
     clock_mhz: u32,
 }
@@ -341,6 +364,29 @@ impl GpuConfig {
             l2_ways: 16,
             l2_line_bytes: 128,
             sector_bytes: 32,
+            // Measured (hw/calib/suite_icache.txt, docs/calibration.md "The
+            // instruction cache"): one warp an SM looping over straight-line
+            // code runs at 1.4-1.5 cycles an instruction up to 16-32 KB,
+            // 3.4-4.3 from 48 to 128 KB, 6.4-6.8 from 160 KB: an L0 of 32 KB
+            // per sub-partition, an L1 of 128 KB per SM.
+            icache_l0_bytes: 32 * 1024,
+            icache_l1_bytes: 128 * 1024,
+            icache_line_bytes: 128,
+            // Fitted to the same suite: an L0 miss costs one warp about 16
+            // cycles more a 128-byte line from 48 to 128 KB, an L1 miss
+            // about 42 from 160 KB; a warp on each sub-partition pays about
+            // 44 cycles a line from the L1 where one warp pays 27 (the L1
+            // delivers a line every 11 cycles).
+            icache_l1_latency_cycles: 16,
+            icache_l1_line_cycles: 11,
+            icache_l2_latency_cycles: 42,
+            // A first trip over code no SM ran costs one warp about 94
+            // cycles a line (the `_i1` entries: from DRAM), but sample
+            // sort's small sorts, which spend far longer on each line, run
+            // 42% slow with it and within 6% with the L2's cost: the H200
+            // hides the first fetch behind execution (a prefetch the model
+            // lacks), so the preset charges what an L2 fetch costs.
+            icache_cold_latency_cycles: 42,
             clock_mhz: 1980,
         }
     }
@@ -397,6 +443,14 @@ impl GpuConfig {
             l2_ways: 2,
             l2_line_bytes: 128,
             sector_bytes: 32,
+            // Off: every instruction fetch hits.
+            icache_l0_bytes: 0,
+            icache_l1_bytes: 0,
+            icache_line_bytes: 128,
+            icache_l1_latency_cycles: 0,
+            icache_l1_line_cycles: 0,
+            icache_l2_latency_cycles: 0,
+            icache_cold_latency_cycles: 0,
             clock_mhz: 1000,
         }
     }
@@ -680,6 +734,39 @@ impl GpuConfig {
                 1 << 30,
             );
         }
+        range(
+            &mut errors,
+            "icache_line_bytes",
+            self.icache_line_bytes.into(),
+            16,
+            4096,
+        );
+        if !bad(&errors, "icache_line_bytes") {
+            let line = self.icache_line_bytes;
+            for (field, value) in [
+                ("icache_l0_bytes", self.icache_l0_bytes),
+                ("icache_l1_bytes", self.icache_l1_bytes),
+            ] {
+                if value % line != 0 {
+                    errors.push(ConfigError::new(
+                        field,
+                        format!("{value} is not a multiple of icache_line_bytes ({line})"),
+                    ));
+                }
+            }
+            if !bad(&errors, "icache_l0_bytes")
+                && !bad(&errors, "icache_l1_bytes")
+                && self.icache_l1_bytes < self.icache_l0_bytes
+            {
+                errors.push(ConfigError::new(
+                    "icache_l1_bytes",
+                    format!(
+                        "{} is less than icache_l0_bytes ({})",
+                        self.icache_l1_bytes, self.icache_l0_bytes
+                    ),
+                ));
+            }
+        }
         range(&mut errors, "clock_mhz", self.clock_mhz.into(), 1, max);
         let pow2 = [
             ("warp_size", self.warp_size),
@@ -687,6 +774,7 @@ impl GpuConfig {
             ("smem_bank_width_bytes", self.smem_bank_width_bytes),
             ("l2_line_bytes", self.l2_line_bytes),
             ("sector_bytes", self.sector_bytes),
+            ("icache_line_bytes", self.icache_line_bytes),
             (
                 "partition_interleave_bytes",
                 self.partition_interleave_bytes,

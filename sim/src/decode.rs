@@ -142,6 +142,11 @@ pub(crate) struct DInst {
     /// [`crate::load_sched`] gives its block (the pc after it in the IR
     /// where nothing moved), [`Program::end`] after the last.
     pub next: u32,
+    /// Whether the instruction after it in the IR starts another
+    /// instruction-cache line ([`crate::icache`]; `Shape::icache_line_bytes`).
+    /// A warp that goes on elsewhere (a jump, or an order `load_sched`
+    /// changed) looks its next line up in any case.
+    pub new_line: bool,
 }
 
 impl DInst {
@@ -194,6 +199,11 @@ pub(crate) struct Program {
     /// to registers.
     pub b32: u32,
     pub b64: u32,
+    /// Per pc (and one past the end), where its SASS starts: the SASS
+    /// instructions before it (each IR instruction as many as its issue
+    /// slots), the kernel's static layout that instruction fetch sees
+    /// ([`crate::icache`]).
+    pub sass_at: Vec<u32>,
 }
 
 impl Program {
@@ -217,6 +227,8 @@ pub(crate) struct Shape<'a> {
     pub grid: Dim3,
     pub block: Dim3,
     pub params: &'a [ParamValue],
+    /// The instruction-cache line, bytes (`GpuConfig::icache_line_bytes`).
+    pub icache_line_bytes: u32,
 }
 
 struct Decoder<'a> {
@@ -530,6 +542,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             rows: row_arr,
             nrows: rows.len() as u8,
             next: d.first(position[pc] as u32 + 1),
+            new_line: false,
         });
     }
     if insts.is_empty() {
@@ -546,10 +559,23 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             rows: [0; MAX_ROWS],
             nrows: 0,
             next: 1,
+            new_line: false,
         });
     }
     let entry = d.first(0);
+    let mut sass_at = Vec::with_capacity(insts.len() + 1);
+    let mut at = 0u32;
+    for inst in &insts {
+        sass_at.push(at);
+        at += u32::from(inst.issue_slots);
+    }
+    sass_at.push(at);
+    let per_line = (shape.icache_line_bytes / crate::icache::SASS_INST_BYTES).max(1);
+    for (pc, inst) in insts.iter_mut().enumerate() {
+        inst.new_line = sass_at[pc + 1] / per_line != sass_at[pc] / per_line;
+    }
     Program {
+        sass_at,
         consts: d.consts,
         nslots: Slots {
             b32: regs.b32,
@@ -593,6 +619,7 @@ mod tests {
             grid: Dim3::x(2),
             block: Dim3::x(8),
             params: &[ParamValue::U32(7)],
+            icache_line_bytes: 32,
         };
         let p = decode(&vk, &shape);
         let want = Slots {
@@ -628,6 +655,18 @@ mod tests {
         assert_eq!(alu(3), (AluOp::Cmpx(CmpxOp::U32), none, none, 0, 1));
         assert_eq!(p.insts[3].issue_slots, 2);
         assert_eq!(p.insts[3].writes(), &[0, 1]);
+        assert_eq!(
+            p.sass_at[..5],
+            [0, 1, 2, 3, 5],
+            "the layout: each instruction after the SASS of those before it"
+        );
+        assert_eq!(p.sass_at.len(), p.insts.len() + 1);
+        let new_line: Vec<bool> = p.insts[..4].iter().map(|i| i.new_line).collect();
+        assert_eq!(
+            new_line,
+            [false, true, false, true],
+            "two SASS instructions a 32-byte line: 2 and 4 start lines"
+        );
         let shl = AluOp::Binary(BinOp::Shl64);
         assert_eq!(
             alu(4),

@@ -315,6 +315,7 @@ impl Gpu {
             grid,
             block,
             params,
+            icache_line_bytes: self.cfg.icache_line_bytes,
         };
         let prog = decode(vk, &shape);
         let (limit, lockstep) = (self.options.max_cycles, self.options.lockstep);
@@ -343,7 +344,7 @@ impl Gpu {
         let (end, mut stats) = if ordered {
             // One thread, SMs in global event order: trace events in order.
             for sm in &mut self.sms {
-                sm.reset(occ.blocks_per_sm);
+                sm.reset(occ.blocks_per_sm, &prog, &self.cfg);
             }
             tracer.start_samples(self.sms.len());
             let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);

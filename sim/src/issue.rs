@@ -127,6 +127,15 @@ impl Sm {
             return Ok(());
         }
         let next = w.pc();
+        if self.icache.on && (inst.new_line || next != pc + 1) {
+            // A line crossing or a jump: fetch (`crate::icache`).
+            let shift = self.icache.shift;
+            let line = prog.sass_at[next as usize] >> shift;
+            if line != prog.sass_at[pc as usize] >> shift {
+                let ready = self.icache.fetch(sp, line, t);
+                floor = floor.max(pack(ready, StallReason::NoInstruction));
+            }
+        }
         // `wait_for_operands` starts its next operands toward the host core
         // while other warps issue (`Sm::prefetch_operands`).
         self.set_pc(slot, next, prog);

@@ -57,6 +57,12 @@
 //!   `bar.sync` releases the block's warps `bar_latency_cycles` after the last
 //!   live warp arrives (exited warps count as arrived), one warp every
 //!   `bar_release_cycles_per_warp` cycles.
+//! - **Instruction fetch**: a warp whose next instruction starts another
+//!   128-byte line of the kernel's SASS (each IR instruction as many 16-byte
+//!   instructions as its issue slots) looks it up in its sub-partition's L0,
+//!   then the SM's L1, and waits (`no_instruction`) for a miss; a launch
+//!   starts with the kernel's first bytes in both, so a kernel that fits the
+//!   L0 never waits (the `icache` module).
 //!
 //! Warps issue each basic block in the order `load_sched.rs` gives it: a
 //! global load moves up past the instructions that wait for an earlier
@@ -64,8 +70,8 @@
 //!
 //! Blocks are placed on SMs under the occupancy limits (warps, blocks,
 //! registers allocated per warp in `reg_alloc_unit` units, shared memory).
-//! Functional effects happen at issue; register bank conflicts, instruction
-//! fetch, the L1 data cache and dual issue are not modelled.
+//! Functional effects happen at issue; register bank conflicts, the L1
+//! data cache and dual issue are not modelled.
 //!
 //! The `h200` preset reproduces `hardware.md`'s dependent-chain figures
 //! (tests in `src/tests/calibration.rs`): a min/max/add chain 12.1 cycles per 3
@@ -77,8 +83,10 @@
 //! Every resident warp is charged exactly one [`StallReason`] per cycle
 //! (`selected` when it issues), so the reasons sum to resident warp-cycles;
 //! charges are made in bulk when the wait's end is known, which is what lets
-//! idle stretches cost nothing to simulate. `dispatch_stall`,
-//! `no_instruction` and `membar` are not modelled and stay 0.
+//! idle stretches cost nothing to simulate. `dispatch_stall` and `membar`
+//! are not modelled and stay 0; `no_instruction` is a warp waiting for an
+//! instruction-cache line (the `icache` module: kernels larger than a
+//! sub-partition's L0).
 //! [`KernelStats::metrics`] names the counters as Nsight Compute does.
 //!
 //! # Speed
@@ -116,6 +124,7 @@ mod error;
 mod exec;
 pub mod global_mem;
 mod gpu;
+mod icache;
 mod ids;
 mod init;
 mod interrupt;

@@ -118,6 +118,7 @@ mod tests {
             grid: kernels_ir::Dim3::x(1),
             block: kernels_ir::Dim3::x(32),
             params: &params,
+            icache_line_bytes: cfg.icache_line_bytes,
         };
         let prog = crate::decode::decode(&k, &shape);
         let bounds = finish_bounds(&prog, &cfg);

@@ -111,6 +111,8 @@ pub(crate) struct Sm {
     pub request_sectors: Vec<u64>,
     /// Where the SM's partial-sector stores merge before L2.
     pub combine: crate::store_combine::StoreCombiner,
+    /// The SM's instruction caches ([`crate::icache`]).
+    pub icache: crate::icache::ICache,
 }
 
 impl Sm {
@@ -159,11 +161,14 @@ impl Sm {
                 cfg.store_combine_cycles,
                 (cfg.l2_line_bytes / cfg.sector_bytes).trailing_zeros(),
             ),
+            icache: crate::icache::ICache::default(),
         }
     }
 
-    /// Prepares for a launch with room for `blocks` resident blocks.
-    pub fn reset(&mut self, blocks: u32) {
+    /// Prepares for a launch of `prog` with room for `blocks` resident blocks.
+    pub fn reset(&mut self, blocks: u32, prog: &Program, cfg: &GpuConfig) {
+        let sass = *prog.sass_at.last().expect("one entry past the end");
+        self.icache.reset(sass, cfg);
         self.blocks.clear();
         self.blocks.resize_with(blocks as usize, BlockSlot::default);
         self.warps.iter_mut().for_each(|w| {
@@ -358,7 +363,18 @@ impl Sm {
             }
             let pc = w.pc();
             self.set_pc(slot, pc, ctx.prog);
-            let floor = crate::scoreboard::pack(at, StallReason::Selected);
+            let mut floor = crate::scoreboard::pack(at, StallReason::Selected);
+            if self.icache.on && pc > 0 {
+                // The instruction after the barrier may start a line.
+                let (sass, shift) = (&ctx.prog.sass_at, self.icache.shift);
+                let line = sass[pc as usize] >> shift;
+                if line != sass[pc as usize - 1] >> shift {
+                    let ready = self
+                        .icache
+                        .fetch(self.hot_of[slot as usize].1 as usize, line, at);
+                    floor = floor.max(crate::scoreboard::pack(ready, StallReason::NoInstruction));
+                }
+            }
             self.wait_for_operands(slot, floor, at, ctx);
         }
     }

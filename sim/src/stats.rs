@@ -15,8 +15,9 @@ use crate::time::Cycle;
 /// Why a resident warp did not issue in a cycle (or `Selected`: it did),
 /// named as Nsight Compute names it; the `traces` crate's type, so events
 /// and counters agree. Every resident warp is charged exactly one reason
-/// every cycle. `dispatch_stall`, `no_instruction` and `membar` are not
-/// modelled (the IR has no fences, instruction fetch always hits) and stay 0.
+/// every cycle. `dispatch_stall` and `membar` are not modelled (the IR has
+/// no fences) and stay 0; `no_instruction` is instruction fetch
+/// ([`crate::icache`]).
 pub use traces::StallReason;
 
 /// The number of stall reasons.

@@ -52,6 +52,10 @@ pub const TIMING_FIELDS: &[&str] = &[
     "l2_partial_write_bytes",
     "l2_partial_line_bytes",
     "dram_bytes_per_cycle",
+    "icache_l1_latency_cycles",
+    "icache_l1_line_cycles",
+    "icache_l2_latency_cycles",
+    "icache_cold_latency_cycles",
 ];
 
 /// The fields fitted when none are named. Moved one at a time by the

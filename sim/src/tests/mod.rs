@@ -7,6 +7,7 @@ mod calibration;
 mod counters;
 mod faults;
 mod functional;
+mod icache;
 mod load_order;
 mod ops;
 mod partial_stores;

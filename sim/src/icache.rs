@@ -1,0 +1,218 @@
+//! Instruction fetch: an L0 instruction cache per sub-partition, an L1 per
+//! SM behind them, L2 beyond, over the kernel's static SASS layout
+//! ([`crate::decode::Program::sass_at`]: each IR instruction as many
+//! 16-byte SASS instructions as its issue slots).
+//!
+//! **Why.** The kernels whose whole sorting network is unrolled in
+//! registers (GPUTeraSort's fused `head`, HotSort's `bs` at H = 32, about
+//! 88 KB of SASS) run once through more code than the H200's instruction
+//! caches hold, and their top stall there is `no_instruction`.
+//! `hw/calib/suite_icache.txt` (docs/calibration.md, "The instruction
+//! cache") measured it: one warp an SM looping over straight-line code
+//! runs at 1.4-1.5 cycles an instruction up to 16-32 KB of SASS, 3.4-4.3
+//! from 48 to 128 KB (an L0 miss that hits the SM's L1), 6.4-6.8 beyond
+//! (from L2); one warp on each sub-partition pays more per line (their
+//! misses queue for the SM's L1), and four warps of one sub-partition
+//! share the lines the first of them fetched.
+//!
+//! **The model.** A warp asks for a line when its next instruction is in
+//! another line than the one it issued (a line crossing or a branch): a
+//! hit in its sub-partition's L0 costs nothing (or waits for the line if
+//! another warp's miss is still bringing it); an L0 miss queues for the
+//! SM's L1 (one line every `icache_l1_line_cycles`) and stalls the warp
+//! `icache_l1_latency_cycles` when the L1 holds the line, else
+//! `icache_l2_latency_cycles` (a line the SM fetched before in the launch)
+//! or `icache_cold_latency_cycles` (its first fetch; the presets charge the
+//! L2's cost, since the H200 hides a first fetch behind execution that the
+//! suite's bare adds cannot hide: docs/calibration.md), charged to
+//! `no_instruction`. Both levels replace the line filled longest ago
+//! (FIFO, which for straight-line code and loops behaves as LRU does).
+//!
+//! **Cold start.** Each launch starts with the kernel's first
+//! `icache_l1_bytes` in the SM's L1 and its first `icache_l0_bytes` in
+//! every L0: the fixed launch cost (`launch_overhead_cycles`, fitted over
+//! kernels that fit the caches) already pays their first fetch, so a
+//! kernel that fits the L0 runs exactly as it did without this model, and
+//! its lookups are skipped altogether.
+
+use crate::config::GpuConfig;
+#[cfg(doc)]
+use crate::decode::Program;
+
+/// Bytes of one SASS instruction (Volta and later encode every one in 16).
+pub(crate) const SASS_INST_BYTES: u32 = 16;
+
+/// A stamp of a line never filled.
+const ABSENT: u32 = u32::MAX;
+
+/// One cache level over the kernel's lines: per line, the fill it came in
+/// with (its FIFO position) and when it arrives.
+#[derive(Clone, Debug, Default)]
+struct Level {
+    stamp: Vec<u32>,
+    ready: Vec<u64>,
+    /// Fills so far: a line is held while it is one of the last `cap`.
+    fills: u32,
+    cap: u32,
+}
+
+impl Level {
+    /// Empties the level for a kernel of `lines` lines, holding its first
+    /// `cap` (the cold start).
+    fn reset(&mut self, lines: usize, cap: u32) {
+        self.cap = cap;
+        self.stamp.clear();
+        self.stamp.resize(lines, ABSENT);
+        self.ready.clear();
+        self.ready.resize(lines, 0);
+        let warm = (cap as usize).min(lines);
+        for (l, s) in self.stamp[..warm].iter_mut().enumerate() {
+            *s = l as u32;
+        }
+        self.fills = warm as u32;
+    }
+
+    #[inline]
+    fn holds(&self, line: usize) -> bool {
+        let s = self.stamp[line];
+        s != ABSENT && self.fills - s <= self.cap
+    }
+
+    #[inline]
+    fn fill(&mut self, line: usize, ready: u64) {
+        self.stamp[line] = self.fills;
+        self.fills += 1;
+        self.ready[line] = ready;
+    }
+}
+
+/// One SM's instruction caches for the running launch.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ICache {
+    /// Whether the kernel is larger than an L0: otherwise every fetch hits
+    /// and none is looked up.
+    pub on: bool,
+    /// log2 of the SASS instructions in a line.
+    pub shift: u32,
+    l0: Vec<Level>,
+    l1: Level,
+    /// The next cycle the SM's L1 can start delivering a line.
+    l1_free_at: u64,
+    l1_latency: u64,
+    l1_line: u64,
+    l2_latency: u64,
+    cold_latency: u64,
+}
+
+impl ICache {
+    /// Prepares for a launch of a kernel of `sass` SASS instructions
+    /// ([`Program::sass_at`]'s last entry) on an SM of `cfg`.
+    pub fn reset(&mut self, sass: u32, cfg: &GpuConfig) {
+        let per_line = (cfg.icache_line_bytes / SASS_INST_BYTES).max(1);
+        self.shift = per_line.trailing_zeros();
+        let lines = sass.div_ceil(per_line) as usize;
+        let l0_cap = cfg.icache_l0_bytes / cfg.icache_line_bytes;
+        self.on = cfg.icache_l0_bytes > 0 && lines > l0_cap as usize;
+        if !self.on {
+            return;
+        }
+        let nsp = cfg.num_subpartitions as usize;
+        self.l0.resize_with(nsp, Level::default);
+        for l0 in &mut self.l0 {
+            l0.reset(lines, l0_cap);
+        }
+        self.l1
+            .reset(lines, cfg.icache_l1_bytes / cfg.icache_line_bytes);
+        self.l1_free_at = 0;
+        self.l1_latency = cfg.icache_l1_latency_cycles.into();
+        self.l1_line = cfg.icache_l1_line_cycles.into();
+        self.l2_latency = cfg.icache_l2_latency_cycles.into();
+        self.cold_latency = cfg.icache_cold_latency_cycles.into();
+    }
+
+    /// Sub-partition `sp` needs `line` at cycle `t`: the cycle the line is
+    /// there (at most `t` on a hit).
+    #[inline]
+    pub fn fetch(&mut self, sp: usize, line: u32, t: u64) -> u64 {
+        let line = line as usize;
+        let l0 = &mut self.l0[sp];
+        if l0.holds(line) {
+            return l0.ready[line];
+        }
+        let start = t.max(self.l1_free_at);
+        self.l1_free_at = start + self.l1_line;
+        let ready = if self.l1.holds(line) {
+            start.max(self.l1.ready[line]) + self.l1_latency
+        } else {
+            let latency = if self.l1.stamp[line] == ABSENT {
+                self.cold_latency
+            } else {
+                self.l2_latency
+            };
+            let ready = start + latency;
+            self.l1.fill(line, ready);
+            ready
+        };
+        self.l0[sp].fill(line, ready);
+        ready
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(lines: usize, cap: u32) -> Level {
+        let mut l = Level::default();
+        l.reset(lines, cap);
+        l
+    }
+
+    #[test]
+    fn a_level_starts_with_the_kernels_first_lines_and_evicts_the_oldest() {
+        let mut l = level(10, 4);
+        assert!((0..4).all(|i| l.holds(i)));
+        assert!(!l.holds(4));
+        l.fill(4, 7);
+        assert!(!l.holds(0), "the line filled longest ago goes");
+        assert!(l.holds(1) && l.holds(4));
+        assert_eq!(l.ready[4], 7);
+    }
+
+    fn cache(l0: u32, l1: u32, insts: u32) -> ICache {
+        let mut cfg = GpuConfig::h200();
+        cfg.icache_l0_bytes = l0;
+        cfg.icache_l1_bytes = l1;
+        cfg.icache_line_bytes = 128;
+        cfg.icache_l1_latency_cycles = 10;
+        cfg.icache_l1_line_cycles = 3;
+        cfg.icache_l2_latency_cycles = 40;
+        cfg.icache_cold_latency_cycles = 90;
+        let mut ic = ICache::default();
+        ic.reset(insts, &cfg);
+        ic
+    }
+
+    #[test]
+    fn a_kernel_that_fits_the_l0_is_never_looked_up() {
+        assert!(!cache(256, 512, 16).on, "two lines in two");
+        assert!(cache(256, 512, 17).on, "three lines in two");
+        assert!(!cache(0, 0, 1000).on, "no cache model");
+    }
+
+    #[test]
+    fn misses_cost_the_level_that_holds_the_line() {
+        // L0 two lines, L1 four; 16 lines of code.
+        let mut ic = cache(256, 512, 128);
+        assert_eq!(ic.shift, 3);
+        assert!(ic.fetch(0, 1, 100) <= 100, "warm in L0");
+        assert_eq!(ic.fetch(0, 3, 100), 110, "warm in L1");
+        assert_eq!(ic.fetch(1, 3, 100), 113, "the L1 delivers a line every 3");
+        assert_eq!(ic.fetch(0, 3, 105), 110, "a line in flight is waited for");
+        assert_eq!(ic.fetch(0, 9, 200), 290, "first fetch: cold");
+        for line in 10..14 {
+            ic.fetch(0, line, 300);
+        }
+        assert_eq!(ic.fetch(0, 9, 1000), 1040, "fetched before: L2");
+    }
+}
