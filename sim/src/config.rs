@@ -799,6 +799,13 @@ impl GpuConfig {
     pub(crate) fn occupancy_cycles(&self, lanes: u32) -> u64 {
         u64::from(self.warp_size.div_ceil(lanes))
     }
+
+    /// `log2` of the sectors in an L2 line (both sizes are powers of two,
+    /// [`GpuConfig::validate`]): a sector number shifted right by it is its
+    /// line's.
+    pub(crate) fn line_sector_shift(&self) -> u32 {
+        (self.l2_line_bytes / self.sector_bytes).trailing_zeros()
+    }
 }
 
 #[cfg(test)]

@@ -136,7 +136,7 @@ impl MemTiming {
                 parts,
                 sector_bytes: cfg.sector_bytes.into(),
                 line_bytes: cfg.l2_line_bytes.into(),
-                line_shift: (cfg.l2_line_bytes / cfg.sector_bytes).trailing_zeros(),
+                line_shift: cfg.line_sector_shift(),
                 l2_latency: cfg.l2_latency_cycles.into(),
                 dram_latency: cfg.dram_latency_cycles.into(),
             },

@@ -128,13 +128,8 @@ impl Sm {
         }
         let next = w.pc();
         if self.icache.on && (inst.new_line || next != pc + 1) {
-            // A line crossing or a jump: fetch (`crate::icache`).
-            let shift = self.icache.shift;
-            let line = prog.sass_at[next as usize] >> shift;
-            if line != prog.sass_at[pc as usize] >> shift {
-                let ready = self.icache.fetch(sp, line, t);
-                floor = floor.max(pack(ready, StallReason::NoInstruction));
-            }
+            // A line crossing or a jump.
+            floor = floor.max(self.fetch_line(sp, prog, pc, next, t));
         }
         // `wait_for_operands` starts its next operands toward the host core
         // while other warps issue (`Sm::prefetch_operands`).
@@ -368,8 +363,7 @@ impl Sm {
                 lines: if op.store {
                     0
                 } else {
-                    let shift = (ctx.cfg.l2_line_bytes / ctx.cfg.sector_bytes).trailing_zeros();
-                    line_return::lines(&ctx.sectors, shift)
+                    line_return::lines(&ctx.sectors, self.line_shift)
                 },
                 slot,
                 age: w.age,

@@ -94,6 +94,9 @@ pub(crate) struct Sm {
     /// every issue needs one and a division is slow.
     pub alu_occupancy: u64,
     pub shfl_occupancy: u64,
+    /// [`GpuConfig::line_sector_shift`], worked out once: every global
+    /// load counts its lines ([`crate::line_return::lines`]).
+    pub line_shift: u32,
     resident_warps: u32,
     active_since: u64,
     age_counter: u64,
@@ -149,6 +152,7 @@ impl Sm {
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
+            line_shift: cfg.line_sector_shift(),
             resident_warps: 0,
             active_since: 0,
             age_counter: 0,
@@ -159,7 +163,7 @@ impl Sm {
             combine: crate::store_combine::StoreCombiner::new(
                 cfg.store_combine_lines,
                 cfg.store_combine_cycles,
-                (cfg.l2_line_bytes / cfg.sector_bytes).trailing_zeros(),
+                cfg.line_sector_shift(),
             ),
             icache: crate::icache::ICache::default(),
         }
@@ -366,17 +370,32 @@ impl Sm {
             let mut floor = crate::scoreboard::pack(at, StallReason::Selected);
             if self.icache.on && pc > 0 {
                 // The instruction after the barrier may start a line.
-                let (sass, shift) = (&ctx.prog.sass_at, self.icache.shift);
-                let line = sass[pc as usize] >> shift;
-                if line != sass[pc as usize - 1] >> shift {
-                    let ready = self
-                        .icache
-                        .fetch(self.hot_of[slot as usize].1 as usize, line, at);
-                    floor = floor.max(crate::scoreboard::pack(ready, StallReason::NoInstruction));
-                }
+                let sp = self.hot_of[slot as usize].1 as usize;
+                floor = floor.max(self.fetch_line(sp, ctx.prog, pc - 1, pc, at));
             }
             self.wait_for_operands(slot, floor, at, ctx);
         }
+    }
+
+    /// When a warp of sub-partition `sp` going on at `to` after `from`, at
+    /// cycle `t`, has its instruction, as a packed floor charged to
+    /// `no_instruction`: `to`'s line fetched ([`crate::icache`]) if it is
+    /// not `from`'s, else 0.
+    pub(crate) fn fetch_line(
+        &mut self,
+        sp: usize,
+        prog: &Program,
+        from: u32,
+        to: u32,
+        t: u64,
+    ) -> u64 {
+        let shift = self.icache.shift;
+        let line = prog.sass_at[to as usize] >> shift;
+        if line == prog.sass_at[from as usize] >> shift {
+            return 0;
+        }
+        let ready = self.icache.fetch(sp, line, t);
+        crate::scoreboard::pack(ready, StallReason::NoInstruction)
     }
 
     /// Sets the ready cycle of the warp in `slot` from `floor` (a packed
