@@ -235,6 +235,12 @@ gpu_config! {
     /// DRAM bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
     /// over the partitions).
     dram_bytes_per_cycle: u32,
+    /// Bytes a load that misses L2 reads from DRAM and fills into L2: the
+    /// aligned block around its sector, a power of two,
+    /// sector_bytes..=l2_line_bytes. On the H200 it is 64 (two sectors):
+    /// loads that use one sector of every 64 bytes read twice their
+    /// sectors' bytes from DRAM (`dram__bytes_read`).
+    dram_fetch_bytes: u32,
     /// L2 capacity, bytes, >= l2_line_bytes * l2_ways.
     l2_bytes: u64,
     /// L2 associativity, 1..=256.
@@ -360,6 +366,7 @@ impl GpuConfig {
             l2_partial_write_bytes: 40,
             l2_partial_line_bytes: 36,
             dram_bytes_per_cycle: 2432,
+            dram_fetch_bytes: 64,
             l2_bytes: 50 * 1024 * 1024,
             l2_ways: 16,
             l2_line_bytes: 128,
@@ -439,6 +446,7 @@ impl GpuConfig {
             l2_partial_write_bytes: 32,
             l2_partial_line_bytes: 0,
             dram_bytes_per_cycle: 32,
+            dram_fetch_bytes: 32,
             l2_bytes: 2048,
             l2_ways: 2,
             l2_line_bytes: 128,
@@ -725,6 +733,15 @@ impl GpuConfig {
                 1 << 40,
             );
         }
+        if !bad(&errors, "sector_bytes") && !bad(&errors, "l2_line_bytes") {
+            range(
+                &mut errors,
+                "dram_fetch_bytes",
+                self.dram_fetch_bytes.into(),
+                self.sector_bytes.into(),
+                self.l2_line_bytes.into(),
+            );
+        }
         if !bad(&errors, "sector_bytes") {
             range(
                 &mut errors,
@@ -774,6 +791,7 @@ impl GpuConfig {
             ("smem_bank_width_bytes", self.smem_bank_width_bytes),
             ("l2_line_bytes", self.l2_line_bytes),
             ("sector_bytes", self.sector_bytes),
+            ("dram_fetch_bytes", self.dram_fetch_bytes),
             ("icache_line_bytes", self.icache_line_bytes),
             (
                 "partition_interleave_bytes",

@@ -8,6 +8,20 @@
 //! channel at its share of `dram_bytes_per_cycle`. A load's data is ready
 //! `l2_latency_cycles` after its L2 slot (hit) or `dram_latency_cycles`
 //! after its DRAM slot (miss); the request completes with its last sector.
+//!
+//! **Misses.** A load sector that misses reads its whole DRAM fetch block
+//! (`dram_fetch_bytes`, 64 on the H200), and every sector of it the line
+//! lacked becomes valid and takes DRAM bandwidth: GPUTeraSort's `keygen`,
+//! which reads one sector of each 100-byte record, reads twice its
+//! sectors' bytes from DRAM on the H200 (`dram__bytes_read` 67.1 MB for
+//! 33.6 MB of load sectors; 16.8 for 8.4 in its four-run sort), and took
+//! half the measured time while the model read only its sectors. The miss
+//! also takes a second sector's time of its slice for the fill: on the
+//! H200 `lts__t_bytes` exceeds the SMs' load and store sectors by about
+//! the bytes read from DRAM (HotSort's 4M-key merges: 52.2 MB for 33.6 MB
+//! of sectors and 16.8 MB read), and the merges and copies that read
+//! 4-16 MB from DRAM ran 10-16% fast without it (`copy4_4m` -14.8%,
+//! `hs4m` `fm` -16%; with it +1% and -0.2% to +3%).
 //! The L2 is set-associative with LRU replacement, allocates on loads and
 //! stores (a store fills its sector without reading DRAM), and writes a
 //! dirty line back to DRAM when it is evicted, which takes DRAM bandwidth.
@@ -308,9 +322,12 @@ impl PartTiming<'_> {
             (ceil_cycles(start) + c.l2_latency, false)
         } else {
             stats.l2_sector_misses += 1;
-            stats.dram_sectors_read += 1;
+            stats.dram_sectors_read += u64::from(lookup.fetched);
+            // The fill: DRAM's data is written into the slice, another
+            // sector's time of its bandwidth.
+            self.l2_free[p] += c.l2_cost;
             let begin = (start + c.l2_cost).max(self.dram_free[p]);
-            self.dram_free[p] = begin + c.dram_cost;
+            self.dram_free[p] = begin + c.dram_cost * u64::from(lookup.fetched);
             (ceil_cycles(begin) + c.dram_latency, true)
         }
     }
@@ -383,6 +400,27 @@ mod tests {
         assert_eq!(t.sector(0, 3, true, &mut s), 12 + 1, "whole again");
         // The other partition's slice has its own last line.
         assert_eq!(t.sector(0, 8 | PARTIAL, true, &mut s), 2 + 1);
+    }
+
+    #[test]
+    fn a_miss_reads_its_fetch_block_and_fills_it() {
+        let mut cfg = GpuConfig::tiny();
+        cfg.dram_fetch_bytes = 64;
+        let mut t = MemTiming::new(&cfg);
+        t.start_launch(1);
+        let mut s = KernelStats::default();
+        // Sector 0 misses: DRAM reads sectors 0 and 1 (4 cycles of
+        // partition 0's channel), and the slice is busy for the lookup and
+        // the fill (2 cycles).
+        assert_eq!(t.sector(0, 0, false, &mut s), 1 + 20);
+        assert_eq!(s.dram_sectors_read, 2);
+        // Sector 1 came with it: an L2 hit, after the fill.
+        assert_eq!(t.sector(0, 1, false, &mut s), 2 + 10);
+        // Sector 2 starts the line's other block: a miss, whose DRAM slot
+        // waits for the first block's two sectors.
+        assert_eq!(t.sector(0, 2, false, &mut s), 5 + 20);
+        assert_eq!((s.l2_sector_hits, s.l2_sector_misses), (1, 2));
+        assert_eq!(s.dram_sectors_read, 4);
     }
 
     #[test]

@@ -70,6 +70,9 @@ struct Shape {
     set_mod: FastMod,
     ways: usize,
     sectors_per_line: u64,
+    /// Sectors DRAM reads for a load miss (`dram_fetch_bytes`), a power of
+    /// two dividing `sectors_per_line`.
+    fetch_sectors: u64,
     /// The machine's memory partitions, which the views cut.
     parts: u64,
     layout: Layout,
@@ -152,6 +155,10 @@ pub(crate) struct Lookup {
     pub hit: bool,
     /// Dirty sectors of an evicted line, and that line's number.
     pub writeback: Option<(u64, u32)>,
+    /// Sectors a load miss reads from DRAM: those of its fetch block
+    /// (`dram_fetch_bytes`) the line did not hold, which are now valid.
+    /// 0 for hits and stores.
+    pub fetched: u32,
 }
 
 impl L2 {
@@ -173,6 +180,8 @@ impl L2 {
                 set_mod: FastMod::new(sets),
                 ways,
                 sectors_per_line,
+                fetch_sectors: (u64::from(cfg.dram_fetch_bytes) / u64::from(cfg.sector_bytes))
+                    .clamp(1, sectors_per_line),
                 parts: u64::from(cfg.mem_partitions).max(1),
                 layout: Layout::of(cfg, sets),
             },
@@ -351,11 +360,19 @@ impl L2View<'_> {
         if let Some(i) = hit_way {
             self.last = (key, i);
             let (_, valid, dirty) = self.state(i);
+            let hit = valid & bit != 0;
+            let (fill, fetched) = if write || hit {
+                (bit, 0)
+            } else {
+                let block = self.fetch_block(sector) & !valid;
+                (block, block.count_ones())
+            };
             let dirty = if write { dirty | bit } else { dirty };
-            self.set_state(i, stamp, valid | bit, dirty);
+            self.set_state(i, stamp, valid | fill, dirty);
             return Lookup {
-                hit: valid & bit != 0,
+                hit,
                 writeback: None,
+                fetched,
             };
         }
         // The victim: an invalid (flushed) way first, else the least recently used.
@@ -377,11 +394,27 @@ impl L2View<'_> {
         let writeback = (old & GEN_MASK == generation && dirty != 0)
             .then(|| (old >> GEN_BITS, dirty.count_ones()));
         self.keys[victim] = key;
-        self.set_state(victim, stamp, bit, if write { bit } else { 0 });
+        let (fill, fetched) = if write {
+            (bit, 0)
+        } else {
+            let block = self.fetch_block(sector);
+            (block, block.count_ones())
+        };
+        self.set_state(victim, stamp, fill, if write { bit } else { 0 });
         Lookup {
             hit: false,
             writeback,
+            fetched,
         }
+    }
+
+    /// The sector bits, within its line, of the DRAM fetch block that holds
+    /// `sector`: what a load miss reads from DRAM and fills.
+    #[inline]
+    fn fetch_block(&self, sector: u64) -> u64 {
+        let n = self.shape.fetch_sectors;
+        let first = sector & (self.shape.sectors_per_line - 1) & !(n - 1);
+        (u64::MAX >> (64 - n)) << first
     }
 }
 
@@ -563,36 +596,55 @@ mod tests {
     }
 
     /// A plain model of a set-associative LRU cache of sectors, way by
-    /// way: what [`L2`] must agree with, whatever its layout.
+    /// way: what [`L2`] must agree with, whatever its layout. A load miss
+    /// fills its aligned block of `fetch` sectors (those not yet valid).
     struct Plain {
         /// Per set, its ways: (line, valid, dirty, last use).
         sets: Vec<Vec<(u64, u64, u64, u64)>>,
         ways: usize,
         per_line: u64,
+        fetch: u64,
         now: u64,
     }
 
+    /// What [`Plain::access`] gives: hit, write-back, sectors fetched.
+    type PlainLookup = (bool, Option<(u64, u32)>, u32);
+
     impl Plain {
-        fn access(&mut self, sector: u64, write: bool) -> (bool, Option<(u64, u32)>) {
+        fn access(&mut self, sector: u64, write: bool) -> PlainLookup {
             self.now += 1;
-            let (line, bit) = (sector / self.per_line, 1 << (sector % self.per_line));
+            let (line, index) = (sector / self.per_line, sector % self.per_line);
+            let bit = 1u64 << index;
+            let first = index / self.fetch * self.fetch;
+            let block: u64 = (first..first + self.fetch).map(|i| 1u64 << i).sum();
             let n = self.sets.len() as u64;
             let set = &mut self.sets[(line % n) as usize];
             if let Some(w) = set.iter_mut().find(|w| w.0 == line) {
                 let hit = w.1 & bit != 0;
-                w.1 |= bit;
+                let fill = if write || hit { bit } else { block & !w.1 };
+                w.1 |= fill;
                 w.2 |= if write { bit } else { 0 };
                 w.3 = self.now;
-                return (hit, None);
+                let fetched = if write || hit { 0 } else { fill.count_ones() };
+                return (hit, None, fetched);
             }
-            let fresh = (line, bit, if write { bit } else { 0 }, self.now);
+            let (fill, fetched) = if write {
+                (bit, 0)
+            } else {
+                (block, block.count_ones())
+            };
+            let fresh = (line, fill, if write { bit } else { 0 }, self.now);
             if set.len() < self.ways {
                 set.push(fresh);
-                return (false, None);
+                return (false, None, fetched);
             }
             let victim = (0..set.len()).min_by_key(|&i| set[i].3).unwrap();
             let old = std::mem::replace(&mut set[victim], fresh);
-            (false, (old.2 != 0).then(|| (old.0, old.2.count_ones())))
+            (
+                false,
+                (old.2 != 0).then(|| (old.0, old.2.count_ones())),
+                fetched,
+            )
         }
     }
 
@@ -615,11 +667,17 @@ mod tests {
         // 4 sectors a line (one word of state per way) and 32 (three), over
         // four launches; lines crowd few sets so evictions are frequent.
         // tiny's two partitions, looked up as one view or two, the views
-        // changing from launch to launch where the machine allows two.
-        for (line_bytes, ways, chunk) in
-            [(128, 2, 256), (1024, 4, 1024), (128, 3, 256), (128, 2, 64)]
-        {
+        // changing from launch to launch where the machine allows two; DRAM
+        // fetch blocks of one sector (tiny's), two (the H200's) and four.
+        for (line_bytes, ways, chunk, fetch) in [
+            (128, 2, 256, 32),
+            (1024, 4, 1024, 64),
+            (128, 3, 256, 64),
+            (128, 2, 64, 128),
+            (1024, 2, 1024, 128),
+        ] {
             let mut cfg = GpuConfig::tiny();
+            cfg.dram_fetch_bytes = fetch;
             cfg.l2_line_bytes = line_bytes;
             cfg.l2_ways = ways;
             cfg.l2_bytes = 8192;
@@ -635,6 +693,7 @@ mod tests {
                     sets,
                     ways: l2.shape.ways,
                     per_line,
+                    fetch: u64::from(fetch / cfg.sector_bytes),
                     now: 0,
                 };
                 let mut sectors = Vec::new();
@@ -661,7 +720,7 @@ mod tests {
                     let got = views[owner[k]].access(sector, write, stamps[k]);
                     let expected = plain.access(sector, write);
                     assert_eq!(
-                        (got.hit, got.writeback),
+                        (got.hit, got.writeback, got.fetched),
                         expected,
                         "{line_bytes}-byte lines, sector {sector}"
                     );
