@@ -186,10 +186,6 @@ gpu_config! {
     mio_queue_depth: u32,
     /// Cycles after a branch before the warp can issue again (`branch_resolving`), >= 1.
     branch_latency_cycles: u32,
-    /// Cycles from one instruction of a warp to its next at the least, >= 1:
-    /// the smallest stall count ptxas encodes; the cycles past the issue
-    /// slot count as `wait`.
-    min_issue_interval_cycles: u32,
     /// Cycles from the last warp's arrival at `bar.sync` until the block's
     /// first warp can issue again, >= 1.
     bar_latency_cycles: u32,
@@ -331,12 +327,6 @@ impl GpuConfig {
             // With it a dependent chain in a loop costs 12 cycles per 3 ops,
             // as measured (the branch hides behind the chain).
             branch_latency_cycles: 2,
-            // Measured (hw/data/calib/ms*.csv, hw/calib/suite_branch.txt): the
-            // H200 charges `wait` 2.0-2.3 cycles an issue in mergesort's
-            // `blocksort` and `merge` and 3.9 in a one-warp dependent chain,
-            // where a one-cycle floor gave the model 1.4: no instruction of a
-            // warp follows the one before it within one cycle.
-            min_issue_interval_cycles: 2,
             // With the loop around it, `bar.sync` costs about 14 cycles for one warp.
             bar_latency_cycles: 4,
             // Measured: `bar.sync` in a loop costs about 14 cycles with one
@@ -442,7 +432,6 @@ impl GpuConfig {
             smem_atom_replay_cycles: 1,
             mio_queue_depth: 2,
             branch_latency_cycles: 2,
-            min_issue_interval_cycles: 1,
             bar_latency_cycles: 2,
             bar_release_cycles_per_warp: 1,
             // Off: the tiny machine keeps exact cycle counts readable.
@@ -648,13 +637,6 @@ impl GpuConfig {
             &mut errors,
             "branch_latency_cycles",
             self.branch_latency_cycles.into(),
-            1,
-            max,
-        );
-        range(
-            &mut errors,
-            "min_issue_interval_cycles",
-            self.min_issue_interval_cycles.into(),
             1,
             max,
         );

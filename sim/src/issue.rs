@@ -50,13 +50,8 @@ impl Sm {
             trace_issue(self.id, sp, block, index, pc, t, slots, exec, ctx);
         }
         self.sps[sp].issue_free_at = t + slots;
-        // The earliest the warp's next instruction may issue, and why: its
-        // issue slots, or the smallest stall count past them (`wait`).
-        let mut floor = if self.min_issue > slots {
-            pack(t + self.min_issue, StallReason::Wait)
-        } else {
-            pack(t + slots, StallReason::Selected)
-        };
+        // The earliest the warp's next instruction may issue, and why.
+        let mut floor = pack(t + slots, StallReason::Selected);
         match inst.kind {
             Kind::Unary { .. } | Kind::Binary { .. } | Kind::Select { .. } | Kind::Cmpx { .. } => {
                 exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);

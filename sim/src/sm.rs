@@ -96,8 +96,6 @@ pub(crate) struct Sm {
     pub alu_occupancy: u64,
     /// Cycles one occupies the integer half of a sub-partition's FMA pipe.
     pub fma_occupancy: u64,
-    /// [`GpuConfig::min_issue_interval_cycles`], as a `u64`.
-    pub min_issue: u64,
     pub shfl_occupancy: u64,
     /// [`GpuConfig::line_sector_shift`], worked out once: every global
     /// load counts its lines ([`crate::line_return::lines`]).
@@ -157,7 +155,6 @@ impl Sm {
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             fma_occupancy: cfg.occupancy_cycles(cfg.fma_lanes_per_cycle),
-            min_issue: u64::from(cfg.min_issue_interval_cycles),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
             line_shift: cfg.line_sector_shift(),
             resident_warps: 0,
