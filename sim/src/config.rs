@@ -159,12 +159,6 @@ gpu_config! {
     /// Lanes the ALU of one sub-partition processes per cycle, >= 1: a warp
     /// instruction occupies it `ceil(warp_size / alu_lanes_per_cycle)` cycles.
     alu_lanes_per_cycle: u32,
-    /// Lanes per cycle of one sub-partition's FMA pipe for integer
-    /// multiply-adds (SASS `IMAD`), >= 1: a warp instruction occupies it
-    /// `ceil(warp_size / fma_lanes_per_cycle)` cycles. Multiplies run there
-    /// alone; ptxas also writes adds, moves and left shifts by a constant as
-    /// `IMAD` forms, so those go to whichever of the two pipes is free.
-    fma_lanes_per_cycle: u32,
     /// Cycles from the start of a shuffle in the MIO pipe until its result
     /// can be read, >= 1.
     shfl_latency_cycles: u32,
@@ -305,13 +299,6 @@ impl GpuConfig {
             alu_latency_cycles: 4,
             // 64 INT32 lanes per SM (CUDA guide, cc 9.0) over 4 sub-partitions.
             alu_lanes_per_cycle: 16,
-            // Measured (hw/calib/suite_alu.txt, hw/data/calib/alu_*.csv): a
-            // ring of 32-bit `mul` (IMAD) issues 0.54 warp instructions a
-            // cycle per sub-partition, min/max 0.53 (the ALU's 16 lanes), a
-            // ring of `add` 0.76 and 64-bit adds (IADD3 + IMAD.X) 0.94: the
-            // IMAD half of the FMA pipe has 16 lanes and takes integer adds
-            // beside the ALU.
-            fma_lanes_per_cycle: 16,
             // Measured: shuffle plus dependent add about 30 cycles.
             shfl_latency_cycles: 26,
             // 32 shuffle lanes per SM per cycle (CUDA guide, cc 9.0).
@@ -424,7 +411,6 @@ impl GpuConfig {
             scheduler: SchedulerPolicy::Gto,
             alu_latency_cycles: 2,
             alu_lanes_per_cycle: 4,
-            fma_lanes_per_cycle: 4,
             shfl_latency_cycles: 3,
             shfl_lanes_per_cycle: 8,
             smem_latency_cycles: 4,
@@ -581,13 +567,6 @@ impl GpuConfig {
             &mut errors,
             "alu_lanes_per_cycle",
             self.alu_lanes_per_cycle.into(),
-            1,
-            max,
-        );
-        range(
-            &mut errors,
-            "fma_lanes_per_cycle",
-            self.fma_lanes_per_cycle.into(),
             1,
             max,
         );

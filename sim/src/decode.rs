@@ -37,13 +37,6 @@ pub(crate) enum Src {
 pub(crate) enum Pipe {
     /// Integer ALU of the sub-partition.
     Alu,
-    /// The integer multiply-add (`IMAD`) half of the sub-partition's FMA
-    /// pipe: multiplies ([`crate::int_pipe`]).
-    Fma,
-    /// Whichever of the ALU and the FMA pipe is free: adds, moves, left
-    /// shifts by a constant, which ptxas writes as `IADD3`/`MOV`/`SHF` or as
-    /// `IMAD` forms ([`crate::int_pipe`]).
-    AluOrFma,
     /// Shuffles: MIO queue, then the SM's shared-memory crossbar.
     Shfl,
     /// Shared memory: MIO queue, then the SM's shared-memory pipe.
@@ -497,11 +490,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
     let mut insts = Vec::with_capacity(kernel.insts.len());
     for (pc, inst) in kernel.insts.iter().enumerate() {
         d.read_specials.clear();
-        let (kind, mut pipe) = d.kind(vk, pc as u32, &inst.data);
-        if let Kind::Unary(a) | Kind::Binary(a) | Kind::Select(a) | Kind::Cmpx(a) = kind {
-            let select = pc > 0 && crate::select_fold::folds_into_select(&kernel.insts, pc - 1);
-            pipe = crate::int_pipe::pipe_of(a.op, matches!(a.b, Src::Imm(_)), select);
-        }
+        let (kind, pipe) = d.kind(vk, pc as u32, &inst.data);
         let mut deps = Vec::with_capacity(MAX_DEPS);
         let mut writes = Vec::with_capacity(4);
         if let Some(g) = inst.guard {

@@ -14,7 +14,6 @@ use crate::ids::{BlockId, SmId, WarpId};
 use crate::launch::Ctx;
 use crate::line_return;
 use crate::regfile::MAX_LANES;
-use crate::scheduler::{ALU_OR_FMA, FMA};
 use crate::scoreboard::pack;
 use crate::shared_mem;
 use crate::sm::Sm;
@@ -55,23 +54,8 @@ impl Sm {
         match inst.kind {
             Kind::Unary { .. } | Kind::Binary { .. } | Kind::Select { .. } | Kind::Cmpx { .. } => {
                 exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);
-                // The integer pipe it takes: an instruction either can run
-                // goes to the FMA pipe if it is free, keeping the ALU for
-                // what only the ALU runs (compares, selects, logic, min/max:
-                // most of a sort's integer work).
-                let s = &mut self.sps[sp];
-                let fma = match inst.class {
-                    FMA => true,
-                    ALU_OR_FMA => s.fma_free_at <= t,
-                    _ => false,
-                };
-                let occ = if fma {
-                    s.fma_free_at = t + self.fma_occupancy * slots;
-                    self.fma_occupancy
-                } else {
-                    s.alu_free_at = t + self.alu_occupancy * slots;
-                    self.alu_occupancy
-                };
+                let occ = self.alu_occupancy;
+                self.sps[sp].alu_free_at = t + occ * slots;
                 let ready = t + (slots - 1) * occ + u64::from(cfg.alu_latency_cycles);
                 write_sb(w.rf.sb_mut(), inst.writes(), pack(ready, StallReason::Wait));
                 w.set_pc(inst.next);

@@ -45,9 +45,6 @@
 //! - **ALU**: `ceil(warp_size / alu_lanes_per_cycle)` cycles per instruction
 //!   per sub-partition. `cmpx` is two SASS min/max instructions: it counts 2
 //!   in `smsp__inst_executed`, takes two issue slots and the ALU twice as long.
-//!   Multiplies take the FMA pipe's integer half instead
-//!   (`ceil(warp_size / fma_lanes_per_cycle)` cycles), and adds, moves and
-//!   left shifts by a constant whichever of the two is free (`int_pipe.rs`).
 //! - **Shared memory and shuffles** (MIO): a per-sub-partition queue of
 //!   `mio_queue_depth` into one SM-wide pipe that serves one wavefront (or
 //!   one shuffle of `shfl_lanes_per_cycle` lanes) per cycle; extra
@@ -130,7 +127,6 @@ mod gpu;
 mod icache;
 mod ids;
 mod init;
-mod int_pipe;
 mod interrupt;
 mod issue;
 mod l2;

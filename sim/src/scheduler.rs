@@ -66,8 +66,6 @@ pub(crate) struct SubPartition {
     pub issue_free_at: u64,
     /// The next cycle its ALU accepts an instruction.
     pub alu_free_at: u64,
-    /// The next cycle the integer half of its FMA pipe accepts one.
-    pub fma_free_at: u64,
     pub mio: Queue,
     pub lsu: Queue,
     /// Age of the warp that issued last (`u64::MAX`: none yet).
@@ -85,7 +83,6 @@ impl SubPartition {
         SubPartition {
             issue_free_at: 0,
             alu_free_at: 0,
-            fma_free_at: 0,
             mio: Queue::new(mio_depth),
             lsu: Queue::new(lsu_depth),
             last_age: u64::MAX,
@@ -96,7 +93,6 @@ impl SubPartition {
     pub fn reset(&mut self) {
         self.issue_free_at = 0;
         self.alu_free_at = 0;
-        self.fma_free_at = 0;
         self.mio.clear();
         self.lsu.clear();
         self.last_age = u64::MAX;
@@ -146,36 +142,15 @@ pub(crate) fn throttle_class(pipe: Pipe) -> u8 {
         Pipe::Shfl | Pipe::Smem => 1,
         Pipe::Lsu => 2,
         Pipe::Ctrl => 3,
-        Pipe::Fma => FMA,
-        Pipe::AluOrFma => ALU_OR_FMA,
     }
 }
 
-/// The throttle class of [`Pipe::Fma`].
-pub(crate) const FMA: u8 = 4;
-
-/// The throttle class of [`Pipe::AluOrFma`].
-pub(crate) const ALU_OR_FMA: u8 = 5;
-
-/// A throttle class as the sign bits [`Sm::next_eligible`] selects on
-/// (`Sm::sels`): bits 63 and 62 are the class's low two bits, bit 61 says
-/// the class is one of the FMA pipe's ([`FMA`], [`ALU_OR_FMA`]).
-#[inline]
-pub(crate) const fn sel_bits(class: u8) -> u64 {
-    ((class as u64 & 3) << 62) | ((class as u64 >> 2) << 61)
-}
-
-/// The stall reason of a warp whose throttle class is busy (classes 6 and
-/// 7 are unused).
-const THROTTLE: [StallReason; 8] = [
+/// The stall reason of a warp whose throttle class is busy.
+const THROTTLE: [StallReason; 4] = [
     StallReason::MathPipeThrottle,
     StallReason::MioThrottle,
     StallReason::LgThrottle,
     StallReason::Selected, // never: control instructions are not throttled
-    StallReason::MathPipeThrottle,
-    StallReason::MathPipeThrottle,
-    StallReason::Selected,
-    StallReason::Selected,
 ];
 
 /// Collects the eligible warps of one scheduling pass (in any order) and
@@ -253,23 +228,11 @@ impl Sm {
     }
 
     /// Per throttle class, until when sub-partition `sp`'s pipe refuses
-    /// instructions: busy at `t` exactly when the entry is above `t`. An
-    /// instruction that either integer pipe can run waits for the first
-    /// to free.
+    /// instructions: busy at `t` exactly when the entry is above `t`.
     #[inline]
-    pub(crate) fn busy(&self, sp: usize) -> [u64; 8] {
+    pub(crate) fn busy(&self, sp: usize) -> [u64; 4] {
         let s = &self.sps[sp];
-        let (alu, fma) = (s.alu_free_at, s.fma_free_at);
-        [
-            alu,
-            s.mio.oldest(),
-            s.lsu.oldest(),
-            0,
-            fma,
-            alu.min(fma),
-            0,
-            0,
-        ]
+        [s.alu_free_at, s.mio.oldest(), s.lsu.oldest(), 0]
     }
 
     /// One scheduling pass of sub-partition `sp` at cycle `t`: the warps
@@ -350,7 +313,7 @@ impl Sm {
             while due != 0 {
                 let h = at + due.trailing_zeros() as usize;
                 due &= due - 1;
-                let class = self.pipes[h] as usize & 7;
+                let class = self.pipes[h] as usize & 3;
                 let until = busy[class];
                 let ready = self.ready[h];
                 // The pass that first looked at it.
@@ -403,26 +366,22 @@ impl Sm {
     fn next_eligible(&self, sp: usize) -> (u64, u64) {
         let base = sp * self.per_sp;
         let len = self.scan_len[sp];
-        let [alu, mio, lsu, _, fma, either, ..] = self.busy(sp);
+        let [alu, mio, lsu, _] = self.busy(sp);
         let ready = &self.ready[base..base + len];
         let sels = &self.sels[base..base + len];
         // Signed: see `NEVER`.
         let (alu, mio, lsu) = (alu as i64, mio as i64, lsu as i64);
-        let (fma, either) = (fma as i64, either as i64);
         let (mut first, mut next) = (NEVER as i64, NEVER as i64);
-        // Selects on the class's bits (`Sm::sels`, [`sel_bits`]) instead of
-        // a `match`: a `match` here compiled to a chain of jumps that
-        // mispredicted (a fifth of `Sm::run`'s samples), and masks per class
-        // cost three vector operations each; sign-bit selects vectorise to
-        // blends.
+        // Selects on the class's bits (`Sm::sels`) instead of a `match`: a
+        // `match` here compiled to a chain of jumps that mispredicted (a
+        // fifth of `Sm::run`'s samples), and masks per class cost three
+        // vector operations each; sign-bit selects vectorise to blends.
         for (&r, &s) in ready.iter().zip(sels) {
             let (r, s) = (r as i64, s as i64);
-            let (low, high, fma_pipe) = ((s << 1) < 0, s < 0, (s << 2) < 0);
+            let (low, high) = ((s << 1) < 0, s < 0);
             let alu_or_mio = if low { mio } else { alu };
-            let fma_or_either = if low { either } else { fma };
-            let math_or_mio = if fma_pipe { fma_or_either } else { alu_or_mio };
             let lsu_or_none = if low { 0 } else { lsu };
-            let until = if high { lsu_or_none } else { math_or_mio };
+            let until = if high { lsu_or_none } else { alu_or_mio };
             first = first.min(r);
             next = next.min(r.max(until));
         }
@@ -447,7 +406,7 @@ impl Sm {
         let mut key = u64::MAX;
         for (sp, s) in self.sps.iter().enumerate() {
             let base = sp * self.per_sp;
-            let [alu, mio, lsu, _, fma, either, ..] = self.busy(sp);
+            let [alu, mio, lsu, _] = self.busy(sp);
             let len = self.scan_len[sp];
             let ready = &self.ready[base..base + len];
             let pipes = &self.pipes[base..base + len];
@@ -459,8 +418,6 @@ impl Sm {
                     0 => alu,
                     1 => mio,
                     2 => lsu,
-                    FMA => fma,
-                    ALU_OR_FMA => either,
                     _ => 0,
                 };
                 let seen = ready.max(s.first_pass);
@@ -518,7 +475,7 @@ impl Sm {
                             .stall(ready, self, slot, pc, StallReason::NotSelected, n);
                     }
                 }
-                let class = self.pipes[h] as usize & 7;
+                let class = self.pipes[h] as usize;
                 let until = busy[class];
                 if until > t {
                     let reason = THROTTLE[class];
@@ -555,7 +512,7 @@ impl Sm {
                 let h = self.hot(slot);
                 let pc = self.pcs[h];
                 ctx.charge_pc(pc, StallReason::NotSelected, free - t);
-                let class = self.pipes[h] as usize & 7;
+                let class = self.pipes[h] as usize;
                 let until = busy[class];
                 let ready = if until > free {
                     ctx.charge(self.id, pc, THROTTLE[class], free, until - free);

@@ -54,9 +54,8 @@ pub(crate) struct Sm {
     /// ...and the throttle class of the instruction there
     /// ([`crate::scheduler::throttle_class`]).
     pub pipes: Vec<u8>,
-    /// ...and the same class as the top three bits of a `u64`
-    /// ([`crate::scheduler::sel_bits`]: bit 62 its low bit, the sign bit
-    /// its next, bit 61 an FMA-pipe class), so `next_eligible`'s vector
+    /// ...and the same class as the top two bits of a `u64` (bit 62 its
+    /// low bit, the sign bit its high bit), so `next_eligible`'s vector
     /// scan picks each warp's pipe with sign-bit selects (`vblendvpd`)
     /// instead of three compares and masks per class.
     pub sels: Vec<u64>,
@@ -94,8 +93,6 @@ pub(crate) struct Sm {
     /// shuffle unit ([`GpuConfig::occupancy_cycles`]): worked out once, as
     /// every issue needs one and a division is slow.
     pub alu_occupancy: u64,
-    /// Cycles one occupies the integer half of a sub-partition's FMA pipe.
-    pub fma_occupancy: u64,
     pub shfl_occupancy: u64,
     /// [`GpuConfig::line_sector_shift`], worked out once: every global
     /// load counts its lines ([`crate::line_return::lines`]).
@@ -154,7 +151,6 @@ impl Sm {
             lsu_free_at: 0,
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
-            fma_occupancy: cfg.occupancy_cycles(cfg.fma_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
             line_shift: cfg.line_sector_shift(),
             resident_warps: 0,
@@ -490,7 +486,7 @@ impl Sm {
         self.pcs[h] = pc;
         let class = prog.insts[pc as usize].class;
         self.pipes[h] = class;
-        self.sels[h] = crate::scheduler::sel_bits(class);
+        self.sels[h] = u64::from(class) << 62;
     }
 
     /// The lowest free warp slot (occupancy guarantees one).

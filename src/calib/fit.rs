@@ -33,7 +33,6 @@ use sim::GpuConfig;
 pub const TIMING_FIELDS: &[&str] = &[
     "alu_latency_cycles",
     "alu_lanes_per_cycle",
-    "fma_lanes_per_cycle",
     "shfl_latency_cycles",
     "shfl_lanes_per_cycle",
     "smem_latency_cycles",

@@ -248,9 +248,8 @@ fn a_busy_sub_partition_shows_not_selected_and_pipe_throttle() {
     let mut b = KernelBuilder::new("alu");
     let out = b.param("out", ParamType::U64);
     let r = b.regs32(4);
-    // `xor`: the ALU alone (an add could take the FMA pipe too).
     for i in 0..64 {
-        b.xor(r[i % 4], r[(i + 1) % 4], Special::LaneId);
+        b.add(r[i % 4], r[(i + 1) % 4], Special::LaneId);
     }
     let (off, a) = (b.reg64(), b.reg64());
     b.cvt_u64_u32(off, Special::TidX);

@@ -2,9 +2,7 @@
 //! the model in the crate docs, so any timing change fails a test.
 //!
 //! `tiny`: warps of 8 lanes, 2 sub-partitions per SM, ALU latency 2 and 2
-//! cycles per warp instruction (4 lanes per cycle) on the ALU and on the
-//! FMA pipe's integer half alike (adds and moves take whichever is free,
-//! the FMA pipe first; multiplies only the FMA pipe), shared-memory latency 4,
+//! cycles per warp instruction (4 lanes per cycle), shared-memory latency 4,
 //! branch latency 2, barrier latency 2, L2 latency 10, DRAM latency 20.
 
 use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue, Special};
@@ -65,37 +63,11 @@ fn dependent_alu_ops_wait_for_their_latency() {
 fn independent_alu_ops_wait_for_the_pipe() {
     let s = run(8, |b| {
         let (x, y) = (b.reg32(), b.reg32());
-        b.xor(x, Special::LaneId, 1); // t0: the ALU is busy until 2
-        b.xor(y, Special::LaneId, 2); // t2
+        b.mov(x, 1); // t0: the ALU is busy until 2
+        b.mov(y, 2); // t2
         b.exit(); // t3
     });
     assert_eq!(s.cycles, Cycle(4));
-    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 1);
-}
-
-#[test]
-fn adds_take_the_fma_pipe_beside_the_alu() {
-    let s = run(8, |b| {
-        let (x, y, z) = (b.reg32(), b.reg32(), b.reg32());
-        b.xor(x, Special::LaneId, 1); // t0: the ALU alone, until 2
-        b.add(y, Special::LaneId, 2); // t1: the FMA pipe, until 3
-        b.add(z, Special::LaneId, 3); // t2: the ALU again
-        b.exit(); // t3
-    });
-    assert_eq!(s.cycles, Cycle(4));
-    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 0);
-}
-
-#[test]
-fn multiplies_wait_for_the_fma_pipe_even_when_the_alu_is_free() {
-    let s = run(8, |b| {
-        let (x, y, z) = (b.reg32(), b.reg32(), b.reg32());
-        b.mul(x, Special::LaneId, 3); // t0: the FMA pipe until 2
-        b.mul(y, Special::LaneId, 5); // t2 (busy at 1)
-        b.min_u(z, Special::LaneId, 7); // t3: the ALU
-        b.exit(); // t4
-    });
-    assert_eq!(s.cycles, Cycle(5));
     assert_eq!(stall(&s, StallReason::MathPipeThrottle), 1);
 }
 
@@ -105,8 +77,8 @@ fn two_warps_of_a_sub_partition_share_its_alu() {
     // going: A issues at 0, 2, 3 (exit); B at 4, 6, 7.
     let s = run(32, |b| {
         let (x, y) = (b.reg32(), b.reg32());
-        b.xor(x, Special::LaneId, 1);
-        b.xor(y, Special::LaneId, 2);
+        b.mov(x, 1);
+        b.mov(y, 2);
         b.exit();
     });
     assert_eq!(s.cycles, Cycle(8));
@@ -175,13 +147,13 @@ fn a_divergent_branch_runs_both_sides() {
 fn cmpx_takes_two_issue_slots_and_twice_the_alu() {
     let s = run(8, |b| {
         let (x, y) = (b.reg32(), b.reg32());
-        b.mov(x, Special::LaneId); // t0, FMA pipe until 2
-        b.mov(y, 3); // t1, ALU until 3, ready at 3
-        b.cmpx_u(x, y); // t3-4, ALU until 7, results at 7
-        b.add(x, x, y); // t7, FMA pipe
-        b.exit(); // t8
+        b.mov(x, Special::LaneId); // t0
+        b.mov(y, 3); // t2 (ALU busy at 1)
+        b.cmpx_u(x, y); // t4-5, ALU until 8, results at 8
+        b.add(x, x, y); // t8
+        b.exit(); // t9
     });
-    assert_eq!(s.cycles, Cycle(9));
+    assert_eq!(s.cycles, Cycle(10));
     assert_eq!(s.inst_executed, 6);
     assert_eq!(stall(&s, StallReason::Selected), 6);
     assert_eq!(stall(&s, StallReason::Wait), 1 + 2);
@@ -194,19 +166,18 @@ fn a_cmpx_that_keeps_one_side_is_a_compare_and_a_select() {
     // SASS runs it, one compare and one select (`crate::select_fold`).
     let s = run(8, |b| {
         let (x, y, p) = (b.reg32(), b.reg32(), b.pred());
-        b.mov(x, Special::LaneId); // t0, FMA pipe until 2
-        b.mov(y, 3); // t1, ALU until 3, ready at 3
-        b.setp_lt_u(p, x, y); // t3 (waits at 2), ALU until 5
-        b.cmpx_u(x, y); // t5 (ALU busy at 4), one slot: results at 7
-        // The select: on the ALU (the FMA pipe is free), until 9.
-        b.when(p).mov(x, y); // t7 (waits at 6)
-        b.mov(y, 0); // t8, FMA pipe: y was dead after the select
-        b.exit(); // t9
+        b.mov(x, Special::LaneId); // t0, ALU until 2
+        b.mov(y, 3); // t2 (ALU busy at 1), ready at 4
+        b.setp_lt_u(p, x, y); // t4 (y at 3), ALU until 6
+        b.cmpx_u(x, y); // t6 (ALU busy at 5), one slot: results at 8
+        b.when(p).mov(x, y); // t8 (waits at 7), ALU until 10
+        b.mov(y, 0); // t10 (ALU busy at 9): y was dead after the select
+        b.exit(); // t11
     });
-    // Two slots for the cmpx would take 12 cycles and 8 instructions.
-    assert_eq!(s.cycles, Cycle(10));
+    // Two slots for the cmpx would take 14 cycles and 8 instructions.
+    assert_eq!(s.cycles, Cycle(12));
     assert_eq!(s.inst_executed, 7, "the cmpx is one instruction");
-    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 1);
+    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 3);
     assert_eq!(stall(&s, StallReason::Wait), 2);
 }
 
