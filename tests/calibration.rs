@@ -282,6 +282,14 @@ fn the_committed_h200_chase_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_chase.txt", "hw/calib/figures_chase.txt");
 }
 
+/// A loop of dependent adds around an inner loop with a per-lane trip
+/// count: what uniform and divergent branches cost (`branch_resolving`)
+/// and what `wait` a dependent chain shows at one warp a scheduler.
+#[test]
+fn the_committed_h200_branch_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_branch.txt", "hw/calib/figures_branch.txt");
+}
+
 #[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
