@@ -284,8 +284,10 @@ fn the_committed_h200_chase_suite_meets_its_figures() {
 
 /// A loop of dependent adds around an inner loop with a per-lane trip
 /// count: what uniform and divergent branches cost (`branch_resolving`)
-/// and what `wait` a dependent chain shows at one warp a scheduler.
+/// and what `wait` a dependent chain shows at one warp a scheduler
+/// (over a minute to simulate: `.ci/release-checks` runs it).
 #[test]
+#[ignore]
 fn the_committed_h200_branch_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_branch.txt", "hw/calib/figures_branch.txt");
 }
