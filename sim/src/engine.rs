@@ -75,6 +75,13 @@ pub(crate) struct Pending {
     pub slot: u16,
     pub age: u64,
     pub pc: u32,
+    /// A load that fetches into the SM's L1: its sequence number on its SM
+    /// ([`crate::l1::NO_LOAD`]: none); the load fetching sectors it hits
+    /// in L1 that had not landed when it issued (`NO_LOAD`: none); and the
+    /// cycle its L1 hits are ready (0: none).
+    pub seq: u64,
+    pub after: u64,
+    pub floor: u64,
 }
 
 /// What SMs share, served between their runs: device memory (with each
@@ -170,7 +177,12 @@ impl<'m> Shared<'m> {
         let first_total = (u64::from(l.blocks_per_sm) * n).min(total);
         let mem: &GlobalMem = self.mem;
         on_team(team, workers, sms, self.logs, every, |sm, log, w, off| {
-            sm.reset(l.blocks_per_sm, l.prog, l.cfg);
+            sm.reset(
+                l.blocks_per_sm,
+                l.kernel.kernel().shared_bytes.into(),
+                l.prog,
+                l.cfg,
+            );
             let mut id = u64::from(sm.id);
             while id < first_total {
                 let mut ctx = Ctx::new(l, true, mem, log, off, w);
@@ -742,7 +754,17 @@ impl Sm {
     /// and, if the warp was waiting for them, works out when it can go on.
     /// Returns whether the warp's schedule changed.
     fn land_load(&mut self, p: &Pending, seen: Arrivals, ctx: &mut Ctx<'_, '_>) -> bool {
-        let done = seen.complete(p.lines, ctx.cfg.load_line_cycles);
+        let mut done = seen
+            .complete(p.lines, ctx.cfg.load_line_cycles)
+            .max(p.floor);
+        if p.after != crate::l1::NO_LOAD {
+            // Its L1 hits come with the load fetching them, landed before
+            // it (the same SM's, issued earlier).
+            done = done.max(self.load_done(p.after).unwrap_or(0));
+        }
+        if p.seq != crate::l1::NO_LOAD {
+            self.landed[p.seq as usize % crate::sm::LANDED] = (p.seq, done);
+        }
         let w = &mut self.warps[p.slot as usize];
         if w.state == State::Free || w.age != p.age {
             return false; // the warp exited without waiting for its load

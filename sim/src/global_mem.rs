@@ -42,8 +42,9 @@
 //! scatter-like `sw_1m` and `sw_1m_b1024` 2.5): about 1.27 sectors a part
 //! and 1.13 a line. Whole-sector stores are timed as before.
 //!
-//! **Not modelled.** The L1 data cache (every global load goes to L2),
-//! DRAM banks, rows and refresh, the crossbar, TLBs, and the write-back of
+//! Load sectors that hit in the SM's L1 ([`crate::l1`]) never come here.
+//!
+//! **Not modelled.** DRAM banks, rows and refresh, the crossbar, TLBs, and the write-back of
 //! dirty lines still in L2 when the kernel ends.
 
 use crate::config::GpuConfig;

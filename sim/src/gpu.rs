@@ -344,7 +344,12 @@ impl Gpu {
         let (end, mut stats) = if ordered {
             // One thread, SMs in global event order: trace events in order.
             for sm in &mut self.sms {
-                sm.reset(occ.blocks_per_sm, &prog, &self.cfg);
+                sm.reset(
+                    occ.blocks_per_sm,
+                    vk.kernel().shared_bytes.into(),
+                    &prog,
+                    &self.cfg,
+                );
             }
             tracer.start_samples(self.sms.len());
             let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);

@@ -11,6 +11,7 @@ use crate::engine::{Pending, UNRESOLVED};
 use crate::error::{Fault, FaultKind, SimError};
 use crate::exec;
 use crate::ids::{BlockId, SmId, WarpId};
+use crate::l1::{Lookup, NO_LOAD};
 use crate::launch::Ctx;
 use crate::line_return;
 use crate::regfile::MAX_LANES;
@@ -338,6 +339,8 @@ impl Sm {
                 writes,
                 pack(start + 1, StallReason::LongScoreboard),
             );
+        } else if !op.store && self.l1.is_on() {
+            self.l1_load(slot, t, start, pc, ctx);
         } else {
             // The partitions are shared: timing is resolved in order later.
             let first = self.request_sectors.len() as u32;
@@ -368,6 +371,9 @@ impl Sm {
                 slot,
                 age: w.age,
                 pc,
+                seq: NO_LOAD,
+                after: NO_LOAD,
+                floor: 0,
             });
             if !op.store {
                 write_sb(
@@ -377,10 +383,72 @@ impl Sm {
                 );
             }
         }
+        let w = &self.warps[slot as usize];
         let block = self.blocks[w.block as usize].id;
         ctx.tracer
             .global_request(start, self.id, block, w.index, pc, op.store, n as u32);
         Ok(())
+    }
+
+    /// Sends the load of the warp in `slot` at `pc` (issued at `t`, its
+    /// sectors `ctx.sectors` leaving the LSU from `start`) through the L1
+    /// ([`crate::l1`]): only the sectors it misses go to L2; the ones it
+    /// hits are ready `l1_latency_cycles` after `start`, or with the load
+    /// that fetches them. A load that misses nothing and waits for no load
+    /// still in flight is done here.
+    fn l1_load(&mut self, slot: u16, t: u64, start: u64, pc: u32, ctx: &mut Ctx<'_, '_>) {
+        let seq = self.load_seq;
+        let first = self.request_sectors.len() as u32;
+        let (mut floor, mut after) = (0, NO_LOAD);
+        for &s in &ctx.sectors {
+            match self.l1.load(s, seq) {
+                Lookup::Miss => self.request_sectors.push(s),
+                Lookup::Hit(parent) => {
+                    floor = floor.max(start + u64::from(ctx.cfg.l1_latency_cycles));
+                    if parent != NO_LOAD {
+                        match self.load_done(parent) {
+                            Some(done) => floor = floor.max(done),
+                            None if after == NO_LOAD || parent > after => after = parent,
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        let n = self.request_sectors.len() as u32 - first;
+        let w = &mut self.warps[slot as usize];
+        let writes = ctx.prog.insts[pc as usize].writes();
+        if n == 0 && after == NO_LOAD {
+            write_sb(
+                w.rf.sb_mut(),
+                writes,
+                pack(floor, StallReason::LongScoreboard),
+            );
+            return;
+        }
+        if n > 0 {
+            self.load_seq += 1;
+        }
+        self.requests.push(Pending {
+            t,
+            sm: self.id,
+            start,
+            first,
+            n,
+            store: false,
+            lines: line_return::lines(&self.request_sectors[first as usize..], self.line_shift),
+            slot,
+            age: w.age,
+            pc,
+            seq: if n > 0 { seq } else { NO_LOAD },
+            after,
+            floor,
+        });
+        write_sb(
+            w.rf.sb_mut(),
+            writes,
+            pack(UNRESOLVED, StallReason::LongScoreboard),
+        );
     }
 
     /// The error for a fault of the warp in `slot` at `pc`.

@@ -129,6 +129,7 @@ mod ids;
 mod init;
 mod interrupt;
 mod issue;
+mod l1;
 mod l2;
 mod lanes;
 mod launch;

@@ -304,6 +304,9 @@ mod tests {
             slot: 0,
             age: 0,
             pc: 0,
+            seq: crate::l1::NO_LOAD,
+            after: crate::l1::NO_LOAD,
+            floor: 0,
         }
     }
 

@@ -116,7 +116,18 @@ pub(crate) struct Sm {
     pub combine: crate::store_combine::StoreCombiner,
     /// The SM's instruction caches ([`crate::icache`]).
     pub icache: crate::icache::ICache,
+    /// The SM's L1 data cache for global loads ([`crate::l1`]), the
+    /// sequence number of its next load request, and the completion of its
+    /// last [`LANDED`] landed loads (sequence number and cycle, at
+    /// `sequence % LANDED`).
+    pub l1: crate::l1::L1,
+    pub load_seq: u64,
+    pub landed: Vec<(u64, u64)>,
 }
+
+/// Landed loads an SM remembers the completion of: more than it can have
+/// in flight (64 warps' loads of one quantum).
+pub(crate) const LANDED: usize = 4096;
 
 impl Sm {
     pub fn new(id: u32, cfg: &GpuConfig) -> Sm {
@@ -166,11 +177,15 @@ impl Sm {
                 cfg.line_sector_shift(),
             ),
             icache: crate::icache::ICache::default(),
+            l1: crate::l1::L1::default(),
+            load_seq: 0,
+            landed: vec![(crate::l1::NO_LOAD, 0); LANDED],
         }
     }
 
-    /// Prepares for a launch of `prog` with room for `blocks` resident blocks.
-    pub fn reset(&mut self, blocks: u32, prog: &Program, cfg: &GpuConfig) {
+    /// Prepares for a launch of `prog` with room for `blocks` resident
+    /// blocks of `shared` bytes of shared memory each.
+    pub fn reset(&mut self, blocks: u32, shared: u64, prog: &Program, cfg: &GpuConfig) {
         let sass = *prog.sass_at.last().expect("one entry past the end");
         self.icache.reset(sass, cfg);
         self.blocks.clear();
@@ -202,6 +217,28 @@ impl Sm {
         self.requests.clear();
         self.request_sectors.clear();
         self.combine.clear();
+        self.l1 = crate::l1::L1::new(
+            cfg.l1_data_bytes(blocks, shared),
+            cfg.sector_bytes,
+            cfg.line_sector_shift(),
+        );
+        self.load_seq = 0;
+        self.landed.fill((crate::l1::NO_LOAD, 0));
+    }
+
+    /// When the load request `seq` of this SM completes: `Some` once it
+    /// has landed (or long ago), `None` while it is still being timed.
+    #[inline]
+    pub fn load_done(&self, seq: u64) -> Option<u64> {
+        let (s, t) = self.landed[seq as usize % LANDED];
+        if s == seq {
+            Some(t)
+        } else if s != crate::l1::NO_LOAD && s > seq {
+            // Overwritten by a later landed load: long done.
+            Some(0)
+        } else {
+            None
+        }
     }
 
     /// The next cycle anything can happen, if anything is resident.

@@ -27,7 +27,17 @@
 //! are one to twenty loop iterations apart (`ps_w8_d1` .. `_d20`), more the
 //! busier the L2: parts seem to wait in the SM while the L2 is backed up.
 //! The SM does not know the L2's backlog when it issues (the partitions
-//! are timed after the quantum), so the window here is fixed.
+//! are timed after the quantum), so the window here is fixed. Nor one
+//! warp's two back-to-back stores of a sector's 16-byte halves, which the
+//! H200 sends to L2 as one write in bitonic's global `step` (131,072 L2
+//! write sectors for 262,144 parts, `hw/data/l1probe/`) but not in its
+//! `tail` (about 250,000), where the same two stores come after a long
+//! shared-memory phase, nor in `fill_loop_1m` (one warp's eight
+//! back-to-back 4-byte parts, 1,000,928 writes for 1,048,576 parts). A
+//! merge of a part into one still waiting for its busy slice, tried at the
+//! partitions, merged the `step`'s halves but also `fill_loop_1m`'s and
+//! `sw_1m_b32`'s (the fifth suite then 16.4%): what tells them apart is
+//! not known.
 
 use crate::memory::Strided;
 

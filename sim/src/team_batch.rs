@@ -427,6 +427,9 @@ mod tests {
             slot: 0,
             age: 0,
             pc,
+            seq: crate::l1::NO_LOAD,
+            after: crate::l1::NO_LOAD,
+            floor: 0,
         }
     }
 

@@ -45,6 +45,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "block_dispatch_cycles",
     "lsu_sectors_per_cycle",
     "store_combine_cycles",
+    "l1_latency_cycles",
     "l2_latency_cycles",
     "dram_latency_cycles",
     "load_line_cycles",

@@ -8,6 +8,7 @@ mod counters;
 mod faults;
 mod functional;
 mod icache;
+mod l1;
 mod load_order;
 mod ops;
 mod partial_stores;

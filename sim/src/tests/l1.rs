@@ -1,0 +1,77 @@
+//! The L1 data cache for global loads through whole launches: a warp that
+//! reads each 32-byte sector as two 16-byte halves from two back-to-back
+//! loads (bitonic's 64-bit `step`) sends each sector to L2 once, as the
+//! H200 does (`hw/data/l1probe/`).
+
+use kernels_ir::parser::parse_and_verify;
+use kernels_ir::{Dim3, ParamValue};
+
+use super::util::gpu;
+use crate::GpuConfig;
+
+const HALVES: &str = "
+kernel halves {
+    param src: u64
+    param dst: u64
+    param n: u32
+    regs r1 d8 p1
+    shared 0
+    mul r0, %ctaid.x, %ntid.x
+    add r0, r0, %tid.x
+    setp.ge.u p0, r0, $n
+    @p0 exit
+    cvt.u64.u32 d0, r0
+    shl d0, d0, 5
+    add d1, $src, d0
+    add d2, $dst, d0
+    ld.global.b128 {d4, d5}, [d1+0]
+    ld.global.b128 {d6, d7}, [d1+16]
+    st.global.b128 [d2+0], {d4, d5}
+    st.global.b128 [d2+16], {d6, d7}
+    exit
+}
+";
+
+/// (load sectors, L2 lookups of loads, cycles) of `halves` over 65,536
+/// threads.
+fn halves(cfg: GpuConfig) -> (u64, u64, u64) {
+    let (k, _) = parse_and_verify("halves", HALVES).expect("the kernel verifies");
+    let n = 65_536u32;
+    let mut g = gpu(cfg);
+    let src = g.alloc(u64::from(n) * 32);
+    let dst = g.alloc(u64::from(n) * 32);
+    let params = [
+        ParamValue::U64(src),
+        ParamValue::U64(dst),
+        ParamValue::U32(n),
+    ];
+    let s = g
+        .launch(&k, Dim3::x(n / 256), Dim3::x(256), &params)
+        .expect("the launch runs");
+    (
+        s.gmem_ld_sectors,
+        s.l2_sector_hits + s.l2_sector_misses,
+        s.cycles.0,
+    )
+}
+
+#[test]
+fn the_second_half_of_a_sector_hits_in_l1_and_skips_l2() {
+    let (sectors, l2, cycles) = halves(GpuConfig::h200());
+    assert_eq!(sectors, 2 * 65_536, "every load counts its sectors");
+    assert_eq!(l2, 65_536, "each sector is read from L2 once");
+    let mut off = GpuConfig::h200();
+    off.l1_unified_bytes = 0;
+    let (sectors_off, l2_off, cycles_off) = halves(off);
+    assert_eq!(sectors_off, sectors, "the L1 changes no request counter");
+    assert_eq!(l2_off, 2 * 65_536, "without an L1 both halves go to L2");
+    assert!(cycles <= cycles_off, "with {cycles}, without {cycles_off}");
+}
+
+#[test]
+fn blocks_shared_memory_leaves_no_l1_when_it_takes_the_whole() {
+    let cfg = GpuConfig::h200();
+    assert_eq!(cfg.l1_data_bytes(1, 0), 262_144);
+    assert_eq!(cfg.l1_data_bytes(8, 16_384), 131_072);
+    assert_eq!(cfg.l1_data_bytes(2, 200_000), 0);
+}
