@@ -16,6 +16,16 @@ fn per_step(
     setup: impl FnOnce(&mut KernelBuilder, Reg),
     body: impl Fn(&mut KernelBuilder, Reg),
 ) -> f64 {
+    per_step_on(GpuConfig::h200(), threads, setup, body)
+}
+
+/// [`per_step`] on the machine `cfg`.
+fn per_step_on(
+    cfg: GpuConfig,
+    threads: u32,
+    setup: impl FnOnce(&mut KernelBuilder, Reg),
+    body: impl Fn(&mut KernelBuilder, Reg),
+) -> f64 {
     let mut b = KernelBuilder::new("chain");
     let buf = b.param("buf", ParamType::U64);
     let (i, p, v, base) = (b.reg32(), b.pred(), b.reg32(), b.reg64());
@@ -31,7 +41,7 @@ fn per_step(
     b.st_global_b32(base, 0, v);
     b.exit();
     let k = verified(b.build());
-    let mut g = gpu(GpuConfig::h200());
+    let mut g = gpu(cfg);
     let a = g.alloc(1 << 20);
     // A chain through global memory: word k holds the byte offset k*4+4096 (mod 1 MiB).
     let words: Vec<u32> = (0..1 << 18)
@@ -144,20 +154,33 @@ fn global_pointer_chase_through_dram() {
 
 #[test]
 fn global_chase_hitting_in_l2() {
-    let got = per_step(
-        1,
-        |b, v| {
-            b.mov(v, 0);
-        },
-        |b, v| {
-            let (off, a) = (b.reg64(), b.reg64());
-            b.cvt_u64_u32(off, v);
-            b.add(a, kernels_ir::Reg::d(0), off);
-            b.ld_global_b32(v, a, 0);
-            b.and(v, v, 0); // always word 0: a DRAM miss, then L2 hits
-        },
+    let chase = |cfg| {
+        per_step_on(
+            cfg,
+            1,
+            |b, v| {
+                b.mov(v, 0);
+            },
+            |b, v| {
+                let (off, a) = (b.reg64(), b.reg64());
+                b.cvt_u64_u32(off, v);
+                b.add(a, kernels_ir::Reg::d(0), off);
+                b.ld_global_b32(v, a, 0);
+                b.and(v, v, 0); // always word 0: a DRAM miss, then hits
+            },
+        )
+    };
+    // hw/latency.cu loads with `__ldcg`, cached in L2 only: no L1.
+    let mut l2_only = GpuConfig::h200();
+    l2_only.l1_unified_bytes = 0;
+    assert_near("L2 chase", chase(l2_only), 300.0, 370.0);
+    // A plain load hits in L1 from the second step on.
+    let l1 = chase(GpuConfig::h200());
+    let lo = f64::from(GpuConfig::h200().l1_latency_cycles);
+    assert!(
+        (lo..100.0).contains(&l1),
+        "L1 chase: {l1:.1} cycles per step"
     );
-    assert_near("L2 chase", got, 300.0, 370.0);
 }
 
 #[test]
