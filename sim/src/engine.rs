@@ -71,6 +71,9 @@ pub(crate) struct Pending {
     /// A load's L2 lines (0 for a store), which return one after another
     /// ([`crate::line_return`]).
     pub lines: u32,
+    /// A load's wavefronts through the SM's L1 data stage as its data
+    /// returns beyond what its issue charged ([`crate::lsu_pipe::Pipe::at_return`]).
+    pub wavefronts: u8,
     /// The warp (slot and age, to tell a reused slot) and what it loads into.
     pub slot: u16,
     pub age: u64,
@@ -743,6 +746,7 @@ impl Sm {
     /// Returns whether the warp's schedule changed.
     fn land_load(&mut self, p: &Pending, seen: Arrivals, ctx: &mut Ctx<'_, '_>) -> bool {
         let done = seen.complete(p.lines, ctx.cfg.load_line_cycles);
+        let done = self.data_stage(done, &seen, p.wavefronts);
         let w = &mut self.warps[p.slot as usize];
         if w.state == State::Free || w.age != p.age {
             return false; // the warp exited without waiting for its load

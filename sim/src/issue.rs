@@ -328,7 +328,14 @@ impl Sm {
         }
         let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
         let start = t.max(self.lsu_free_at);
-        self.lsu_free_at = start + n.div_ceil(per_cycle).max(1);
+        let pipe = crate::lsu_pipe::Pipe::of(
+            &ctx.sectors,
+            self.line_shift,
+            per_cycle,
+            &ctx.banks,
+            (addrs, exec, op.bytes),
+        );
+        self.lsu_free_at = start + pipe.at_issue();
         self.sps[sp].lsu.push(start);
         let writes = ctx.prog.insts[pc as usize].writes();
         if n == 0 {
@@ -365,6 +372,7 @@ impl Sm {
                 } else {
                     line_return::lines(&ctx.sectors, self.line_shift)
                 },
+                wavefronts: pipe.at_return(op.store),
                 slot,
                 age: w.age,
                 pc,
