@@ -71,6 +71,9 @@ pub(crate) struct Pending {
     /// A load's L2 lines (0 for a store), which return one after another
     /// ([`crate::line_return`]).
     pub lines: u32,
+    /// A load's wavefronts through the SM's L1 data stage as its data
+    /// returns beyond what its issue charged ([`crate::lsu_pipe::Pipe::at_return`]).
+    pub wavefronts: u8,
     /// The warp (slot and age, to tell a reused slot) and what it loads into.
     pub slot: u16,
     pub age: u64,
@@ -754,9 +757,10 @@ impl Sm {
     /// and, if the warp was waiting for them, works out when it can go on.
     /// Returns whether the warp's schedule changed.
     fn land_load(&mut self, p: &Pending, seen: Arrivals, ctx: &mut Ctx<'_, '_>) -> bool {
-        let mut done = seen
+        let done = seen
             .complete(p.lines, ctx.cfg.load_line_cycles)
             .max(p.floor);
+        let mut done = self.data_stage(done, &seen, p.wavefronts);
         if p.after != crate::l1::NO_LOAD {
             // Its L1 hits come with the load fetching them, landed before
             // it (the same SM's, issued earlier).

@@ -329,7 +329,14 @@ impl Sm {
         }
         let per_cycle = u64::from(ctx.cfg.lsu_sectors_per_cycle);
         let start = t.max(self.lsu_free_at);
-        self.lsu_free_at = start + n.div_ceil(per_cycle).max(1);
+        let pipe = crate::lsu_pipe::Pipe::of(
+            &ctx.sectors,
+            self.line_shift,
+            per_cycle,
+            &ctx.banks,
+            (addrs, exec, op.bytes),
+        );
+        self.lsu_free_at = start + pipe.at_issue();
         self.sps[sp].lsu.push(start);
         let writes = ctx.prog.insts[pc as usize].writes();
         if n == 0 {
@@ -340,7 +347,7 @@ impl Sm {
                 pack(start + 1, StallReason::LongScoreboard),
             );
         } else if !op.store && self.l1.is_on() {
-            self.l1_load(slot, t, start, pc, ctx);
+            self.l1_load(slot, t, start, pc, pipe.at_return(false), ctx);
         } else {
             // The partitions are shared: timing is resolved in order later.
             let first = self.request_sectors.len() as u32;
@@ -368,6 +375,7 @@ impl Sm {
                 } else {
                     line_return::lines(&ctx.sectors, self.line_shift)
                 },
+                wavefronts: pipe.at_return(op.store),
                 slot,
                 age: w.age,
                 pc,
@@ -396,7 +404,16 @@ impl Sm {
     /// hits are ready `l1_latency_cycles` after `start`, or with the load
     /// that fetches them. A load that misses nothing and waits for no load
     /// still in flight is done here.
-    fn l1_load(&mut self, slot: u16, t: u64, start: u64, pc: u32, ctx: &mut Ctx<'_, '_>) {
+    #[allow(clippy::too_many_arguments)]
+    fn l1_load(
+        &mut self,
+        slot: u16,
+        t: u64,
+        start: u64,
+        pc: u32,
+        wavefronts: u8,
+        ctx: &mut Ctx<'_, '_>,
+    ) {
         let seq = self.load_seq;
         let first = self.request_sectors.len() as u32;
         let (mut floor, mut after) = (0, NO_LOAD);
@@ -437,6 +454,7 @@ impl Sm {
             n,
             store: false,
             lines: line_return::lines(&self.request_sectors[first as usize..], self.line_shift),
+            wavefronts,
             slot,
             age: w.age,
             pc,

@@ -136,6 +136,7 @@ mod launch;
 mod line_return;
 mod load_sched;
 mod lookahead;
+mod lsu_pipe;
 mod memory;
 mod options;
 pub mod phases;

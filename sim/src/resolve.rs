@@ -301,6 +301,7 @@ mod tests {
             n: 0,
             store: false,
             lines: 0,
+            wavefronts: 0,
             slot: 0,
             age: 0,
             pc: 0,

@@ -86,6 +86,9 @@ pub(crate) struct Sm {
     pub smem_free_at: u64,
     /// The next cycle the SM's LSU accepts a global request.
     pub lsu_free_at: u64,
+    /// The next cycle the SM's L1 data stage can pass a returning load's
+    /// wavefront ([`crate::lsu_pipe`]).
+    pub data_free_at: u64,
     /// The next cycle the SM's barrier unit can release a warp: one unit
     /// serves every block of the SM ([`Sm::release_barrier`]).
     pub bar_free_at: u64,
@@ -160,6 +163,7 @@ impl Sm {
             next_at: vec![u64::MAX; cfg.num_subpartitions as usize],
             smem_free_at: 0,
             lsu_free_at: 0,
+            data_free_at: 0,
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
@@ -208,6 +212,7 @@ impl Sm {
         self.scan_len.iter_mut().for_each(|n| *n = 0);
         self.smem_free_at = 0;
         self.lsu_free_at = 0;
+        self.data_free_at = 0;
         self.bar_free_at = 0;
         self.resident_warps = 0;
         self.age_counter = 0;

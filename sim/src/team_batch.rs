@@ -424,6 +424,7 @@ mod tests {
             n,
             store,
             lines: 0,
+            wavefronts: 0,
             slot: 0,
             age: 0,
             pc,

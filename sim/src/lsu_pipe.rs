@@ -1,0 +1,206 @@
+//! How long one global request holds the SM's L1TEX pipe.
+//!
+//! **Why.** The L1 data cache and shared memory are one banked SRAM
+//! (`smem_banks` banks of `smem_bank_width_bytes`), and a global load or
+//! store goes through its data stage as a shared access does: a wavefront
+//! delivers one word from each bank, and lanes reading different words of
+//! one bank take a wavefront each (Nsight Compute counts these as
+//! `l1tex__data_bank_conflicts_pipe_lsu_mem_global_*`). A 128-byte line
+//! covers every bank once, so lanes of one line never conflict, but lanes
+//! reading the same offset of different lines do. GPUTeraSort's fused
+//! `step` reads and writes 16-byte chunks of lines 128 bytes apart (32
+//! lines a request, every lane on the same four banks: 32 wavefronts where
+//! its 32 sectors pass the tag stage in 8 cycles). On the H200 it runs one
+//! block on each of 8 SMs in about 12,000 cycles beyond the launch, with
+//! `lg_throttle` and `drain` behind `long_scoreboard`
+//! (`hw/data/calib/ts64k.csv`): 256 such requests a SM at 32 cycles each,
+//! 8,192 cycles of the SM's pipe. Charged only the tag stage's cycles, the
+//! model ran it in about 3,000 (-58%).
+//!
+//! **The model.** A request passes the tag stage at `lsu_sectors_per_cycle`
+//! sectors a cycle, which holds the SM's LSU pipe at issue (warps queue
+//! behind it in `lg_throttle`). A load's data stage then takes its
+//! wavefronts, one a cycle, SM-wide, as its data returns: from its first
+//! line's arrival, after the loads landed before it ([`Sm::data_stage`]),
+//! which the H200 shows as `long_scoreboard` (ncu on the ts64k `step`:
+//! 8,206 data-stage wavefronts an SM, 32 a request, and 8 tag-stage
+//! wavefronts a request). A load whose wavefronts are no more than its tag
+//! cycles adds nothing there, the issue having held the pipe that long:
+//! coalesced and random accesses are unchanged (a random gather of 32
+//! words rarely puts more than three or four on one bank, below its 8
+//! tag-stage cycles); only loads whose lanes share offsets across lines
+//! pay more. Stores pay their tag stage only: their data goes through the
+//! banks where their line is in L1 (the step's stores hit lines it just
+//! loaded), which the model does not know; charging every store its
+//! conflicts made the store suite's random scatters (`sw_1m_b1024`,
+//! `sw_64k`) 3-6 points slower, MAPE 7.9% to 8.4%.
+
+use crate::line_return::Arrivals;
+use crate::shared_mem::Banks;
+use crate::sm::Sm;
+
+/// What one global request costs the SM's L1TEX pipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pipe {
+    /// Cycles in the tag stage.
+    pub tag: u64,
+    /// Wavefronts through the data stage (at least `tag`).
+    pub data: u64,
+}
+
+impl Pipe {
+    /// The cost of a request of `sectors` (ascending, as
+    /// [`crate::coalescer::sectors`] gives them; `line_shift` is `log2` of
+    /// sectors a line), `bytes` a lane at `addrs` for the lanes of `exec`.
+    #[inline]
+    pub fn of(
+        sectors: &[u64],
+        line_shift: u32,
+        per_cycle: u64,
+        banks: &Banks,
+        (addrs, exec, bytes): (&[u64], u64, u32),
+    ) -> Pipe {
+        let tag = (sectors.len() as u64).div_ceil(per_cycle).max(1);
+        // Lanes of one line never conflict: a request needs at most a
+        // wavefront a line, so one of no more lines than tag-stage cycles
+        // (a coalesced one) is not looked at further.
+        if sectors.len() as u64 <= tag
+            || u64::from(crate::line_return::lines(sectors, line_shift)) <= tag
+        {
+            return Pipe { tag, data: tag };
+        }
+        let data = u64::from(banks.wavefronts(addrs, exec, bytes).wavefronts);
+        Pipe {
+            tag,
+            data: tag.max(data),
+        }
+    }
+
+    /// Cycles the request holds the LSU pipe at issue: its tag stage.
+    #[inline]
+    pub fn at_issue(&self) -> u64 {
+        self.tag
+    }
+
+    /// The wavefronts a load's data stage adds when its data returns: none
+    /// where they are no more than its tag-stage cycles, which the issue
+    /// already charged the pipe (every coalesced or random access); none
+    /// for a store.
+    #[inline]
+    pub fn at_return(&self, store: bool) -> u8 {
+        if store || self.data <= self.tag {
+            0
+        } else {
+            self.data.min(u64::from(u8::MAX)) as u8
+        }
+    }
+}
+
+impl Sm {
+    /// When a load whose lines arrived as `seen` says, and whose last line
+    /// is written back at `done`, can be read: its `wavefronts` pass the
+    /// SM's data stage one a cycle, from its first arrival or when the
+    /// loads landed before it are through.
+    #[inline]
+    pub(crate) fn data_stage(&mut self, done: u64, seen: &Arrivals, wavefronts: u8) -> u64 {
+        if wavefronts == 0 {
+            return done;
+        }
+        let start = self.data_free_at.max(seen.first.min(done));
+        self.data_free_at = start + u64::from(wavefronts);
+        done.max(self.data_free_at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H200: Banks = Banks {
+        banks: 32,
+        width: 4,
+    };
+    const FULL: u64 = 0xFFFF_FFFF;
+
+    /// The data-stage wavefronts of a request (the tag stage's cycles at
+    /// least).
+    fn pipe(sectors: &[u64], shift: u32, per: u64, banks: &Banks, a: (&[u64], u64, u32)) -> u64 {
+        Pipe::of(sectors, shift, per, banks, a).data
+    }
+
+    /// The request's 32-byte sectors, as the coalescer gives them.
+    fn secs(addrs: &[u64], exec: u64, bytes: u32) -> Vec<u64> {
+        let mut out = Vec::new();
+        crate::coalescer::sectors(addrs, exec, bytes, 32, &mut out);
+        out
+    }
+
+    #[test]
+    fn sixteen_bytes_a_lane_at_one_offset_of_32_lines_take_32_cycles() {
+        let addrs: Vec<u64> = (0..32).map(|l| l * 128 + 0x10).collect();
+        assert_eq!(
+            pipe(&secs(&addrs, FULL, 16), 2, 4, &H200, (&addrs, FULL, 16)),
+            32
+        );
+    }
+
+    #[test]
+    fn coalesced_and_spread_accesses_cost_the_tag_stage() {
+        // 32 consecutive 16-byte chunks: 16 sectors, 4 wavefronts.
+        let addrs: Vec<u64> = (0..32).map(|l| l * 16).collect();
+        assert_eq!(
+            pipe(&secs(&addrs, FULL, 16), 2, 4, &H200, (&addrs, FULL, 16)),
+            4
+        );
+        // 32 words in 32 lines at 32 different offsets: no two lanes on
+        // one bank, so the tag stage's 8 cycles.
+        let addrs: Vec<u64> = (0..32).map(|l| l * 132).collect();
+        assert_eq!(
+            pipe(&secs(&addrs, FULL, 4), 2, 4, &H200, (&addrs, FULL, 4)),
+            8
+        );
+        // One sector.
+        assert_eq!(
+            pipe(
+                &secs(&[0, 4, 8], 0b111, 4),
+                2,
+                4,
+                &H200,
+                (&[0, 4, 8], 0b111, 4)
+            ),
+            1
+        );
+    }
+
+    #[test]
+    fn words_of_one_bank_in_many_lines_take_a_wavefront_each() {
+        // 32-bit words 128 bytes apart: one bank, 32 words.
+        let addrs: Vec<u64> = (0..32).map(|l| l * 128).collect();
+        assert_eq!(
+            pipe(&secs(&addrs, FULL, 4), 2, 4, &H200, (&addrs, FULL, 4)),
+            32
+        );
+        // Only half the lanes active: 16.
+        assert_eq!(
+            pipe(&secs(&addrs, 0xFFFF, 4), 2, 4, &H200, (&addrs, 0xFFFF, 4)),
+            16
+        );
+    }
+
+    #[test]
+    fn only_a_conflicting_load_adds_wavefronts_when_its_data_returns() {
+        let step: Vec<u64> = (0..32).map(|l| l * 128).collect();
+        let p = Pipe::of(&secs(&step, FULL, 16), 2, 4, &H200, (&step, FULL, 16));
+        assert_eq!((p.at_issue(), p.at_return(false)), (8, 32));
+        assert_eq!(p.at_return(true), 0, "a store pays its tag stage only");
+        let coalesced: Vec<u64> = (0..32).map(|l| l * 4).collect();
+        let p = Pipe::of(
+            &secs(&coalesced, FULL, 4),
+            2,
+            4,
+            &H200,
+            (&coalesced, FULL, 4),
+        );
+        assert_eq!((p.at_issue(), p.at_return(false)), (1, 0));
+    }
+}
