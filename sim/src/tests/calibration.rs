@@ -134,6 +134,15 @@ fn shared_pointer_chase_costs_about_twenty_nine() {
     assert_near("shared chase", got, 27.0, 33.0);
 }
 
+/// A chase's step: `v` becomes the global word at byte offset `v` of the
+/// buffer in `%d0`.
+fn load_word_at(b: &mut KernelBuilder, v: Reg) {
+    let (off, a) = (b.reg64(), b.reg64());
+    b.cvt_u64_u32(off, v);
+    b.add(a, kernels_ir::Reg::d(0), off);
+    b.ld_global_b32(v, a, 0);
+}
+
 #[test]
 fn global_pointer_chase_through_dram() {
     let got = per_step(
@@ -141,12 +150,7 @@ fn global_pointer_chase_through_dram() {
         |b, v| {
             b.mov(v, 0);
         },
-        |b, v| {
-            let (off, a) = (b.reg64(), b.reg64());
-            b.cvt_u64_u32(off, v);
-            b.add(a, kernels_ir::Reg::d(0), off);
-            b.ld_global_b32(v, a, 0);
-        },
+        load_word_at,
     );
     // Every step touches a new line: a DRAM access each (the L2 starts empty).
     assert_near("global chase", got, 620.0, 700.0);
@@ -162,10 +166,7 @@ fn global_chase_hitting_in_l2() {
                 b.mov(v, 0);
             },
             |b, v| {
-                let (off, a) = (b.reg64(), b.reg64());
-                b.cvt_u64_u32(off, v);
-                b.add(a, kernels_ir::Reg::d(0), off);
-                b.ld_global_b32(v, a, 0);
+                load_word_at(b, v);
                 b.and(v, v, 0); // always word 0: a DRAM miss, then hits
             },
         )
