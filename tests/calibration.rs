@@ -275,6 +275,13 @@ fn the_committed_h200_load_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_loads.txt", "hw/calib/figures_loads.txt");
 }
 
+/// Dependent loads that hit in the SM's L1 data cache: the hit latency
+/// of a chain (`l1_latency_cycles`).
+#[test]
+fn the_committed_h200_l1_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_l1.txt", "hw/calib/figures_l1.txt");
+}
+
 /// Chains of dependent loads to random words (mergesort's `partition`):
 /// the suite that set `load_line_cycles`.
 #[test]
