@@ -4,6 +4,7 @@
 //! sorts the sample (`create_bst`) and every small bucket (`small_sort`).
 
 use super::config::SamplesortConfig;
+use super::network::Network;
 use crate::KernelMarks;
 use kernels_ir::{Kernel, KernelBuilder, Opcode, Operand, Reg, Special};
 
@@ -147,64 +148,46 @@ impl<'a> Gen<'a> {
     /// r * threads`; one barrier after every step. Fully unrolled (the
     /// sizes are known when generating). While the distance is at most
     /// `threads`, pair `tid + r * threads` lies `2 r threads` slots after
-    /// pair `tid`, so the thread computes its slots once per step and
-    /// reaches the others by immediate offsets.
+    /// pair `tid`, so the thread reaches the others by immediate offsets.
+    ///
+    /// The slot addresses are computed as ptxas computes them (the SASS of
+    /// every `small_sort_P`, `hw/data/h200/sass/small_sort_*.sass`): the
+    /// lower slot of pair `tid` at each distance once, in a register of
+    /// its own that every later step at that distance reuses, and every
+    /// pair's addresses while the pair before it waits for its shared
+    /// loads (between its loads and its compare-exchange), not after the
+    /// barrier. The machine issues in program order, so an address chain
+    /// placed after the barrier would wait on the network's critical path
+    /// (four dependent integer operations a step) where the H200 waits
+    /// only for the loads, the compare-exchange and the stores.
     pub fn shared_bitonic(&mut self, tid: Reg, base: u32, slots: u32, threads: u32) {
         debug_assert!(slots.is_power_of_two() && threads <= slots / 2);
         let pairs = slots / 2 / threads;
-        let (i, lo, hi, t) = (
-            self.b.reg32(),
-            self.b.reg32(),
-            self.b.reg32(),
-            self.b.reg32(),
-        );
-        let (ka, kc) = (self.key_reg(), self.key_reg());
-        let shift = self.kb_shift();
-        let kb = self.kb() as i32;
         let lg = slots.trailing_zeros();
-        for s in 1..=lg {
-            let block = 1u32 << s;
-            for d in (0..s).rev() {
-                let dist = 1u32 << d;
-                let flip = d == s - 1;
-                let shared = dist <= threads;
-                for r in 0..pairs {
-                    let mut off = base as i32;
-                    if shared && r > 0 {
-                        off += (2 * r * threads) as i32 * kb;
-                    } else {
-                        // lo = 2i - (i & (dist - 1)): the pair's lower slot.
-                        let i = if r == 0 {
-                            tid
-                        } else {
-                            self.b.add(i, tid, r * threads);
-                            i
-                        };
-                        self.b.and(t, i, dist - 1);
-                        self.b.shl(lo, i, 1u32);
-                        self.b.sub(lo, lo, t);
-                        if flip {
-                            self.b.xor(hi, lo, block - 1);
-                            self.b.shl(hi, hi, shift);
-                        }
-                        self.b.shl(lo, lo, shift);
-                    }
-                    let upper = off + (dist << shift) as i32;
-                    self.ld_shared(ka, Some(lo), off);
-                    if flip {
-                        self.ld_shared(kc, Some(hi), off);
-                    } else {
-                        self.ld_shared(kc, Some(lo), upper);
-                    }
-                    self.b.cmpx_u(ka, kc);
-                    self.st_shared(Some(lo), off, ka);
-                    if flip {
-                        self.st_shared(Some(hi), off, kc);
-                    } else {
-                        self.st_shared(Some(lo), upper, kc);
-                    }
-                }
+        // Every comparator in program order: (stage, distance exponent,
+        // pair), a barrier after each step's last pair.
+        let order: Vec<(u32, u32, u32)> = (1..=lg)
+            .flat_map(|s| {
+                (0..s)
+                    .rev()
+                    .flat_map(move |d| (0..pairs).map(move |r| (s, d, r)))
+            })
+            .collect();
+        let (ka, kc) = (self.key_reg(), self.key_reg());
+        let mut net = Network::new(self, tid, base, slots, threads);
+        let mut at = net.prepare(self, order[0]);
+        for (n, &(_, _, r)) in order.iter().enumerate() {
+            self.ld_shared(ka, Some(at.lo), at.lo_off);
+            self.ld_shared(kc, Some(at.hi), at.hi_off);
+            let following = order.get(n + 1).map(|&next| net.prepare(self, next));
+            self.b.cmpx_u(ka, kc);
+            self.st_shared(Some(at.lo), at.lo_off, ka);
+            self.st_shared(Some(at.hi), at.hi_off, kc);
+            if r + 1 == pairs {
                 self.b.bar_sync();
+            }
+            if let Some(f) = following {
+                at = f;
             }
         }
     }

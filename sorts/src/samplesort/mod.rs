@@ -34,6 +34,7 @@ pub mod distribute;
 pub mod emit;
 pub mod host;
 pub mod minmax;
+mod network;
 pub mod scan;
 pub mod small;
 

@@ -59,28 +59,40 @@ pub fn small_sort(cfg: &SamplesortConfig, slots: u32) -> (Kernel, KernelMarks) {
     let (len, src, dst, addr) = entry(&mut g, list, keys, scratch);
     let (i, sh) = (g.b.reg32(), g.b.reg32());
     let p = g.b.pred();
-    let key = g.key_reg();
-    g.marks.key_regs.push(key);
     let max = g.max_key();
-    for r in 0..slots / t {
+    // Every round's load first, each into a register of its own, then the
+    // stores at immediate offsets from one shared address: the SASS of
+    // every class (`hw/data/h200/sass/small_sort_*.sass`) issues all of a
+    // thread's global loads (32 at P = 8192) before its first shared
+    // store, so the block waits for memory once, not once a round (as
+    // `create_bst`'s draws and `scan`'s tile do).
+    let rounds = slots / t;
+    let keys: Vec<Reg> = (0..rounds).map(|_| g.key_reg()).collect();
+    g.marks.key_regs.extend(keys.iter().copied());
+    for (r, &key) in (0..rounds).zip(&keys) {
         g.b.add(i, tid, r * t);
         g.b.setp_lt_u(p, i, len);
         g.key_addr(addr, src, i);
         g.b.mov(key, max);
         g.b.when(p);
         g.ld_global(key, addr, 0);
-        g.b.shl(sh, i, g.kb_shift());
-        g.st_shared(Some(sh), 0, key);
+    }
+    g.b.shl(sh, tid, g.kb_shift());
+    let stride = (t << g.kb_shift()) as i32;
+    for (r, &key) in (0..rounds).zip(&keys) {
+        g.st_shared(Some(sh), r as i32 * stride, key);
     }
     g.b.bar_sync();
     g.stage("small sort");
     g.shared_bitonic(tid, 0, slots, t);
     g.stage("store bucket");
-    for r in 0..slots / t {
+    // The shared loads first, then the stores, as the SASS has them.
+    for (r, &key) in (0..rounds).zip(&keys) {
+        g.ld_shared(key, Some(sh), r as i32 * stride);
+    }
+    for (r, &key) in (0..rounds).zip(&keys) {
         g.b.add(i, tid, r * t);
         g.b.setp_lt_u(p, i, len);
-        g.b.shl(sh, i, g.kb_shift());
-        g.ld_shared(key, Some(sh), 0);
         g.key_addr(addr, dst, i);
         g.b.when(p);
         g.st_global(addr, 0, key);
@@ -121,4 +133,83 @@ pub fn copy_buckets(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
     g.b.setp_lt_u(more, r, iters);
     g.b.when(more).bra(top);
     g.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_ir::Opcode;
+    use kernels_ir::opcode::{Format, Space};
+
+    fn space(op: Opcode) -> Option<Space> {
+        op.memory().map(|(s, _)| s)
+    }
+
+    /// How many times the warp waits for global loads before the load
+    /// stage's barrier: an instruction that reads a pending load's
+    /// destination waits out every load pending then.
+    fn global_waits_before_first_barrier(k: &Kernel) -> usize {
+        let mut pending = std::collections::HashSet::new();
+        let mut waits = 0;
+        for inst in &k.insts {
+            let op = inst.data.opcode();
+            let mut reads = false;
+            kernels_ir::uses::for_each_use(inst, |r| reads |= pending.contains(&r));
+            if reads {
+                waits += 1;
+                pending.clear();
+            }
+            if op == Opcode::BarSync {
+                break;
+            }
+            if op.format() == Format::Load && space(op) == Some(Space::Global) {
+                kernels_ir::uses::for_each_def(inst, |r| {
+                    pending.insert(r);
+                });
+            }
+        }
+        waits
+    }
+
+    #[test]
+    fn a_bucket_waits_once_for_its_keys() {
+        // The bucket's list entry, then all its keys at once, as ptxas
+        // issues them (every LDG before the first STS in the SASS of every
+        // class). Loading and storing round by round waited once a round.
+        for (key_bits, slots) in [(32, 128), (32, 1024), (32, 8192), (64, 4096)] {
+            let cfg = SamplesortConfig::new(32, key_bits);
+            let (k, _) = small_sort(&cfg, slots);
+            assert_eq!(
+                global_waits_before_first_barrier(&k),
+                2,
+                "{key_bits}-bit, P = {slots}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_step_starts_with_its_loads() {
+        // After every barrier of the network and the write-back, the next
+        // instruction is the step's first shared load: its address was
+        // computed while the step before waited for its loads, as in the
+        // SASS, not on the critical path after the barrier.
+        for (key_bits, slots) in [(32, 64), (32, 512), (32, 4096), (64, 2048)] {
+            let cfg = SamplesortConfig::new(32, key_bits);
+            let (k, _) = small_sort(&cfg, slots);
+            let bars: Vec<usize> = (0..k.insts.len())
+                .filter(|&i| k.insts[i].data.opcode() == Opcode::BarSync)
+                .collect();
+            let lg = slots.trailing_zeros() as usize;
+            assert_eq!(bars.len(), 1 + lg * (lg + 1) / 2);
+            // The first barrier ends the load; the network's first address
+            // follows it.
+            for &b in &bars[1..] {
+                let next = k.insts[b + 1].data.opcode();
+                assert!(
+                    next.format() == Format::Load && space(next) == Some(Space::Shared),
+                    "{key_bits}-bit, P = {slots}: {next:?} after the barrier at {b}"
+                );
+            }
+        }
+    }
 }
