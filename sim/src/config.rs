@@ -406,10 +406,11 @@ impl GpuConfig {
             icache_l2_latency_cycles: 42,
             // A first trip over code no SM ran costs one warp about 94
             // cycles a line (the `_i1` entries: from DRAM), but sample
-            // sort's small sorts, which spend far longer on each line, run
-            // 42% slow with it and within 6% with the L2's cost: the H200
-            // hides the first fetch behind execution (a prefetch the model
-            // lacks), so the preset charges what an L2 fetch costs.
+            // sort's `small_sort_16384`, which spends far longer on each
+            // line, runs 22% slow with it and 13% fast with the L2's cost
+            // (`small_sort_8192` 5-12% and 16-22% fast): the H200 hides
+            // part of the first fetch behind execution (a prefetch the
+            // model lacks), so the preset charges what an L2 fetch costs.
             icache_cold_latency_cycles: 42,
             clock_mhz: 1980,
         }

@@ -151,7 +151,7 @@ impl<'a> Gen<'a> {
     /// pair `tid`, so the thread reaches the others by immediate offsets.
     ///
     /// The slot addresses are computed as ptxas computes them (the SASS of
-    /// every `small_sort_P`, `hw/data/h200/sass/small_sort_*.sass`): the
+    /// every `small_sort_P`, `hw/data/h200/sass/samplesort_64k_zipf/`): the
     /// lower slot of pair `tid` at each distance once, in a register of
     /// its own that every later step at that distance reuses, and every
     /// pair's addresses while the pair before it waits for its shared

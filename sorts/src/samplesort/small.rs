@@ -62,7 +62,7 @@ pub fn small_sort(cfg: &SamplesortConfig, slots: u32) -> (Kernel, KernelMarks) {
     let max = g.max_key();
     // Every round's load first, each into a register of its own, then the
     // stores at immediate offsets from one shared address: the SASS of
-    // every class (`hw/data/h200/sass/small_sort_*.sass`) issues all of a
+    // every class (`hw/data/h200/sass/samplesort_64k_zipf/`) issues all of a
     // thread's global loads (32 at P = 8192) before its first shared
     // store, so the block waits for memory once, not once a round (as
     // `create_bst`'s draws and `scan`'s tile do).
