@@ -121,11 +121,7 @@ impl Pipe {
             h if h == exec => self.data,
             h => u64::from(banks.wavefronts(addrs, h, bytes).wavefronts),
         };
-        if data > self.tag {
-            data
-        } else {
-            0
-        }
+        if data > self.tag { data } else { 0 }
     }
 
     /// The wavefronts a load's data stage adds when its data returns: none

@@ -133,8 +133,14 @@ fn step16_hit_and_miss(cfg: GpuConfig) -> (u64, u64) {
     let hit = run(a, a);
     let miss = run(a, b);
     assert_eq!(
-        (hit.gmem_st_sectors, hit.l2_sector_hits + hit.l2_sector_misses),
-        (miss.gmem_st_sectors, miss.l2_sector_hits + miss.l2_sector_misses),
+        (
+            hit.gmem_st_sectors,
+            hit.l2_sector_hits + hit.l2_sector_misses
+        ),
+        (
+            miss.gmem_st_sectors,
+            miss.l2_sector_hits + miss.l2_sector_misses
+        ),
         "the same requests and L2 lookups"
     );
     (hit.cycles.0, miss.cycles.0)
