@@ -336,7 +336,20 @@ impl Sm {
             &ctx.banks,
             (addrs, exec, op.bytes),
         );
-        self.lsu_free_at = start + pipe.at_issue();
+        // A store's data pass the L1's data stage as the LSU sends them,
+        // where the L1 holds its lines: the pipe is held that long.
+        let held = if op.store && self.l1.is_on() {
+            let l1 = &self.l1;
+            pipe.store_hits(
+                &ctx.banks,
+                (addrs, exec, op.bytes),
+                ctx.cfg.sector_bytes,
+                |s| l1.holds(s),
+            )
+        } else {
+            0
+        };
+        self.lsu_free_at = start + pipe.at_issue().max(held);
         self.sps[sp].lsu.push(start);
         let writes = ctx.prog.insts[pc as usize].writes();
         if n == 0 {

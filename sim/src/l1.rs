@@ -18,13 +18,17 @@
 //! hits returns `l1_latency_cycles` after the LSU sends it, or with the
 //! load that is fetching it when that one is still on its way (the line
 //! remembers the last load that fetched into it). Stores write through to
-//! L2 and leave the L1 as it is (a present sector is updated in place).
+//! L2 and leave the L1 as it is (a present sector is updated in place:
+//! [`L1::holds`] tells which, for the data stage, `crate::lsu_pipe`).
 //! The L1 starts empty at every launch.
 //!
 //! **Not modelled.** The carve-out steps the driver picks (the model takes
 //! exactly what the blocks' shared memory leaves), the L1's own bandwidth
 //! and banks (the LSU's `lsu_sectors_per_cycle` stands for both), and
-//! texture or constant traffic.
+//! texture or constant traffic. Lines that only stores wrote: the H200
+//! counts store hits where no load fetched anything (`fill_loop_1m` in
+//! `hw/data/l1probe/`, 770,048 of 1,048,576 store sectors), so its L1
+//! keeps what stores write too; here a store allocates nothing.
 
 /// Ways of each L1 set (not measured; four ways of 128-byte lines make
 /// sets of 512 bytes).
@@ -132,6 +136,19 @@ impl L1 {
         };
         Lookup::Miss
     }
+
+    /// Whether the L1 holds `sector` (allocated by a load, which may still
+    /// be fetching it), leaving the sets as they are: a store writes
+    /// through to L2, and updates the sector in place where it is held.
+    #[inline]
+    pub fn holds(&self, sector: u64) -> bool {
+        let line = sector >> self.line_shift;
+        let bit = 1u64 << (sector & ((1 << self.line_shift) - 1));
+        let base = (line & self.set_mask) as usize * WAYS;
+        self.ways
+            .get(base..base + WAYS)
+            .is_some_and(|set| set.iter().any(|w| w.line == line && w.valid & bit != 0))
+    }
 }
 
 #[cfg(test)]
@@ -150,6 +167,24 @@ mod tests {
         assert_eq!(l1.load(4, 3), Lookup::Miss);
         assert_eq!(l1.load(5, 4), Lookup::Hit(3));
         assert!(!L1::new(0, 32, 2).is_on());
+    }
+
+    #[test]
+    fn holds_tells_a_loaded_sector_and_changes_nothing() {
+        let mut l1 = L1::new(2048, 32, 2);
+        assert!(!l1.holds(5));
+        assert_eq!(l1.load(5, 1), Lookup::Miss);
+        assert!(l1.holds(5));
+        assert!(!l1.holds(4), "only the sector loaded, not its line");
+        // Lines 0, 4, 8, 12 fill set 0; asking about line 0 does not make
+        // it the newest, so line 16 evicts it.
+        for (k, line) in [0u64, 4, 8, 12].into_iter().enumerate() {
+            l1.load(line * 4, 10 + k as u64);
+        }
+        assert!(l1.holds(0));
+        l1.load(16 * 4, 20);
+        assert!(!l1.holds(0));
+        assert!(!L1::new(0, 32, 2).holds(0));
     }
 
     #[test]

@@ -75,3 +75,91 @@ fn blocks_shared_memory_leaves_no_l1_when_it_takes_the_whole() {
     assert_eq!(cfg.l1_data_bytes(8, 16_384), 131_072);
     assert_eq!(cfg.l1_data_bytes(2, 200_000), 0);
 }
+
+/// GPUTeraSort's fused `step` in small: each lane reads the eight 16-byte
+/// chunks of its 128-byte line one instruction at a time (a request reads
+/// one offset of 32 lines, every lane on the same four banks: 32
+/// wavefronts) and writes them to `dst` the same way.
+const STEP16: &str = "
+kernel step16 {
+    param src: u64
+    param dst: u64
+    regs r1 d20 p1
+    shared 0
+    mul r0, %ctaid.x, %ntid.x
+    add r0, r0, %tid.x
+    cvt.u64.u32 d0, r0
+    shl d0, d0, 7
+    add d1, $src, d0
+    add d2, $dst, d0
+    ld.global.b128 {d4, d5}, [d1+0]
+    ld.global.b128 {d6, d7}, [d1+16]
+    ld.global.b128 {d8, d9}, [d1+32]
+    ld.global.b128 {d10, d11}, [d1+48]
+    ld.global.b128 {d12, d13}, [d1+64]
+    ld.global.b128 {d14, d15}, [d1+80]
+    ld.global.b128 {d16, d17}, [d1+96]
+    ld.global.b128 {d18, d19}, [d1+112]
+    st.global.b128 [d2+0], {d4, d5}
+    st.global.b128 [d2+16], {d6, d7}
+    st.global.b128 [d2+32], {d8, d9}
+    st.global.b128 [d2+48], {d10, d11}
+    st.global.b128 [d2+64], {d12, d13}
+    st.global.b128 [d2+80], {d14, d15}
+    st.global.b128 [d2+96], {d16, d17}
+    st.global.b128 [d2+112], {d18, d19}
+    exit
+}
+";
+
+/// (cycles with the stores hitting the lines just loaded, cycles with
+/// them written to lines the launch never loaded, both in L2): one block
+/// of 32 warps on each of 8 SMs, as the ts64k `step` runs.
+fn step16_hit_and_miss(cfg: GpuConfig) -> (u64, u64) {
+    let (k, _) = parse_and_verify("step16", STEP16).expect("the kernel verifies");
+    let (blocks, threads) = (8u32, 1024u32);
+    let bytes = u64::from(blocks * threads) * 128;
+    let mut g = gpu(cfg);
+    let a = g.alloc(bytes);
+    let b = g.alloc(bytes);
+    let mut run = |src: u64, dst: u64| {
+        let params = [ParamValue::U64(src), ParamValue::U64(dst)];
+        g.launch(&k, Dim3::x(blocks), Dim3::x(threads), &params)
+            .expect("the launch runs")
+    };
+    // Both buffers in L2 first.
+    run(a, a);
+    run(b, b);
+    let hit = run(a, a);
+    let miss = run(a, b);
+    assert_eq!(
+        (
+            hit.gmem_st_sectors,
+            hit.l2_sector_hits + hit.l2_sector_misses
+        ),
+        (
+            miss.gmem_st_sectors,
+            miss.l2_sector_hits + miss.l2_sector_misses
+        ),
+        "the same requests and L2 lookups"
+    );
+    (hit.cycles.0, miss.cycles.0)
+}
+
+#[test]
+fn stores_to_lines_in_l1_pass_its_data_stage_and_misses_do_not() {
+    // ncu on the ts64k `step`: 32 data-stage wavefronts for each store
+    // request as for each load (its stores hit L1 100%), 8,206 an SM.
+    let (hit, miss) = step16_hit_and_miss(GpuConfig::h200());
+    assert!(
+        hit > miss + miss / 20,
+        "stores hitting L1 take {hit} cycles, missing it {miss}"
+    );
+    let mut off = GpuConfig::h200();
+    off.l1_unified_bytes = 0;
+    let (hit_off, miss_off) = step16_hit_and_miss(off);
+    assert!(
+        hit_off.abs_diff(miss_off) * 20 < miss_off,
+        "without an L1 no store is a hit: {hit_off} and {miss_off}"
+    );
+}
