@@ -19,21 +19,39 @@
 //! another line than the one it issued (a line crossing or a branch): a
 //! hit in its sub-partition's L0 costs nothing (or waits for the line if
 //! another warp's miss is still bringing it); an L0 miss queues for the
-//! SM's L1 (one line every `icache_l1_line_cycles`) and stalls the warp
-//! `icache_l1_latency_cycles` when the L1 holds the line, else
-//! `icache_l2_latency_cycles` (a line the SM fetched before in the launch)
-//! or `icache_cold_latency_cycles` (its first fetch; the presets charge the
-//! L2's cost, since the H200 hides a first fetch behind execution that the
-//! suite's bare adds cannot hide: docs/calibration.md), charged to
-//! `no_instruction`. Both levels replace the line filled longest ago
-//! (FIFO, which for straight-line code and loops behaves as LRU does).
+//! SM's L1 (one line every `icache_l1_line_cycles`): a hit there stalls
+//! the warp until `icache_l1_latency_cycles` after the L1 has the line, a
+//! miss until the line comes from L2. The L1 fetches a
+//! line it lacks from L2 together with the `icache_fetch_lines` - 1 after
+//! it, and every lookup keeps that many ahead (a sequential prefetch).
+//! Its fetches stream one after another: each arrives `l2_latency_cycles`
+//! (a line the SM fetched before in the launch) or `dram_latency_cycles`
+//! (its first fetch) after it was asked for, and at least
+//! `icache_l2_line_cycles` or `icache_cold_line_cycles` after the line
+//! fetched before it. The warp's wait is charged to `no_instruction`. Both
+//! levels replace the line filled longest ago (FIFO, which for
+//! straight-line code and loops behaves as LRU does).
+//!
+//! **Why a stream.** One trip over code no SM ran costs the H200 the same
+//! with 1, 4, 8 or 16 warps an SM (`ic_w*_i1`: 55-58 K cycles for 64 KB,
+//! 171-181 K for 256 KB, about 82 cycles a line for the whole body): the
+//! lines come at a rate, not a latency each warp waits, and far faster
+//! than a DRAM latency (640 cycles) a line. So a kernel that spends longer
+//! on each line than the stream's line time waits only for the first
+//! (sample sort's unrolled small sorts), and one that spends less runs at
+//! the stream's rate (GPUTeraSort's fused `head`: 307 KB of SASS, the
+//! H200 at about 110 cycles a line, top stall `no_instruction`). Charging
+//! a first fetch as a stall of 94 cycles instead made `head` right and the
+//! small sorts 42% slow (docs/calibration.md, "The eighth suite").
 //!
 //! **Cold start.** Each launch starts with the kernel's first
-//! `icache_l1_bytes` in the SM's L1 and its first `icache_l0_bytes` in
-//! every L0: the fixed launch cost (`launch_overhead_cycles`, fitted over
-//! kernels that fit the caches) already pays their first fetch, so a
-//! kernel that fits the L0 runs exactly as it did without this model, and
-//! its lookups are skipped altogether.
+//! `icache_l0_bytes` in every L0 and in the SM's L1: the fixed launch cost
+//! (`launch_overhead_cycles`, fitted over kernels that fit the L0) already
+//! pays their first fetch, so a kernel that fits the L0 runs exactly as it
+//! did without this model, and its lookups are skipped altogether. The
+//! rest of the L1 starts empty: Nsight Compute on `head` counts its first
+//! 128 KB fetched at the same cost as the rest
+//! (`hw/data/h200/ncu/ts64k_head_step_tail_full.csv`).
 
 use crate::config::GpuConfig;
 #[cfg(doc)]
@@ -72,6 +90,16 @@ impl Level {
         self.fills = warm as u32;
     }
 
+    /// Limits the warm start to the first `warm` lines.
+    fn warm(&mut self, warm: u32) {
+        let warm = (warm as usize).min(self.stamp.len());
+        let held = (self.fills as usize).min(self.stamp.len());
+        for s in &mut self.stamp[warm..held] {
+            *s = ABSENT;
+        }
+        self.fills = warm as u32;
+    }
+
     #[inline]
     fn holds(&self, line: usize) -> bool {
         let s = self.stamp[line];
@@ -100,8 +128,17 @@ pub(crate) struct ICache {
     l1_free_at: u64,
     l1_latency: u64,
     l1_line: u64,
+    /// The cycle the L1's last fetch from L2 arrives (its stream).
+    fill_free_at: u64,
     l2_latency: u64,
-    cold_latency: u64,
+    l2_line: u64,
+    dram_latency: u64,
+    cold_line: u64,
+    /// Lines the SM's L1 fetches ahead of the one a warp asks for
+    /// (`icache_fetch_lines` - 1).
+    ahead: usize,
+    /// The line after the last one the prefetch covered.
+    pf_next: usize,
 }
 
 impl ICache {
@@ -123,11 +160,17 @@ impl ICache {
         }
         self.l1
             .reset(lines, cfg.icache_l1_bytes / cfg.icache_line_bytes);
+        self.l1.warm(l0_cap);
+        self.ahead = cfg.icache_fetch_lines.saturating_sub(1) as usize;
         self.l1_free_at = 0;
         self.l1_latency = cfg.icache_l1_latency_cycles.into();
         self.l1_line = cfg.icache_l1_line_cycles.into();
-        self.l2_latency = cfg.icache_l2_latency_cycles.into();
-        self.cold_latency = cfg.icache_cold_latency_cycles.into();
+        self.fill_free_at = 0;
+        self.pf_next = 0;
+        self.l2_latency = cfg.l2_latency_cycles.into();
+        self.l2_line = cfg.icache_l2_line_cycles.into();
+        self.dram_latency = cfg.dram_latency_cycles.into();
+        self.cold_line = cfg.icache_cold_line_cycles.into();
     }
 
     /// Sub-partition `sp` needs `line` at cycle `t`: the cycle the line is
@@ -144,16 +187,40 @@ impl ICache {
         let ready = if self.l1.holds(line) {
             start.max(self.l1.ready[line]) + self.l1_latency
         } else {
-            let latency = if self.l1.stamp[line] == ABSENT {
-                self.cold_latency
-            } else {
-                self.l2_latency
-            };
-            let ready = start + latency;
-            self.l1.fill(line, ready);
-            ready
+            self.stream(line, start)
         };
         self.l0[sp].fill(line, ready);
+        // The L1 keeps the lines after it coming (a sequential prefetch):
+        // those it does not hold join the stream behind this one.
+        let end = (line + 1 + self.ahead).min(self.l1.stamp.len());
+        let mut next = if self.pf_next > line && self.pf_next <= end {
+            self.pf_next
+        } else {
+            line + 1
+        };
+        while next < end {
+            if !self.l1.holds(next) {
+                self.stream(next, start);
+            }
+            next += 1;
+        }
+        self.pf_next = end;
+        ready
+    }
+
+    /// The L1 fetches `line`, asked for at `start`: it arrives its
+    /// source's latency after `start`, and at least a line time after the
+    /// line fetched before it (the fetches stream one after another).
+    #[inline]
+    fn stream(&mut self, line: usize, start: u64) -> u64 {
+        let (first, per) = if self.l1.stamp[line] == ABSENT {
+            (self.dram_latency, self.cold_line)
+        } else {
+            (self.l2_latency, self.l2_line)
+        };
+        let ready = (start + first).max(self.fill_free_at + per);
+        self.fill_free_at = ready;
+        self.l1.fill(line, ready);
         ready
     }
 }
@@ -179,15 +246,18 @@ mod tests {
         assert_eq!(l.ready[4], 7);
     }
 
-    fn cache(l0: u32, l1: u32, insts: u32) -> ICache {
+    fn cache(l0: u32, l1: u32, insts: u32, fetch_lines: u32) -> ICache {
         let mut cfg = GpuConfig::h200();
         cfg.icache_l0_bytes = l0;
         cfg.icache_l1_bytes = l1;
         cfg.icache_line_bytes = 128;
         cfg.icache_l1_latency_cycles = 10;
         cfg.icache_l1_line_cycles = 3;
-        cfg.icache_l2_latency_cycles = 40;
-        cfg.icache_cold_latency_cycles = 90;
+        cfg.icache_l2_line_cycles = 4;
+        cfg.icache_cold_line_cycles = 9;
+        cfg.icache_fetch_lines = fetch_lines;
+        cfg.l2_latency_cycles = 40;
+        cfg.dram_latency_cycles = 90;
         let mut ic = ICache::default();
         ic.reset(insts, &cfg);
         ic
@@ -195,24 +265,40 @@ mod tests {
 
     #[test]
     fn a_kernel_that_fits_the_l0_is_never_looked_up() {
-        assert!(!cache(256, 512, 16).on, "two lines in two");
-        assert!(cache(256, 512, 17).on, "three lines in two");
-        assert!(!cache(0, 0, 1000).on, "no cache model");
+        assert!(!cache(256, 512, 16, 1).on, "two lines in two");
+        assert!(cache(256, 512, 17, 1).on, "three lines in two");
+        assert!(!cache(0, 0, 1000, 1).on, "no cache model");
     }
 
     #[test]
     fn misses_cost_the_level_that_holds_the_line() {
-        // L0 two lines, L1 four; 16 lines of code.
-        let mut ic = cache(256, 512, 128);
+        // L0 two lines, L1 four, both starting with lines 0 and 1; 16
+        // lines of code; no prefetch.
+        let mut ic = cache(256, 512, 128, 1);
         assert_eq!(ic.shift, 3);
         assert!(ic.fetch(0, 1, 100) <= 100, "warm in L0");
-        assert_eq!(ic.fetch(0, 3, 100), 110, "warm in L1");
-        assert_eq!(ic.fetch(1, 3, 100), 113, "the L1 delivers a line every 3");
-        assert_eq!(ic.fetch(0, 3, 105), 110, "a line in flight is waited for");
-        assert_eq!(ic.fetch(0, 9, 200), 290, "first fetch: cold");
-        for line in 10..14 {
+        assert_eq!(ic.fetch(1, 1, 100), 0, "every L0 starts warm");
+        assert_eq!(ic.fetch(0, 2, 100), 190, "first fetch: the DRAM's latency");
+        assert_eq!(ic.fetch(1, 2, 100), 200, "in flight, then the L1's latency");
+        assert_eq!(ic.fetch(0, 2, 105), 190, "a line in flight is waited for");
+        assert_eq!(ic.fetch(2, 3, 100), 199, "the stream: a line time after 2");
+        for line in 4..8 {
             ic.fetch(0, line, 300);
         }
-        assert_eq!(ic.fetch(0, 9, 1000), 1040, "fetched before: L2");
+        assert_eq!(ic.fetch(0, 2, 1000), 1040, "fetched before: L2");
+    }
+
+    #[test]
+    fn a_miss_streams_the_next_lines_into_the_l1() {
+        // Three lines a miss; L1 eight lines, two warm.
+        let mut ic = cache(256, 1024, 128, 3);
+        assert_eq!(ic.fetch(0, 2, 100), 190);
+        // Lines 3 and 4 came behind line 2, 9 cycles apart.
+        assert_eq!(ic.fetch(0, 3, 300), 310, "an L1 hit");
+        assert_eq!(ic.fetch(0, 4, 300), 313, "an L1 hit, behind the last");
+        // Asking for 3 and 4 kept the stream going: 5, asked for at 300, is
+        // there at 390, and 6 (asked for at 303) a line time after it.
+        assert_eq!(ic.fetch(0, 5, 400), 410, "there at 390, then the L1");
+        assert_eq!(ic.fetch(1, 6, 400), 413, "there at 399, then the L1");
     }
 }

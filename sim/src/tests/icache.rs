@@ -7,18 +7,22 @@ use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue};
 use super::util::{gpu, verified};
 use crate::{Cycle, GpuConfig, KernelStats, StallReason};
 
-/// `tiny` with an L0 of `l0` bytes and an L1 of two 128-byte lines (8 SASS
-/// instructions each): an L1 hit costs 10 cycles, a line the SM never
-/// fetched 50.
+/// `tiny` with an L0 of `l0` bytes, an L1 of eight 128-byte lines (8 SASS
+/// instructions each) and no prefetch: an L1 hit costs 10 cycles; a line
+/// the SM never fetched arrives 60 cycles after it is asked for (the DRAM's
+/// latency), and a stream of them 50 cycles apart.
 fn with_icache(l0: u32) -> GpuConfig {
     let mut cfg = GpuConfig::tiny();
     cfg.icache_l0_bytes = l0;
-    cfg.icache_l1_bytes = 256.max(l0);
+    cfg.icache_l1_bytes = 1024.max(l0);
     cfg.icache_line_bytes = 128;
     cfg.icache_l1_latency_cycles = 10;
     cfg.icache_l1_line_cycles = 3;
-    cfg.icache_l2_latency_cycles = 20;
-    cfg.icache_cold_latency_cycles = 50;
+    cfg.icache_l2_line_cycles = 20;
+    cfg.icache_cold_line_cycles = 50;
+    cfg.icache_fetch_lines = 1;
+    cfg.l2_latency_cycles = 30;
+    cfg.dram_latency_cycles = 60;
     cfg
 }
 
@@ -46,14 +50,35 @@ fn code_beyond_the_l0_waits_for_its_lines() {
     let off = straight_line(GpuConfig::tiny());
     assert_eq!(off.cycles, Cycle(80));
     assert_eq!(off.stall(StallReason::NoInstruction), 0);
-    // The L0 holds line 0, the L1 lines 0 and 1. Issuing the last move of
-    // line 0 at 14 fetches line 1 from the L1 (there at 24); the last of
-    // line 1 at 38 fetches line 2, which the SM never fetched (88); and so
-    // on: 152, 216, and `exit` (line 5) at 280.
+    // The L0 and the L1 start with line 0. Issuing its last move at 14
+    // asks for line 1, which the SM never fetched: there at 14 + 60 = 74.
+    // Line 1's last at 88 asks for line 2 (148), and so on: 222, 296, and
+    // `exit` (line 5) at 370. Five waits of 59 cycles.
     let on = straight_line(with_icache(128));
-    assert_eq!(on.cycles, Cycle(281));
-    assert_eq!(on.stall(StallReason::NoInstruction), 9 + 4 * 49);
+    assert_eq!(on.cycles, Cycle(371));
+    assert_eq!(on.stall(StallReason::NoInstruction), 5 * 59);
     assert_eq!(on.inst_executed, off.inst_executed);
+}
+
+#[test]
+fn a_prefetch_streams_the_lines_after_a_miss() {
+    // Four lines fetched a miss: line 1 asked for at 14 arrives at 74, and
+    // lines 2-4 behind it, 50 apart (124, 174, 224). Line 1 issues 74-88;
+    // line 2, in the L1, is there at 124 + 10 (its asking also starts line
+    // 5: 274); line 3 at 184, line 4 at 234, `exit` at 284.
+    let mut cfg = with_icache(128);
+    cfg.icache_fetch_lines = 4;
+    let on = straight_line(cfg.clone());
+    assert_eq!(on.cycles, Cycle(285));
+    // A stream faster than the warp's 16 cycles a line: it waits for line
+    // 1 only, whose fetch started them all (74 - 15 = 59 cycles); the
+    // other 32 moves issue from 74 to 136, `exit` at 137.
+    cfg.icache_cold_line_cycles = 5;
+    cfg.icache_l1_latency_cycles = 0;
+    cfg.icache_fetch_lines = 8;
+    let fast = straight_line(cfg);
+    assert_eq!(fast.stall(StallReason::NoInstruction), 59);
+    assert_eq!(fast.cycles, Cycle(138));
 }
 
 #[test]
