@@ -34,24 +34,24 @@
 //!
 //! **Why a stream.** One trip over code no SM ran costs the H200 the same
 //! with 1, 4, 8 or 16 warps an SM (`ic_w*_i1`: 55-58 K cycles for 64 KB,
-//! 171-181 K for 256 KB, about 82 cycles a line for the whole body): the
+//! 171-181 K for 256 KB, about 82 cycles a line over the whole body): the
 //! lines come at a rate, not a latency each warp waits, and far faster
 //! than a DRAM latency (640 cycles) a line. So a kernel that spends longer
-//! on each line than the stream's line time waits only for the first
-//! (sample sort's unrolled small sorts), and one that spends less runs at
-//! the stream's rate (GPUTeraSort's fused `head`: 307 KB of SASS, the
-//! H200 at about 110 cycles a line, top stall `no_instruction`). Charging
-//! a first fetch as a stall of 94 cycles instead made `head` right and the
-//! small sorts 42% slow (docs/calibration.md, "The eighth suite").
+//! on each line than the stream's line time waits only for the first of a
+//! stream (sample sort's unrolled small sorts), and one that spends less
+//! runs at the stream's rate (GPUTeraSort's fused `head`, 307 KB of SASS,
+//! top stall `no_instruction`). Charging a first fetch as a stall of 94
+//! cycles a line instead made `head` closer and the small sorts 42% slow
+//! (docs/calibration.md, "The eighth suite").
 //!
 //! **Cold start.** Each launch starts with the kernel's first
-//! `icache_l0_bytes` in every L0 and in the SM's L1: the fixed launch cost
-//! (`launch_overhead_cycles`, fitted over kernels that fit the L0) already
-//! pays their first fetch, so a kernel that fits the L0 runs exactly as it
-//! did without this model, and its lookups are skipped altogether. The
-//! rest of the L1 starts empty: Nsight Compute on `head` counts its first
-//! 128 KB fetched at the same cost as the rest
-//! (`hw/data/h200/ncu/ts64k_head_step_tail_full.csv`).
+//! `icache_l1_bytes` in the SM's L1 and its first `icache_l0_bytes` in
+//! every L0: the fixed launch cost (`launch_overhead_cycles`, fitted over
+//! kernels that fit the caches) already pays their first fetch, so a
+//! kernel that fits the L0 runs exactly as it did without this model, and
+//! its lookups are skipped altogether. HotSort's `bs` at H = 32 (88 KB,
+//! read from DRAM on the H200 too) runs at the L1's rate, not the
+//! stream's, which this start reproduces.
 
 use crate::config::GpuConfig;
 #[cfg(doc)]
@@ -86,16 +86,6 @@ impl Level {
         let warm = (cap as usize).min(lines);
         for (l, s) in self.stamp[..warm].iter_mut().enumerate() {
             *s = l as u32;
-        }
-        self.fills = warm as u32;
-    }
-
-    /// Limits the warm start to the first `warm` lines.
-    fn warm(&mut self, warm: u32) {
-        let warm = (warm as usize).min(self.stamp.len());
-        let held = (self.fills as usize).min(self.stamp.len());
-        for s in &mut self.stamp[warm..held] {
-            *s = ABSENT;
         }
         self.fills = warm as u32;
     }
@@ -160,7 +150,6 @@ impl ICache {
         }
         self.l1
             .reset(lines, cfg.icache_l1_bytes / cfg.icache_line_bytes);
-        self.l1.warm(l0_cap);
         self.ahead = cfg.icache_fetch_lines.saturating_sub(1) as usize;
         self.l1_free_at = 0;
         self.l1_latency = cfg.icache_l1_latency_cycles.into();
@@ -272,33 +261,35 @@ mod tests {
 
     #[test]
     fn misses_cost_the_level_that_holds_the_line() {
-        // L0 two lines, L1 four, both starting with lines 0 and 1; 16
+        // L0 two lines, L1 four, each starting with the kernel's first; 16
         // lines of code; no prefetch.
         let mut ic = cache(256, 512, 128, 1);
         assert_eq!(ic.shift, 3);
         assert!(ic.fetch(0, 1, 100) <= 100, "warm in L0");
         assert_eq!(ic.fetch(1, 1, 100), 0, "every L0 starts warm");
-        assert_eq!(ic.fetch(0, 2, 100), 190, "first fetch: the DRAM's latency");
-        assert_eq!(ic.fetch(1, 2, 100), 200, "in flight, then the L1's latency");
-        assert_eq!(ic.fetch(0, 2, 105), 190, "a line in flight is waited for");
-        assert_eq!(ic.fetch(2, 3, 100), 199, "the stream: a line time after 2");
-        for line in 4..8 {
+        assert_eq!(ic.fetch(0, 3, 100), 110, "warm in L1");
+        assert_eq!(ic.fetch(1, 3, 100), 113, "the L1 delivers a line every 3");
+        assert_eq!(ic.fetch(0, 3, 105), 110, "a line in flight is waited for");
+        assert_eq!(ic.fetch(0, 4, 200), 290, "first fetch: the DRAM's latency");
+        assert_eq!(ic.fetch(1, 4, 200), 300, "in flight, then the L1's latency");
+        assert_eq!(ic.fetch(2, 5, 200), 299, "the stream: a line time after 4");
+        for line in 6..10 {
             ic.fetch(0, line, 300);
         }
-        assert_eq!(ic.fetch(0, 2, 1000), 1040, "fetched before: L2");
+        assert_eq!(ic.fetch(0, 4, 1000), 1040, "fetched before: L2");
     }
 
     #[test]
     fn a_miss_streams_the_next_lines_into_the_l1() {
-        // Three lines a miss; L1 eight lines, two warm.
+        // Three lines a fetch; L1 eight lines, all warm (lines 0-7).
         let mut ic = cache(256, 1024, 128, 3);
-        assert_eq!(ic.fetch(0, 2, 100), 190);
-        // Lines 3 and 4 came behind line 2, 9 cycles apart.
-        assert_eq!(ic.fetch(0, 3, 300), 310, "an L1 hit");
-        assert_eq!(ic.fetch(0, 4, 300), 313, "an L1 hit, behind the last");
-        // Asking for 3 and 4 kept the stream going: 5, asked for at 300, is
-        // there at 390, and 6 (asked for at 303) a line time after it.
-        assert_eq!(ic.fetch(0, 5, 400), 410, "there at 390, then the L1");
-        assert_eq!(ic.fetch(1, 6, 400), 413, "there at 399, then the L1");
+        assert_eq!(ic.fetch(0, 8, 100), 190);
+        // Lines 9 and 10 came behind line 8, 9 cycles apart.
+        assert_eq!(ic.fetch(0, 9, 300), 310, "an L1 hit");
+        assert_eq!(ic.fetch(0, 10, 300), 313, "an L1 hit, behind the last");
+        // Asking for 9 and 10 kept the stream going: 11, asked for at 300,
+        // is there at 390, and 12 (asked for at 303) a line time after it.
+        assert_eq!(ic.fetch(0, 11, 400), 410, "there at 390, then the L1");
+        assert_eq!(ic.fetch(1, 12, 400), 413, "there at 399, then the L1");
     }
 }

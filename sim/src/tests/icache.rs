@@ -7,14 +7,14 @@ use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue};
 use super::util::{gpu, verified};
 use crate::{Cycle, GpuConfig, KernelStats, StallReason};
 
-/// `tiny` with an L0 of `l0` bytes, an L1 of eight 128-byte lines (8 SASS
-/// instructions each) and no prefetch: an L1 hit costs 10 cycles; a line
-/// the SM never fetched arrives 60 cycles after it is asked for (the DRAM's
-/// latency), and a stream of them 50 cycles apart.
+/// `tiny` with an L0 of `l0` bytes, an L1 of one 128-byte line (8 SASS
+/// instructions) or the L0's size, and no prefetch: an L1 hit costs 10
+/// cycles; a line the SM never fetched arrives 60 cycles after it is asked
+/// for (the DRAM's latency), and a stream of them 50 cycles apart.
 fn with_icache(l0: u32) -> GpuConfig {
     let mut cfg = GpuConfig::tiny();
     cfg.icache_l0_bytes = l0;
-    cfg.icache_l1_bytes = 1024.max(l0);
+    cfg.icache_l1_bytes = 128.max(l0);
     cfg.icache_line_bytes = 128;
     cfg.icache_l1_latency_cycles = 10;
     cfg.icache_l1_line_cycles = 3;
@@ -62,23 +62,19 @@ fn code_beyond_the_l0_waits_for_its_lines() {
 
 #[test]
 fn a_prefetch_streams_the_lines_after_a_miss() {
-    // Four lines fetched a miss: line 1 asked for at 14 arrives at 74, and
-    // lines 2-4 behind it, 50 apart (124, 174, 224). Line 1 issues 74-88;
-    // line 2, in the L1, is there at 124 + 10 (its asking also starts line
-    // 5: 274); line 3 at 184, line 4 at 234, `exit` at 284.
+    // An L1 of two lines (0 and 1 at the start). Without a prefetch: line
+    // 1 asked for at 14 is there at 24 (the L1); line 2 at 38 + 60 = 98,
+    // line 3 at 172, line 4 at 246, `exit` (line 5) at 320.
     let mut cfg = with_icache(128);
-    cfg.icache_fetch_lines = 4;
-    let on = straight_line(cfg.clone());
-    assert_eq!(on.cycles, Cycle(285));
-    // A stream faster than the warp's 16 cycles a line: it waits for line
-    // 1 only, whose fetch started them all (74 - 15 = 59 cycles); the
-    // other 32 moves issue from 74 to 136, `exit` at 137.
-    cfg.icache_cold_line_cycles = 5;
-    cfg.icache_l1_latency_cycles = 0;
-    cfg.icache_fetch_lines = 8;
-    let fast = straight_line(cfg);
-    assert_eq!(fast.stall(StallReason::NoInstruction), 59);
-    assert_eq!(fast.cycles, Cycle(138));
+    cfg.icache_l1_bytes = 256;
+    assert_eq!(straight_line(cfg.clone()).cycles, Cycle(321));
+    // Two lines a fetch: asking for line 1 at 14 also starts line 2 (there
+    // at 74); asking for 2 at 38 gets it at 84 and starts 3 (behind 2:
+    // 124); 3 at 134 (starting 4: 174), 4 at 184 (5: 224), `exit` at 234.
+    cfg.icache_fetch_lines = 2;
+    let on = straight_line(cfg);
+    assert_eq!(on.cycles, Cycle(235));
+    assert_eq!(on.stall(StallReason::NoInstruction), 9 + 45 + 3 * 35);
 }
 
 #[test]
