@@ -272,11 +272,9 @@ gpu_config! {
     /// Cycles the SM's L1 instruction cache takes per line it delivers, >= 0:
     /// the sub-partitions' L0 misses queue for it.
     icache_l1_line_cycles: u32,
-    /// Cycles the SM's L1 instruction cache takes per line it fetches from L2
-    /// (a line the SM fetched before in the launch), >= 0: its fetches stream
-    /// one after another, the first arriving l2_latency_cycles after it is
-    /// asked for.
-    icache_l2_line_cycles: u32,
+    /// Cycles an L1 instruction miss stalls the warp, >= 0, for a line the SM
+    /// fetched before in the launch (from L2).
+    icache_l2_latency_cycles: u32,
     /// Cycles the SM's L1 instruction cache takes per line it fetches that no
     /// warp of the SM asked for before in the launch (from DRAM), >= 0; the
     /// first arrives dram_latency_cycles after it is asked for.
@@ -403,15 +401,13 @@ impl GpuConfig {
             icache_l1_bytes: 128 * 1024,
             icache_line_bytes: 128,
             // Fitted to the same suite: an L0 miss costs one warp about 16
-            // cycles more a 128-byte line from 48 to 128 KB; from 160 KB the
-            // lines stream from L2 at about 47 cycles each (one warp runs
-            // 51 cycles a line, 6.4-6.8 an instruction); a warp on each
-            // sub-partition pays about
+            // cycles more a 128-byte line from 48 to 128 KB, an L1 miss
+            // about 42 from 160 KB; a warp on each sub-partition pays about
             // 44 cycles a line from the L1 where one warp pays 27 (the L1
             // delivers a line every 11 cycles).
             icache_l1_latency_cycles: 16,
             icache_l1_line_cycles: 11,
-            icache_l2_line_cycles: 47,
+            icache_l2_latency_cycles: 42,
             // One trip over the 256 KB body no SM ran (`ic_w1_256k_i1`, code
             // read from DRAM) takes about 82 cycles a line, with 1 to 16
             // warps alike: the lines stream in behind a sequential prefetch
@@ -485,7 +481,7 @@ impl GpuConfig {
             icache_line_bytes: 128,
             icache_l1_latency_cycles: 0,
             icache_l1_line_cycles: 0,
-            icache_l2_line_cycles: 0,
+            icache_l2_latency_cycles: 0,
             icache_cold_line_cycles: 0,
             icache_fetch_lines: 1,
             clock_mhz: 1000,

@@ -20,17 +20,16 @@
 //! hit in its sub-partition's L0 costs nothing (or waits for the line if
 //! another warp's miss is still bringing it); an L0 miss queues for the
 //! SM's L1 (one line every `icache_l1_line_cycles`): a hit there stalls
-//! the warp until `icache_l1_latency_cycles` after the L1 has the line, a
-//! miss until the line comes from L2. The L1 fetches a
-//! line it lacks from L2 together with the `icache_fetch_lines` - 1 after
-//! it, and every lookup keeps that many ahead (a sequential prefetch).
-//! Its fetches stream one after another: each arrives `l2_latency_cycles`
-//! (a line the SM fetched before in the launch) or `dram_latency_cycles`
-//! (its first fetch) after it was asked for, and at least
-//! `icache_l2_line_cycles` or `icache_cold_line_cycles` after the line
-//! fetched before it. The warp's wait is charged to `no_instruction`. Both
-//! levels replace the line filled longest ago (FIFO, which for
-//! straight-line code and loops behaves as LRU does).
+//! the warp until `icache_l1_latency_cycles` after the L1 has the line; a
+//! miss for a line the SM fetched before in the launch costs
+//! `icache_l2_latency_cycles` (from L2). Code the SM never fetched streams
+//! in: a miss there starts a sequential prefetch that keeps the next
+//! `icache_fetch_lines` - 1 such lines on their way, each arriving
+//! `dram_latency_cycles` after it was asked for and at least
+//! `icache_cold_line_cycles` after the one before it. The warp's wait is
+//! charged to `no_instruction`. Both levels replace the line filled
+//! longest ago (FIFO, which for straight-line code and loops behaves as
+//! LRU does).
 //!
 //! **Why a stream.** One trip over code no SM ran costs the H200 the same
 //! with 1, 4, 8 or 16 warps an SM (`ic_w*_i1`: 55-58 K cycles for 64 KB,
@@ -118,10 +117,10 @@ pub(crate) struct ICache {
     l1_free_at: u64,
     l1_latency: u64,
     l1_line: u64,
-    /// The cycle the L1's last fetch from L2 arrives (its stream).
+    /// The cycle the L1's last line of code never fetched before arrives
+    /// (its stream).
     fill_free_at: u64,
     l2_latency: u64,
-    l2_line: u64,
     dram_latency: u64,
     cold_line: u64,
     /// Lines the SM's L1 fetches ahead of the one a warp asks for
@@ -156,8 +155,7 @@ impl ICache {
         self.l1_line = cfg.icache_l1_line_cycles.into();
         self.fill_free_at = 0;
         self.pf_next = 0;
-        self.l2_latency = cfg.l2_latency_cycles.into();
-        self.l2_line = cfg.icache_l2_line_cycles.into();
+        self.l2_latency = cfg.icache_l2_latency_cycles.into();
         self.dram_latency = cfg.dram_latency_cycles.into();
         self.cold_line = cfg.icache_cold_line_cycles.into();
     }
@@ -175,12 +173,16 @@ impl ICache {
         self.l1_free_at = start + self.l1_line;
         let ready = if self.l1.holds(line) {
             start.max(self.l1.ready[line]) + self.l1_latency
-        } else {
+        } else if self.l1.stamp[line] == ABSENT {
             self.stream(line, start)
+        } else {
+            let ready = start + self.l2_latency;
+            self.l1.fill(line, ready);
+            ready
         };
         self.l0[sp].fill(line, ready);
-        // The L1 keeps the lines after it coming (a sequential prefetch):
-        // those it does not hold join the stream behind this one.
+        // The L1 keeps the code after it that the SM never fetched coming
+        // (a sequential prefetch): behind this line, one after another.
         let end = (line + 1 + self.ahead).min(self.l1.stamp.len());
         let mut next = if self.pf_next > line && self.pf_next <= end {
             self.pf_next
@@ -188,7 +190,7 @@ impl ICache {
             line + 1
         };
         while next < end {
-            if !self.l1.holds(next) {
+            if self.l1.stamp[next] == ABSENT {
                 self.stream(next, start);
             }
             next += 1;
@@ -197,17 +199,12 @@ impl ICache {
         ready
     }
 
-    /// The L1 fetches `line`, asked for at `start`: it arrives its
-    /// source's latency after `start`, and at least a line time after the
-    /// line fetched before it (the fetches stream one after another).
+    /// The L1 fetches `line`, which the SM never fetched, asked for at
+    /// `start`: it arrives the DRAM's latency after `start`, and at least a
+    /// line time after the line streamed before it.
     #[inline]
     fn stream(&mut self, line: usize, start: u64) -> u64 {
-        let (first, per) = if self.l1.stamp[line] == ABSENT {
-            (self.dram_latency, self.cold_line)
-        } else {
-            (self.l2_latency, self.l2_line)
-        };
-        let ready = (start + first).max(self.fill_free_at + per);
+        let ready = (start + self.dram_latency).max(self.fill_free_at + self.cold_line);
         self.fill_free_at = ready;
         self.l1.fill(line, ready);
         ready
@@ -242,7 +239,7 @@ mod tests {
         cfg.icache_line_bytes = 128;
         cfg.icache_l1_latency_cycles = 10;
         cfg.icache_l1_line_cycles = 3;
-        cfg.icache_l2_line_cycles = 4;
+        cfg.icache_l2_latency_cycles = 40;
         cfg.icache_cold_line_cycles = 9;
         cfg.icache_fetch_lines = fetch_lines;
         cfg.l2_latency_cycles = 40;

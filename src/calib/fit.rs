@@ -55,7 +55,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "dram_bytes_per_cycle",
     "icache_l1_latency_cycles",
     "icache_l1_line_cycles",
-    "icache_l2_line_cycles",
+    "icache_l2_latency_cycles",
     "icache_cold_line_cycles",
 ];
 

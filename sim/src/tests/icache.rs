@@ -18,7 +18,7 @@ fn with_icache(l0: u32) -> GpuConfig {
     cfg.icache_line_bytes = 128;
     cfg.icache_l1_latency_cycles = 10;
     cfg.icache_l1_line_cycles = 3;
-    cfg.icache_l2_line_cycles = 20;
+    cfg.icache_l2_latency_cycles = 20;
     cfg.icache_cold_line_cycles = 50;
     cfg.icache_fetch_lines = 1;
     cfg.l2_latency_cycles = 30;
