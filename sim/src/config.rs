@@ -410,11 +410,12 @@ impl GpuConfig {
             icache_l2_latency_cycles: 42,
             // One trip over the 256 KB body no SM ran (`ic_w1_256k_i1`, code
             // read from DRAM) takes about 82 cycles a line, with 1 to 16
-            // warps alike: the lines stream in behind a sequential prefetch
-            // at least dram_latency_cycles / 82 (8) lines deep, so a kernel
-            // that spends longer on a line than that does not wait for it.
+            // warps alike: the lines stream in behind a sequential prefetch,
+            // which needs the line asked for and dram_latency_cycles / 82
+            // (8) behind it to keep that rate; a kernel that spends longer on
+            // a line than that does not wait for it.
             icache_cold_line_cycles: 82,
-            icache_fetch_lines: 16,
+            icache_fetch_lines: 9,
             clock_mhz: 1980,
         }
     }
