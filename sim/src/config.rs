@@ -279,9 +279,10 @@ gpu_config! {
     /// warp of the SM asked for before in the launch (from DRAM), >= 0; the
     /// first arrives dram_latency_cycles after it is asked for.
     icache_cold_line_cycles: u32,
-    /// Lines the SM's L1 instruction cache fetches on a miss, 1..=64: the line
-    /// asked for and the next icache_fetch_lines - 1 (a sequential prefetch,
-    /// kept that far ahead of the lines the warps ask for).
+    /// Lines of code the SM never fetched that its L1 instruction cache has on
+    /// their way, 1..=64: a miss there fetches the line asked for and the next
+    /// icache_fetch_lines - 1 (a sequential prefetch, kept that far ahead of
+    /// the lines the warps ask for).
     icache_fetch_lines: u32,
     /// SM clock, MHz, >= 1; only converts cycles to time in reports.
     clock_mhz: u32,
