@@ -275,10 +275,15 @@ gpu_config! {
     /// Cycles an L1 instruction miss stalls the warp, >= 0, for a line the SM
     /// fetched before in the launch (from L2).
     icache_l2_latency_cycles: u32,
-    /// Cycles an L1 instruction miss stalls the warp, >= 0, for a line the SM
-    /// has not fetched in the launch (the launch's cold start pays for the
-    /// kernel's first icache_l1_bytes).
-    icache_cold_latency_cycles: u32,
+    /// Cycles the SM's L1 instruction cache takes per line it fetches that no
+    /// warp of the SM asked for before in the launch (from DRAM), >= 0; the
+    /// first arrives dram_latency_cycles after it is asked for.
+    icache_cold_line_cycles: u32,
+    /// Lines of code the SM never fetched that its L1 instruction cache has on
+    /// their way, 1..=64: a miss there fetches the line asked for and the next
+    /// icache_fetch_lines - 1 (a sequential prefetch, kept that far ahead of
+    /// the lines the warps ask for).
+    icache_fetch_lines: u32,
     /// SM clock, MHz, >= 1; only converts cycles to time in reports.
     clock_mhz: u32,
 }
@@ -404,14 +409,14 @@ impl GpuConfig {
             icache_l1_latency_cycles: 16,
             icache_l1_line_cycles: 11,
             icache_l2_latency_cycles: 42,
-            // A first trip over code no SM ran costs one warp about 94
-            // cycles a line (the `_i1` entries: from DRAM), but sample
-            // sort's `small_sort_16384`, which spends far longer on each
-            // line, runs 22% slow with it and 13% fast with the L2's cost
-            // (`small_sort_8192` 5-12% and 16-22% fast): the H200 hides
-            // part of the first fetch behind execution (a prefetch the
-            // model lacks), so the preset charges what an L2 fetch costs.
-            icache_cold_latency_cycles: 42,
+            // One trip over the 256 KB body no SM ran (`ic_w1_256k_i1`, code
+            // read from DRAM) takes about 82 cycles a line, with 1 to 16
+            // warps alike: the lines stream in behind a sequential prefetch,
+            // which needs the line asked for and dram_latency_cycles / 82
+            // (8) behind it to keep that rate; a kernel that spends longer on
+            // a line than that does not wait for it.
+            icache_cold_line_cycles: 82,
+            icache_fetch_lines: 9,
             clock_mhz: 1980,
         }
     }
@@ -479,7 +484,8 @@ impl GpuConfig {
             icache_l1_latency_cycles: 0,
             icache_l1_line_cycles: 0,
             icache_l2_latency_cycles: 0,
-            icache_cold_latency_cycles: 0,
+            icache_cold_line_cycles: 0,
+            icache_fetch_lines: 1,
             clock_mhz: 1000,
         }
     }
@@ -819,6 +825,13 @@ impl GpuConfig {
                 ));
             }
         }
+        range(
+            &mut errors,
+            "icache_fetch_lines",
+            self.icache_fetch_lines.into(),
+            1,
+            64,
+        );
         range(&mut errors, "clock_mhz", self.clock_mhz.into(), 1, max);
         let pow2 = [
             ("warp_size", self.warp_size),

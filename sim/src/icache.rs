@@ -19,21 +19,38 @@
 //! another line than the one it issued (a line crossing or a branch): a
 //! hit in its sub-partition's L0 costs nothing (or waits for the line if
 //! another warp's miss is still bringing it); an L0 miss queues for the
-//! SM's L1 (one line every `icache_l1_line_cycles`) and stalls the warp
-//! `icache_l1_latency_cycles` when the L1 holds the line, else
-//! `icache_l2_latency_cycles` (a line the SM fetched before in the launch)
-//! or `icache_cold_latency_cycles` (its first fetch; the presets charge the
-//! L2's cost, since the H200 hides a first fetch behind execution that the
-//! suite's bare adds cannot hide: docs/calibration.md), charged to
-//! `no_instruction`. Both levels replace the line filled longest ago
-//! (FIFO, which for straight-line code and loops behaves as LRU does).
+//! SM's L1 (one line every `icache_l1_line_cycles`): a hit there stalls
+//! the warp until `icache_l1_latency_cycles` after the L1 has the line; a
+//! miss for a line the SM fetched before in the launch costs
+//! `icache_l2_latency_cycles` (from L2). Code the SM never fetched streams
+//! in: a miss there starts a sequential prefetch that keeps the next
+//! `icache_fetch_lines` - 1 such lines on their way, each arriving
+//! `dram_latency_cycles` after it was asked for and at least
+//! `icache_cold_line_cycles` after the one before it. The warp's wait is
+//! charged to `no_instruction`. Both levels replace the line filled
+//! longest ago (FIFO, which for straight-line code and loops behaves as
+//! LRU does).
+//!
+//! **Why a stream.** One trip over code no SM ran costs the H200 the same
+//! with 1, 4, 8 or 16 warps an SM (`ic_w*_i1`: 55-58 K cycles for 64 KB,
+//! 171-181 K for 256 KB, about 82 cycles a line over the whole body): the
+//! lines come at a rate, not a latency each warp waits, and far faster
+//! than a DRAM latency (640 cycles) a line. So a kernel that spends longer
+//! on each line than the stream's line time waits only for the first of a
+//! stream (sample sort's unrolled small sorts), and one that spends less
+//! runs at the stream's rate (GPUTeraSort's fused `head`, 307 KB of SASS,
+//! top stall `no_instruction`). Charging a first fetch as a stall of 94
+//! cycles a line instead made `head` closer and the small sorts 42% slow
+//! (docs/calibration.md, "The eighth suite").
 //!
 //! **Cold start.** Each launch starts with the kernel's first
 //! `icache_l1_bytes` in the SM's L1 and its first `icache_l0_bytes` in
 //! every L0: the fixed launch cost (`launch_overhead_cycles`, fitted over
 //! kernels that fit the caches) already pays their first fetch, so a
 //! kernel that fits the L0 runs exactly as it did without this model, and
-//! its lookups are skipped altogether.
+//! its lookups are skipped altogether. HotSort's `bs` at H = 32 (88 KB,
+//! read from DRAM on the H200 too) runs at the L1's rate, not the
+//! stream's, which this start reproduces.
 
 use crate::config::GpuConfig;
 #[cfg(doc)]
@@ -100,8 +117,17 @@ pub(crate) struct ICache {
     l1_free_at: u64,
     l1_latency: u64,
     l1_line: u64,
+    /// The cycle the L1's last line of code never fetched before arrives
+    /// (its stream).
+    fill_free_at: u64,
     l2_latency: u64,
-    cold_latency: u64,
+    dram_latency: u64,
+    cold_line: u64,
+    /// Lines the SM's L1 fetches ahead of the one a warp asks for
+    /// (`icache_fetch_lines` - 1).
+    ahead: usize,
+    /// The line after the last one the prefetch covered.
+    pf_next: usize,
 }
 
 impl ICache {
@@ -123,11 +149,15 @@ impl ICache {
         }
         self.l1
             .reset(lines, cfg.icache_l1_bytes / cfg.icache_line_bytes);
+        self.ahead = cfg.icache_fetch_lines.saturating_sub(1) as usize;
         self.l1_free_at = 0;
         self.l1_latency = cfg.icache_l1_latency_cycles.into();
         self.l1_line = cfg.icache_l1_line_cycles.into();
+        self.fill_free_at = 0;
+        self.pf_next = 0;
         self.l2_latency = cfg.icache_l2_latency_cycles.into();
-        self.cold_latency = cfg.icache_cold_latency_cycles.into();
+        self.dram_latency = cfg.dram_latency_cycles.into();
+        self.cold_line = cfg.icache_cold_line_cycles.into();
     }
 
     /// Sub-partition `sp` needs `line` at cycle `t`: the cycle the line is
@@ -143,17 +173,40 @@ impl ICache {
         self.l1_free_at = start + self.l1_line;
         let ready = if self.l1.holds(line) {
             start.max(self.l1.ready[line]) + self.l1_latency
+        } else if self.l1.stamp[line] == ABSENT {
+            self.stream(line, start)
         } else {
-            let latency = if self.l1.stamp[line] == ABSENT {
-                self.cold_latency
-            } else {
-                self.l2_latency
-            };
-            let ready = start + latency;
+            let ready = start + self.l2_latency;
             self.l1.fill(line, ready);
             ready
         };
         self.l0[sp].fill(line, ready);
+        // The L1 keeps the code after it that the SM never fetched coming
+        // (a sequential prefetch): behind this line, one after another.
+        let end = (line + 1 + self.ahead).min(self.l1.stamp.len());
+        let mut next = if self.pf_next > line && self.pf_next <= end {
+            self.pf_next
+        } else {
+            line + 1
+        };
+        while next < end {
+            if self.l1.stamp[next] == ABSENT {
+                self.stream(next, start);
+            }
+            next += 1;
+        }
+        self.pf_next = end;
+        ready
+    }
+
+    /// The L1 fetches `line`, which the SM never fetched, asked for at
+    /// `start`: it arrives the DRAM's latency after `start`, and at least a
+    /// line time after the line streamed before it.
+    #[inline]
+    fn stream(&mut self, line: usize, start: u64) -> u64 {
+        let ready = (start + self.dram_latency).max(self.fill_free_at + self.cold_line);
+        self.fill_free_at = ready;
+        self.l1.fill(line, ready);
         ready
     }
 }
@@ -179,7 +232,7 @@ mod tests {
         assert_eq!(l.ready[4], 7);
     }
 
-    fn cache(l0: u32, l1: u32, insts: u32) -> ICache {
+    fn cache(l0: u32, l1: u32, insts: u32, fetch_lines: u32) -> ICache {
         let mut cfg = GpuConfig::h200();
         cfg.icache_l0_bytes = l0;
         cfg.icache_l1_bytes = l1;
@@ -187,7 +240,10 @@ mod tests {
         cfg.icache_l1_latency_cycles = 10;
         cfg.icache_l1_line_cycles = 3;
         cfg.icache_l2_latency_cycles = 40;
-        cfg.icache_cold_latency_cycles = 90;
+        cfg.icache_cold_line_cycles = 9;
+        cfg.icache_fetch_lines = fetch_lines;
+        cfg.l2_latency_cycles = 40;
+        cfg.dram_latency_cycles = 90;
         let mut ic = ICache::default();
         ic.reset(insts, &cfg);
         ic
@@ -195,24 +251,42 @@ mod tests {
 
     #[test]
     fn a_kernel_that_fits_the_l0_is_never_looked_up() {
-        assert!(!cache(256, 512, 16).on, "two lines in two");
-        assert!(cache(256, 512, 17).on, "three lines in two");
-        assert!(!cache(0, 0, 1000).on, "no cache model");
+        assert!(!cache(256, 512, 16, 1).on, "two lines in two");
+        assert!(cache(256, 512, 17, 1).on, "three lines in two");
+        assert!(!cache(0, 0, 1000, 1).on, "no cache model");
     }
 
     #[test]
     fn misses_cost_the_level_that_holds_the_line() {
-        // L0 two lines, L1 four; 16 lines of code.
-        let mut ic = cache(256, 512, 128);
+        // L0 two lines, L1 four, each starting with the kernel's first; 16
+        // lines of code; no prefetch.
+        let mut ic = cache(256, 512, 128, 1);
         assert_eq!(ic.shift, 3);
         assert!(ic.fetch(0, 1, 100) <= 100, "warm in L0");
+        assert_eq!(ic.fetch(1, 1, 100), 0, "every L0 starts warm");
         assert_eq!(ic.fetch(0, 3, 100), 110, "warm in L1");
         assert_eq!(ic.fetch(1, 3, 100), 113, "the L1 delivers a line every 3");
         assert_eq!(ic.fetch(0, 3, 105), 110, "a line in flight is waited for");
-        assert_eq!(ic.fetch(0, 9, 200), 290, "first fetch: cold");
-        for line in 10..14 {
+        assert_eq!(ic.fetch(0, 4, 200), 290, "first fetch: the DRAM's latency");
+        assert_eq!(ic.fetch(1, 4, 200), 300, "in flight, then the L1's latency");
+        assert_eq!(ic.fetch(2, 5, 200), 299, "the stream: a line time after 4");
+        for line in 6..10 {
             ic.fetch(0, line, 300);
         }
-        assert_eq!(ic.fetch(0, 9, 1000), 1040, "fetched before: L2");
+        assert_eq!(ic.fetch(0, 4, 1000), 1040, "fetched before: L2");
+    }
+
+    #[test]
+    fn a_miss_streams_the_next_lines_into_the_l1() {
+        // Three lines a fetch; L1 eight lines, all warm (lines 0-7).
+        let mut ic = cache(256, 1024, 128, 3);
+        assert_eq!(ic.fetch(0, 8, 100), 190);
+        // Lines 9 and 10 came behind line 8, 9 cycles apart.
+        assert_eq!(ic.fetch(0, 9, 300), 310, "an L1 hit");
+        assert_eq!(ic.fetch(0, 10, 300), 313, "an L1 hit, behind the last");
+        // Asking for 9 and 10 kept the stream going: 11, asked for at 300,
+        // is there at 390, and 12 (asked for at 303) a line time after it.
+        assert_eq!(ic.fetch(0, 11, 400), 410, "there at 390, then the L1");
+        assert_eq!(ic.fetch(1, 12, 400), 413, "there at 399, then the L1");
     }
 }

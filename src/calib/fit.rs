@@ -56,7 +56,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "icache_l1_latency_cycles",
     "icache_l1_line_cycles",
     "icache_l2_latency_cycles",
-    "icache_cold_latency_cycles",
+    "icache_cold_line_cycles",
 ];
 
 /// The fields fitted when none are named. Moved one at a time by the

@@ -7,18 +7,22 @@ use kernels_ir::{Dim3, KernelBuilder, ParamType, ParamValue};
 use super::util::{gpu, verified};
 use crate::{Cycle, GpuConfig, KernelStats, StallReason};
 
-/// `tiny` with an L0 of `l0` bytes and an L1 of two 128-byte lines (8 SASS
-/// instructions each): an L1 hit costs 10 cycles, a line the SM never
-/// fetched 50.
+/// `tiny` with an L0 of `l0` bytes, an L1 of one 128-byte line (8 SASS
+/// instructions) or the L0's size, and no prefetch: an L1 hit costs 10
+/// cycles; a line the SM never fetched arrives 60 cycles after it is asked
+/// for (the DRAM's latency), and a stream of them 50 cycles apart.
 fn with_icache(l0: u32) -> GpuConfig {
     let mut cfg = GpuConfig::tiny();
     cfg.icache_l0_bytes = l0;
-    cfg.icache_l1_bytes = 256.max(l0);
+    cfg.icache_l1_bytes = 128.max(l0);
     cfg.icache_line_bytes = 128;
     cfg.icache_l1_latency_cycles = 10;
     cfg.icache_l1_line_cycles = 3;
     cfg.icache_l2_latency_cycles = 20;
-    cfg.icache_cold_latency_cycles = 50;
+    cfg.icache_cold_line_cycles = 50;
+    cfg.icache_fetch_lines = 1;
+    cfg.l2_latency_cycles = 30;
+    cfg.dram_latency_cycles = 60;
     cfg
 }
 
@@ -46,14 +50,31 @@ fn code_beyond_the_l0_waits_for_its_lines() {
     let off = straight_line(GpuConfig::tiny());
     assert_eq!(off.cycles, Cycle(80));
     assert_eq!(off.stall(StallReason::NoInstruction), 0);
-    // The L0 holds line 0, the L1 lines 0 and 1. Issuing the last move of
-    // line 0 at 14 fetches line 1 from the L1 (there at 24); the last of
-    // line 1 at 38 fetches line 2, which the SM never fetched (88); and so
-    // on: 152, 216, and `exit` (line 5) at 280.
+    // The L0 and the L1 start with line 0. Issuing its last move at 14
+    // asks for line 1, which the SM never fetched: there at 14 + 60 = 74.
+    // Line 1's last at 88 asks for line 2 (148), and so on: 222, 296, and
+    // `exit` (line 5) at 370. Five waits of 59 cycles.
     let on = straight_line(with_icache(128));
-    assert_eq!(on.cycles, Cycle(281));
-    assert_eq!(on.stall(StallReason::NoInstruction), 9 + 4 * 49);
+    assert_eq!(on.cycles, Cycle(371));
+    assert_eq!(on.stall(StallReason::NoInstruction), 5 * 59);
     assert_eq!(on.inst_executed, off.inst_executed);
+}
+
+#[test]
+fn a_prefetch_streams_the_lines_after_a_miss() {
+    // An L1 of two lines (0 and 1 at the start). Without a prefetch: line
+    // 1 asked for at 14 is there at 24 (the L1); line 2 at 38 + 60 = 98,
+    // line 3 at 172, line 4 at 246, `exit` (line 5) at 320.
+    let mut cfg = with_icache(128);
+    cfg.icache_l1_bytes = 256;
+    assert_eq!(straight_line(cfg.clone()).cycles, Cycle(321));
+    // Two lines a fetch: asking for line 1 at 14 also starts line 2 (there
+    // at 74); asking for 2 at 38 gets it at 84 and starts 3 (behind 2:
+    // 124); 3 at 134 (starting 4: 174), 4 at 184 (5: 224), `exit` at 234.
+    cfg.icache_fetch_lines = 2;
+    let on = straight_line(cfg);
+    assert_eq!(on.cycles, Cycle(235));
+    assert_eq!(on.stall(StallReason::NoInstruction), 9 + 45 + 3 * 35);
 }
 
 #[test]
