@@ -107,9 +107,7 @@ impl L1 {
     /// its line is not there).
     #[inline]
     pub fn load(&mut self, sector: u64, load: u64) -> Lookup {
-        let line = sector >> self.line_shift;
-        let bit = 1u64 << (sector & ((1 << self.line_shift) - 1));
-        let base = (line & self.set_mask) as usize * WAYS;
+        let (line, bit, base) = self.place(sector);
         self.clock += 1;
         let set = &mut self.ways[base..base + WAYS];
         let mut victim = 0;
@@ -142,12 +140,19 @@ impl L1 {
     /// through to L2, and updates the sector in place where it is held.
     #[inline]
     pub fn holds(&self, sector: u64) -> bool {
-        let line = sector >> self.line_shift;
-        let bit = 1u64 << (sector & ((1 << self.line_shift) - 1));
-        let base = (line & self.set_mask) as usize * WAYS;
+        let (line, bit, base) = self.place(sector);
         self.ways
             .get(base..base + WAYS)
             .is_some_and(|set| set.iter().any(|w| w.line == line && w.valid & bit != 0))
+    }
+
+    /// Where `sector` lives: its line, its bit in the line's valid
+    /// sectors, and the index of its set's first way.
+    #[inline]
+    fn place(&self, sector: u64) -> (u64, u64, usize) {
+        let line = sector >> self.line_shift;
+        let bit = 1u64 << (sector & ((1 << self.line_shift) - 1));
+        (line, bit, (line & self.set_mask) as usize * WAYS)
     }
 }
 
