@@ -40,6 +40,8 @@ pub mod small;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod waits;
 
 pub use algorithm::configure;
 pub use config::{LevelLaunches, SamplesortConfig, SamplesortOptions};

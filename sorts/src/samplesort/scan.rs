@@ -229,41 +229,8 @@ pub fn generate(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::samplesort::waits::load_waits;
     use kernels_ir::opcode::Space;
-    use kernels_ir::uses::{for_each_def, for_each_use};
-
-    /// How many times a warp running `k`'s instructions in order (branches
-    /// not taken) stops for a load from `space`: an instruction that reads a
-    /// register a pending load writes waits out the latency of every load
-    /// pending then, so loads issued back to back cost one wait.
-    fn load_waits(k: &Kernel, space: Space) -> usize {
-        let mut pending = std::collections::HashSet::new();
-        let mut waits = 0;
-        for inst in &k.insts {
-            let mut reads = false;
-            for_each_use(inst, |r| reads |= pending.contains(&r));
-            if let Some(g) = inst.guard {
-                reads |= pending.contains(&g.pred);
-            }
-            if reads {
-                waits += 1;
-                pending.clear();
-            }
-            let op = inst.data.opcode();
-            if op.format() == kernels_ir::opcode::Format::Load
-                && op.memory().map(|(s, _)| s) == Some(space)
-            {
-                for_each_def(inst, |r| {
-                    pending.insert(r);
-                });
-            } else {
-                for_each_def(inst, |r| {
-                    pending.remove(&r);
-                });
-            }
-        }
-        waits
-    }
 
     #[test]
     fn a_tile_waits_once_for_its_global_loads() {
@@ -273,7 +240,7 @@ mod tests {
         // one wait per load costs). Interleaving loads and shared stores
         // waited SCAN_ITEMS times per tile.
         let (k, _) = generate(&SamplesortConfig::new(32, 32));
-        assert_eq!(load_waits(&k, Space::Global), 2);
+        assert_eq!(load_waits(&k.insts, Space::Global), 2);
     }
 
     #[test]
@@ -284,6 +251,6 @@ mod tests {
         let cfg = SamplesortConfig::new(32, 32);
         let lg = cfg.block_threads.trailing_zeros() as usize;
         let (k, _) = generate(&cfg);
-        assert_eq!(load_waits(&k, Space::Shared), 3 + 2 * lg);
+        assert_eq!(load_waits(&k.insts, Space::Shared), 3 + 2 * lg);
     }
 }

@@ -138,6 +138,7 @@ pub fn copy_buckets(cfg: &SamplesortConfig) -> (Kernel, KernelMarks) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::samplesort::waits;
     use kernels_ir::Opcode;
     use kernels_ir::opcode::{Format, Space};
 
@@ -146,29 +147,14 @@ mod tests {
     }
 
     /// How many times the warp waits for global loads before the load
-    /// stage's barrier: an instruction that reads a pending load's
-    /// destination waits out every load pending then.
+    /// stage's barrier.
     fn global_waits_before_first_barrier(k: &Kernel) -> usize {
-        let mut pending = std::collections::HashSet::new();
-        let mut waits = 0;
-        for inst in &k.insts {
-            let op = inst.data.opcode();
-            let mut reads = false;
-            kernels_ir::uses::for_each_use(inst, |r| reads |= pending.contains(&r));
-            if reads {
-                waits += 1;
-                pending.clear();
-            }
-            if op == Opcode::BarSync {
-                break;
-            }
-            if op.format() == Format::Load && space(op) == Some(Space::Global) {
-                kernels_ir::uses::for_each_def(inst, |r| {
-                    pending.insert(r);
-                });
-            }
-        }
-        waits
+        let end = k
+            .insts
+            .iter()
+            .position(|inst| inst.data.opcode() == Opcode::BarSync)
+            .unwrap_or(k.insts.len());
+        waits::load_waits(&k.insts[..end], Space::Global)
     }
 
     #[test]
