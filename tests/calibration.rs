@@ -282,6 +282,15 @@ fn the_committed_h200_l1_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_l1.txt", "hw/calib/figures_l1.txt");
 }
 
+/// Launches that are all fixed cost: an empty kernel, one that reads a
+/// parameter, one that stores a word a thread, one that loads one, a
+/// dependent loop. Fails without `memory_launch_cycles` (Pearson r
+/// 0.9957: the stores would end as early as the parameter reads).
+#[test]
+fn the_committed_h200_launch_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_launch.txt", "hw/calib/figures_launch.txt");
+}
+
 /// Chains of dependent loads to random words (mergesort's `partition`):
 /// the suite that set `load_line_cycles`.
 #[test]

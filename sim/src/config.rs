@@ -191,6 +191,11 @@ gpu_config! {
     /// itself and the drain after the last warp (an empty kernel still
     /// takes this long in `sm__cycles_elapsed.max`).
     launch_overhead_cycles: u32,
+    /// Cycles a launch that reads or writes global memory costs beyond one
+    /// that does not, >= 0, charged at its end. Where the hardware spends
+    /// them (the first accesses' address translation, the wait for the
+    /// last stores' acknowledgement) its launch times do not tell apart.
+    memory_launch_cycles: u32,
     /// Cycles between two block starts on one SM, >= 0: the block
     /// dispatcher hands an SM one block at a time, even into free slots.
     block_dispatch_cycles: u32,
@@ -339,11 +344,19 @@ impl GpuConfig {
             // own issue pressure explains half of that.
             bar_release_cycles_per_warp: 2,
             // Calibrated over hw/calib/suite.txt (cycle MAPE lowest here):
-            // an empty kernel alone takes 2,675-2,962 cycles on the H200;
-            // real kernels pay about 1,000 more at their start and end that
-            // the model does not yet time per warp (the first constant-bank
-            // read of the parameters, the drain of stores at exit).
-            launch_overhead_cycles: 4000,
+            // an empty kernel alone takes 2,633-2,962 cycles on the H200;
+            // real kernels pay about 500 more that the model does not yet
+            // time per warp. Not the first read of the parameters: a kernel
+            // that reads one and exits takes no longer than an empty one
+            // (hw/calib/suite_launch.txt). With memory_launch_cycles, a
+            // kernel that touches global memory costs what it did at 4,000.
+            launch_overhead_cycles: 3460,
+            // Measured (hw/calib/suite_launch.txt): a store a thread adds
+            // -126 to 857 cycles to a launch that reads its parameter and
+            // exits, in eight pairs of two recordings; 540 is their median.
+            // A load a thread adds 722-1,292 (the model charges the DRAM
+            // latency, 640, for the load itself).
+            memory_launch_cycles: 540,
             // Measured (hw/calib, empty kernels): a grid retires one block
             // per SM every 158-179 cycles, whatever the block's size and
             // however many slots are free.
@@ -452,6 +465,7 @@ impl GpuConfig {
             bar_release_cycles_per_warp: 1,
             // Off: the tiny machine keeps exact cycle counts readable.
             launch_overhead_cycles: 0,
+            memory_launch_cycles: 0,
             block_dispatch_cycles: 0,
             lsu_sectors_per_cycle: 2,
             lsu_queue_depth: 2,

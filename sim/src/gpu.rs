@@ -364,7 +364,7 @@ impl Gpu {
                 limit,
                 lockstep,
             )?;
-            let end = end.max(sh.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
+            let end = launch_end(&self.cfg, end, sh.last_store_done, &worker.stats);
             for sm in 0..self.sms.len() as u32 {
                 tracer.flush_samples(sm, u64::MAX / 2);
             }
@@ -390,13 +390,16 @@ impl Gpu {
             );
             let end =
                 crate::engine::run_parallel(&l, &mut self.sms, &mut sh, &mut workers, team, limit)?;
-            let end = end.max(sh.last_store_done) + u64::from(self.cfg.launch_overhead_cycles);
             // Integer sums: any order gives the same.
             let stats = workers.into_iter().map(|w| w.stats).reduce(|mut a, b| {
                 a.add_part(&b);
                 a
             });
-            (end, stats.expect("one worker"))
+            let stats = stats.expect("one worker");
+            (
+                launch_end(&self.cfg, end, sh.last_store_done, &stats),
+                stats,
+            )
         };
         stats.cycles = Cycle(end);
         stats.sm_cycles_elapsed = end * u64::from(self.cfg.num_sms);
@@ -438,4 +441,17 @@ impl Device for Gpu {
     ) -> Result<KernelStats, SimError> {
         Gpu::launch(self, kernel, grid, block, params)
     }
+}
+
+/// The cycle a launch ends whose last warp left at `warps_done` and
+/// whose last store was written into L2 at `last_store` (0: none), with
+/// `stats` its counters: the fixed cost of every launch, and more for one
+/// that read or wrote global memory (`memory_launch_cycles`).
+fn launch_end(cfg: &GpuConfig, warps_done: u64, last_store: u64, stats: &KernelStats) -> u64 {
+    let memory = if stats.gmem_ld_requests + stats.gmem_st_requests > 0 {
+        cfg.memory_launch_cycles
+    } else {
+        0
+    };
+    warps_done.max(last_store) + u64::from(cfg.launch_overhead_cycles) + u64::from(memory)
 }

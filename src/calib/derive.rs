@@ -4,8 +4,8 @@
 //! The reference's timing fields (the `h200` preset's) were calibrated
 //! against its microbenchmarks and suites; some are measured latencies,
 //! others absorb costs the model does not time one by one (the launch
-//! overhead is an empty kernel's cost plus about a thousand cycles real
-//! kernels pay). Run the same microbenchmarks on another GPU and each field
+//! overhead is an empty kernel's cost plus about 500 cycles real kernels
+//! pay). Run the same microbenchmarks on another GPU and each field
 //! moves by what its measurement moved: a latency or a fixed cost by the
 //! difference, a bandwidth by the ratio of the bandwidths achieved. What a
 //! GPU's device attributes give (SMs, L2 size, shared memory, registers) is

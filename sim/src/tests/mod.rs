@@ -9,6 +9,7 @@ mod faults;
 mod functional;
 mod icache;
 mod l1;
+mod launch_cost;
 mod load_order;
 mod ops;
 mod partial_stores;
