@@ -30,7 +30,8 @@
 //!
 //! **Partial-sector stores.** A store sector that its request writes only
 //! in part (marked [`PARTIAL`] by the SM, after its store-combining buffer,
-//! [`crate::store_combine`]) takes `l2_partial_write_bytes` of its slice's
+//! [`crate::store_combine`], which unmarks a sector that merged parts
+//! complete) takes `l2_partial_write_bytes` of its slice's
 //! bandwidth instead of a sector's, and `l2_partial_line_bytes` more when
 //! its line is not the line the slice last wrote in part. Why: on the H200
 //! (`hw/calib/suite_parts.txt`, docs/calibration.md "The sixth suite"),

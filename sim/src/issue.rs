@@ -19,7 +19,7 @@ use crate::scoreboard::pack;
 use crate::shared_mem;
 use crate::sm::Sm;
 use crate::stats::StallReason;
-use crate::store_combine::{self, PARTIAL, StoreCombiner};
+use crate::store_combine::{self, Merge, PARTIAL, StoreCombiner};
 use crate::time::Cycle;
 use crate::warp::State;
 
@@ -559,6 +559,8 @@ fn write_sb(sb: &mut [u64], writes: &[u32], packed: u64) {
 /// `start`, its lanes writing `bytes` each at `addrs`) that it writes only
 /// in part, and drops the parts that merge in the SM's store-combining
 /// buffer ([`crate::store_combine`]): they reach L2 with an earlier part.
+/// A merge that completes its sector makes the earlier part's write a whole
+/// sector's, where that part still waits in `out` (its quantum's).
 fn mark_partial(
     out: &mut Vec<u64>,
     combine: &mut StoreCombiner,
@@ -568,6 +570,7 @@ fn mark_partial(
     ctx: &Ctx<'_, '_>,
 ) {
     let sectors = &mut out[at..];
+    let mut covers = [0u64; crate::regfile::MAX_LANES];
     let mut any = false;
     store_combine::partial_sectors(
         addrs,
@@ -575,8 +578,9 @@ fn mark_partial(
         bytes,
         ctx.cfg.sector_bytes,
         &ctx.sectors,
-        |k| {
+        |k, cover| {
             sectors[k] |= PARTIAL;
+            covers[k] = cover;
             any = true;
         },
     );
@@ -589,8 +593,20 @@ fn mark_partial(
         let s = out[k];
         // The LSU sends `per_cycle` of the request's sectors a cycle.
         let depart = start + (k - at) as u64 / per_cycle;
-        if s & PARTIAL != 0 && combine.merge(s & !PARTIAL, depart) {
-            continue;
+        if s & PARTIAL != 0 {
+            match combine.merge(s & !PARTIAL, depart, covers[k - at], kept as u32) {
+                Merge::Sent => {}
+                Merge::Merged => continue,
+                Merge::Completed(carrier) => {
+                    // The carrier is an earlier request's part of this
+                    // sector, if its quantum is still this one.
+                    let c = carrier as usize;
+                    if c < at && out[c] == s {
+                        out[c] = s & !PARTIAL;
+                    }
+                    continue;
+                }
+            }
         }
         out[kept] = s;
         kept += 1;

@@ -179,6 +179,7 @@ impl Sm {
                 cfg.store_combine_lines,
                 cfg.store_combine_cycles,
                 cfg.line_sector_shift(),
+                cfg.sector_bytes,
             ),
             icache: crate::icache::ICache::default(),
             l1: crate::l1::L1::default(),
