@@ -178,6 +178,10 @@ gpu_config! {
     /// queued and not yet started, 1..=256; beyond it warps stall in
     /// `mio_throttle`.
     mio_queue_depth: u32,
+    /// Cycles from one shared-memory access of a warp (a load, store or
+    /// atomic) to its next, >= 1, waited out in `wait`: ptxas's stall counts
+    /// space them so.
+    smem_issue_interval_cycles: u32,
     /// Cycles after a branch before the warp can issue again (`branch_resolving`), >= 1.
     branch_latency_cycles: u32,
     /// Cycles from the last warp's arrival at `bar.sync` until the block's
@@ -334,6 +338,13 @@ impl GpuConfig {
             smem_atom_latency_cycles: 37,
             smem_atom_replay_cycles: 2,
             mio_queue_depth: 8,
+            // The stall counts of sm_90 SASS (docs/calibration.md, "Shared
+            // accesses four cycles apart"): of 11,353 successive memory
+            // instructions of one warp in hw/data/h200/sass (10,937 shared
+            // loads and stores), none is closer than 4 cycles, and ncu's
+            // `wait` of sample sort's small sorts is what the stall counts
+            // give (2.05 an instruction against 2.06 at 8192 keys).
+            smem_issue_interval_cycles: 4,
             // With it a dependent chain in a loop costs 12 cycles per 3 ops,
             // as measured (the branch hides behind the chain).
             branch_latency_cycles: 2,
@@ -460,6 +471,9 @@ impl GpuConfig {
             smem_atom_latency_cycles: 5,
             smem_atom_replay_cycles: 1,
             mio_queue_depth: 2,
+            // Off (every instruction takes a cycle anyway): the tiny
+            // machine keeps its tests' cycle counts.
+            smem_issue_interval_cycles: 1,
             branch_latency_cycles: 2,
             bar_latency_cycles: 2,
             bar_release_cycles_per_warp: 1,
@@ -660,6 +674,13 @@ impl GpuConfig {
             self.mio_queue_depth.into(),
             1,
             256,
+        );
+        range(
+            &mut errors,
+            "smem_issue_interval_cycles",
+            self.smem_issue_interval_cycles.into(),
+            1,
+            max,
         );
         range(
             &mut errors,

@@ -147,6 +147,9 @@ pub(crate) struct DInst {
     /// A warp that goes on elsewhere (a jump, or an order `load_sched`
     /// changed) looks its next line up in any case.
     pub new_line: bool,
+    /// A shared-memory load, store or atomic: the warp issues it no sooner
+    /// than `smem_issue_interval_cycles` after its last one.
+    pub spaced: bool,
 }
 
 impl DInst {
@@ -543,6 +546,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             nrows: rows.len() as u8,
             next: d.first(position[pc] as u32 + 1),
             new_line: false,
+            spaced: pipe == Pipe::Smem,
         });
     }
     if insts.is_empty() {
@@ -560,6 +564,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             nrows: 0,
             next: 1,
             new_line: false,
+            spaced: false,
         });
     }
     let entry = d.first(0);

@@ -76,6 +76,9 @@ impl Sm {
                 w.set_pc(inst.next);
             }
             Kind::Mem(op) => {
+                if inst.spaced {
+                    w.smem_issue_at = t + u64::from(cfg.smem_issue_interval_cycles);
+                }
                 self.memory(sp, slot, t, &op, exec, ctx)?;
                 self.warps[slot as usize].set_pc(inst.next);
             }
@@ -128,6 +131,11 @@ impl Sm {
             return Ok(());
         }
         let next = w.pc();
+        if prog.insts[next as usize].spaced {
+            // A shared access waits out the spacing after the warp's last
+            // one (`GpuConfig::smem_issue_interval_cycles`).
+            floor = floor.max(pack(w.smem_issue_at, StallReason::Wait));
+        }
         if self.icache.on && (inst.new_line || next != pc + 1) {
             // A line crossing or a jump.
             floor = floor.max(self.fetch_line(sp, prog, pc, next, t));

@@ -72,6 +72,9 @@ pub(crate) struct Warp {
     /// Waiting for an unresolved load: the packed floor and first cycle of
     /// the wait, to charge once the load's timing is known.
     pub blocked: Option<(u64, u64)>,
+    /// The first cycle the warp may issue its next shared-memory access
+    /// (`GpuConfig::smem_issue_interval_cycles` after its last one).
+    pub smem_issue_at: u64,
     /// The cycle the warp became resident.
     pub start: u64,
 }
@@ -88,6 +91,7 @@ impl Default for Warp {
             stack: Vec::new(),
             rf: RegFile::default(),
             barrier_since: 0,
+            smem_issue_at: 0,
             blocked: None,
             start: 0,
             specials_of: 0,

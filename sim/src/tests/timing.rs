@@ -11,13 +11,17 @@ use super::util::{gpu, verified};
 use crate::{Cycle, GpuConfig, KernelStats, StallReason};
 
 fn run(threads: u32, build: impl FnOnce(&mut KernelBuilder)) -> KernelStats {
+    run_on(GpuConfig::tiny(), threads, build)
+}
+
+fn run_on(cfg: GpuConfig, threads: u32, build: impl FnOnce(&mut KernelBuilder)) -> KernelStats {
     let mut b = KernelBuilder::new("t");
     let buf = b.param("buf", ParamType::U64);
     let base = b.reg64();
     let _ = (buf, base);
     build(&mut b);
     let k = verified(b.build());
-    let mut g = gpu(GpuConfig::tiny());
+    let mut g = gpu(cfg);
     let a = g.alloc(256);
     let stats = g
         .launch(&k, Dim3::x(1), Dim3::x(threads), &[ParamValue::U64(a)])
@@ -101,6 +105,36 @@ fn a_shared_load_waits_on_the_short_scoreboard() {
     });
     assert_eq!(s.cycles, Cycle(9));
     assert_eq!(stall(&s, StallReason::ShortScoreboard), 3);
+}
+
+#[test]
+fn a_warps_shared_accesses_wait_out_their_spacing() {
+    // With the H200's spacing of 4 (`smem_issue_interval_cycles`), a warp's
+    // shared store and shared loads issue 4 cycles apart, waiting in
+    // `wait`, and an ALU op between two of them fills part of the gap; a
+    // shuffle is not spaced. `tiny`'s 1 lets them go a cycle apart.
+    let kernel = |b: &mut KernelBuilder| {
+        let (a, v, w, x) = (b.reg32(), b.reg32(), b.reg32(), b.reg32());
+        b.shared(64, 4);
+        b.shl(a, Special::LaneId, 2); // t0, ready at 2
+        b.st_shared_b32(Some(a), 0, a); // t2
+        b.ld_shared_b32(v, Some(a), 0); // t6 (t3 without the spacing)
+        b.mov(x, 1); // t7 (t4)
+        b.ld_shared_b32(w, Some(a), 0); // t10 (t5)
+        b.shfl_xor(x, a, 1, 8); // t11 (t6)
+        b.exit(); // t12 (t7)
+    };
+    let s = run(8, kernel);
+    assert_eq!((s.cycles, stall(&s, StallReason::Wait)), (Cycle(8), 1));
+    let spaced = GpuConfig {
+        smem_issue_interval_cycles: 4,
+        ..GpuConfig::tiny()
+    };
+    let s = run_on(spaced, 8, kernel);
+    assert_eq!(
+        (s.cycles, stall(&s, StallReason::Wait)),
+        (Cycle(13), 1 + 3 + 2)
+    );
 }
 
 #[test]
