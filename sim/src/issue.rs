@@ -376,6 +376,17 @@ impl Sm {
                     ctx,
                 );
             }
+            let lines = if op.store {
+                0
+            } else {
+                line_return::lines(&ctx.sectors, self.line_shift)
+            };
+            let cost = if op.store {
+                crate::l2_port::store_cost(&self.request_sectors[first as usize..])
+            } else {
+                crate::l2_port::load_cost(lines)
+            };
+            let start = crate::l2_port::send(&mut self.port_free_at, start, cost);
             self.requests.push(Pending {
                 t,
                 sm: self.id,
@@ -383,11 +394,7 @@ impl Sm {
                 first,
                 n: self.request_sectors.len() as u32 - first,
                 store: op.store,
-                lines: if op.store {
-                    0
-                } else {
-                    line_return::lines(&ctx.sectors, self.line_shift)
-                },
+                lines,
                 wavefronts: pipe.at_return(op.store),
                 slot,
                 age: w.age,
@@ -456,9 +463,17 @@ impl Sm {
             );
             return;
         }
-        if n > 0 {
+        let lines = line_return::lines(&self.request_sectors[first as usize..], self.line_shift);
+        let start = if n > 0 {
             self.load_seq += 1;
-        }
+            crate::l2_port::send(
+                &mut self.port_free_at,
+                start,
+                crate::l2_port::load_cost(lines),
+            )
+        } else {
+            start
+        };
         self.requests.push(Pending {
             t,
             sm: self.id,
@@ -466,7 +481,7 @@ impl Sm {
             first,
             n,
             store: false,
-            lines: line_return::lines(&self.request_sectors[first as usize..], self.line_shift),
+            lines,
             wavefronts,
             slot,
             age: w.age,

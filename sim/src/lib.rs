@@ -134,6 +134,7 @@ mod l2;
 mod lanes;
 mod launch;
 mod line_return;
+mod l2_port;
 mod load_sched;
 mod lookahead;
 mod lsu_pipe;
