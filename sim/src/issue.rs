@@ -381,12 +381,14 @@ impl Sm {
             } else {
                 line_return::lines(&ctx.sectors, self.line_shift)
             };
-            let cost = if op.store {
-                crate::l2_port::store_cost(&self.request_sectors[first as usize..])
+            // It waits for the port to L2, which sends one request at a
+            // time ([`crate::l2_port`]).
+            let sent = if op.store {
+                self.port
+                    .store(start, &self.request_sectors[first as usize..])
             } else {
-                crate::l2_port::load_cost(lines)
+                self.port.load(start, lines)
             };
-            let start = crate::l2_port::send(&mut self.port_free_at, start, cost);
             self.requests.push(Pending {
                 t,
                 sm: self.id,
@@ -402,6 +404,7 @@ impl Sm {
                 seq: NO_LOAD,
                 after: NO_LOAD,
                 floor: 0,
+                delay: sent - start,
             });
             if !op.store {
                 write_sb(
@@ -464,13 +467,10 @@ impl Sm {
             return;
         }
         let lines = line_return::lines(&self.request_sectors[first as usize..], self.line_shift);
-        let start = if n > 0 {
+        // Its misses wait for the port to L2 (see `global`).
+        let sent = if n > 0 {
             self.load_seq += 1;
-            crate::l2_port::send(
-                &mut self.port_free_at,
-                start,
-                crate::l2_port::load_cost(lines),
-            )
+            self.port.load(start, lines)
         } else {
             start
         };
@@ -489,6 +489,7 @@ impl Sm {
             seq: if n > 0 { seq } else { NO_LOAD },
             after,
             floor,
+            delay: sent - start,
         });
         write_sb(
             w.rf.sb_mut(),
