@@ -229,8 +229,9 @@ gpu_config! {
     /// Cycles a store's write of a whole sector holds the SM's port to L2,
     /// >= 0 (0: it passes without holding it).
     l2_port_write_cycles: u32,
-    /// Cycles a store's write of part of a sector holds the SM's port to
-    /// L2, >= 0.
+    /// Cycles a store's write to a line of which it writes a sector in
+    /// part holds the SM's port to L2 at least, >= 0 (a line's write takes
+    /// `l2_port_write_cycles` a sector otherwise).
     l2_port_partial_write_cycles: u32,
     /// Memory partitions (L2 slices with their DRAM channel), >= 1; each has
     /// its own bandwidth queue.

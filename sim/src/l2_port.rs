@@ -15,8 +15,9 @@
 //! 4,096 + 32,768; the ts64k `step`, `tail` and `head` 9,216 an SM each
 //! for 2,048 read lines and 4,096 half sectors,
 //! `hw/data/h200/ncu/ts64k_head_step_tail_full.csv`). So a write holds
-//! the port a cycle a whole sector and two a sector written in part, a
-//! read request half a cycle a line, whatever the number of SMs (one SM
+//! the port a cycle a whole sector and two a line written in part (every
+//! part measured here had a line of its own in its request), a read
+//! request half a cycle a line, whatever the number of SMs (one SM
 //! alone, `xb_s_p_b1`, takes the same 32,770). Where it is the bound the
 //! SM's time follows it: `xb_s_p` runs 35,089 active cycles, `xb_s_c`
 //! 8,731. Charged only the LSU's 4 sectors a cycle, stores ran 43-77% fast
@@ -57,8 +58,10 @@ pub(crate) struct Port {
     read: u64,
     /// Ticks a write of a whole sector holds it.
     write: u64,
-    /// Ticks a write of part of a sector holds it.
+    /// Ticks a write to a line with a part holds it at least.
     part: u64,
+    /// `log2` of sectors a line.
+    line_shift: u32,
 }
 
 impl Port {
@@ -72,6 +75,7 @@ impl Port {
             read: u64::from(reads > 0),
             write: u64::from(cfg.l2_port_write_cycles) * ticks,
             part: u64::from(cfg.l2_port_partial_write_cycles) * ticks,
+            line_shift: cfg.line_sector_shift(),
         }
     }
 
@@ -81,20 +85,31 @@ impl Port {
     }
 
     /// The cycle a store the LSU sends at `start`, writing `sectors`
-    /// (marked [`PARTIAL`] where it writes them in part), leaves.
+    /// (ascending, marked [`PARTIAL`] where it writes them in part),
+    /// leaves. Each line it writes holds the port a write's time a sector,
+    /// and at least a part's where it writes a sector of it in part.
     #[inline]
     pub fn store(&mut self, start: u64, sectors: &[u64]) -> u64 {
-        let cost = sectors
-            .iter()
-            .map(|&s| {
-                if s & PARTIAL != 0 {
-                    self.part
-                } else {
-                    self.write
-                }
-            })
-            .sum();
+        let (mut cost, mut line, mut n, mut part) = (0, u64::MAX, 0, false);
+        for &s in sectors {
+            let l = (s & !PARTIAL) >> self.line_shift;
+            if l != line {
+                cost += self.line_cost(n, part);
+                (line, n, part) = (l, 0, false);
+            }
+            n += 1;
+            part |= s & PARTIAL != 0;
+        }
+        cost += self.line_cost(n, part);
         self.send(start, cost)
+    }
+
+    /// Ticks a line's write of `n` sectors (`part`: one of them in part)
+    /// holds the port.
+    #[inline]
+    fn line_cost(&self, n: u64, part: bool) -> u64 {
+        let whole = n * self.write;
+        if part { whole.max(self.part) } else { whole }
     }
 
     /// The cycle a load the LSU sends at `start`, reading `lines` lines
@@ -133,14 +148,27 @@ mod tests {
     }
 
     #[test]
-    fn writes_queue_a_cycle_a_whole_sector_and_two_a_part() {
+    fn writes_queue_a_cycle_a_whole_sector_and_two_a_line_in_part() {
         let mut p = h200();
         let whole: Vec<u64> = (0..32).collect();
-        let parts: Vec<u64> = (0..32).map(|s| s | PARTIAL).collect();
+        // One part in each of 32 lines (4 sectors a line).
+        let parts: Vec<u64> = (0..32).map(|l| (l * 4) | PARTIAL).collect();
         assert_eq!(p.store(0, &whole), 0);
         assert_eq!(p.store(0, &parts), 32);
         assert_eq!(p.store(0, &whole), 96);
         assert_eq!(p.store(200, &whole), 200);
+    }
+
+    #[test]
+    fn parts_that_share_a_line_take_a_cycle_a_sector() {
+        let mut p = h200();
+        // Four parts in each of 8 lines: 4 cycles a line, as whole ones.
+        let parts: Vec<u64> = (0..32).map(|s| s | PARTIAL).collect();
+        assert_eq!(p.store(0, &parts), 0);
+        assert_eq!(p.store(0, &[0]), 32);
+        // One part alone in its line: two cycles.
+        assert_eq!(p.store(0, &[8 | PARTIAL]), 33);
+        assert_eq!(p.store(0, &[0]), 35);
     }
 
     #[test]
