@@ -291,6 +291,14 @@ fn the_committed_h200_launch_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_launch.txt", "hw/calib/figures_launch.txt");
 }
 
+/// Loads and stores of 16 bytes a lane, a line a lane or coalesced, from
+/// 1, 8 and 132 SMs: the suite that set the SM's port to L2
+/// (`l2_port_*`).
+#[test]
+fn the_committed_h200_port_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_xbar.txt", "hw/calib/figures_xbar.txt");
+}
+
 /// Chains of dependent loads to random words (mergesort's `partition`):
 /// the suite that set `load_line_cycles`.
 #[test]

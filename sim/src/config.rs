@@ -232,6 +232,16 @@ gpu_config! {
     /// its data can be read, >= 0: the lines of a divergent load return one
     /// after another.
     load_line_cycles: u32,
+    /// Read requests (one a line) the SM's port to L2 sends per cycle,
+    /// 0..=64 (0: reads pass it without holding it).
+    l2_port_reads_per_cycle: u32,
+    /// Cycles a store's write of a whole sector holds the SM's port to L2,
+    /// >= 0 (0: it passes without holding it).
+    l2_port_write_cycles: u32,
+    /// Cycles a store's write to a line of which it writes a sector in
+    /// part holds the SM's port to L2 at least, >= 0 (a line's write takes
+    /// `l2_port_write_cycles` a sector otherwise).
+    l2_port_partial_write_cycles: u32,
     /// Memory partitions (L2 slices with their DRAM channel), >= 1; each has
     /// its own bandwidth queue.
     mem_partitions: u32,
@@ -399,6 +409,13 @@ impl GpuConfig {
             // hit, against 691 for one lane's chain (DRAM) and the L2's
             // 300: 31 further lines at about 16 cycles each, either way.
             load_line_cycles: 16,
+            // Measured (hw/calib/suite_xbar.txt, the port's busy cycles
+            // `l1tex__m_l1tex2xbar_req_cycles_active`): 8,194 for 8,192
+            // whole sectors written, 32,770 for 16,384 written in half,
+            // 4,098 for reads of 8,192 lines ([`crate::l2_port`]).
+            l2_port_reads_per_cycle: 2,
+            l2_port_write_cycles: 1,
+            l2_port_partial_write_cycles: 2,
             mem_partitions: 32,
             partition_interleave_bytes: 256,
             // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
@@ -494,6 +511,10 @@ impl GpuConfig {
             dram_latency_cycles: 20,
             // Off: the tiny machine keeps its tests' cycle counts.
             load_line_cycles: 0,
+            // Off: the tiny machine keeps its tests' cycle counts.
+            l2_port_reads_per_cycle: 0,
+            l2_port_write_cycles: 0,
+            l2_port_partial_write_cycles: 0,
             mem_partitions: 2,
             partition_interleave_bytes: 256,
             l2_bytes_per_cycle: 64,
@@ -749,6 +770,27 @@ impl GpuConfig {
             &mut errors,
             "load_line_cycles",
             self.load_line_cycles.into(),
+            0,
+            max,
+        );
+        range(
+            &mut errors,
+            "l2_port_reads_per_cycle",
+            self.l2_port_reads_per_cycle.into(),
+            0,
+            64,
+        );
+        range(
+            &mut errors,
+            "l2_port_write_cycles",
+            self.l2_port_write_cycles.into(),
+            0,
+            max,
+        );
+        range(
+            &mut errors,
+            "l2_port_partial_write_cycles",
+            self.l2_port_partial_write_cycles.into(),
             0,
             max,
         );

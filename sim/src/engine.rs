@@ -85,6 +85,10 @@ pub(crate) struct Pending {
     pub seq: u64,
     pub after: u64,
     pub floor: u64,
+    /// Cycles it waited for the SM's port to L2 ([`crate::l2_port`]): its
+    /// data (a load) or its writes (a store) come that much later than
+    /// the partitions, which see it from `start`, time them.
+    pub delay: u64,
 }
 
 /// What SMs share, served between their runs: device memory (with each
@@ -757,6 +761,7 @@ impl Sm {
     /// and, if the warp was waiting for them, works out when it can go on.
     /// Returns whether the warp's schedule changed.
     fn land_load(&mut self, p: &Pending, seen: Arrivals, ctx: &mut Ctx<'_, '_>) -> bool {
+        let seen = seen.later(p.delay);
         let done = seen
             .complete(p.lines, ctx.cfg.load_line_cycles)
             .max(p.floor);

@@ -384,6 +384,19 @@ impl Sm {
                     ctx,
                 );
             }
+            let lines = if op.store {
+                0
+            } else {
+                line_return::lines(&ctx.sectors, self.line_shift)
+            };
+            // It waits for the port to L2, which sends one request at a
+            // time ([`crate::l2_port`]).
+            let sent = if op.store {
+                self.port
+                    .store(start, &self.request_sectors[first as usize..])
+            } else {
+                self.port.load(start, lines)
+            };
             self.requests.push(Pending {
                 t,
                 sm: self.id,
@@ -391,11 +404,7 @@ impl Sm {
                 first,
                 n: self.request_sectors.len() as u32 - first,
                 store: op.store,
-                lines: if op.store {
-                    0
-                } else {
-                    line_return::lines(&ctx.sectors, self.line_shift)
-                },
+                lines,
                 wavefronts: pipe.at_return(op.store),
                 slot,
                 age: w.age,
@@ -403,6 +412,7 @@ impl Sm {
                 seq: NO_LOAD,
                 after: NO_LOAD,
                 floor: 0,
+                delay: sent - start,
             });
             if !op.store {
                 write_sb(
@@ -464,9 +474,14 @@ impl Sm {
             );
             return;
         }
-        if n > 0 {
+        let lines = line_return::lines(&self.request_sectors[first as usize..], self.line_shift);
+        // Its misses wait for the port to L2 (see `global`).
+        let sent = if n > 0 {
             self.load_seq += 1;
-        }
+            self.port.load(start, lines)
+        } else {
+            start
+        };
         self.requests.push(Pending {
             t,
             sm: self.id,
@@ -474,7 +489,7 @@ impl Sm {
             first,
             n,
             store: false,
-            lines: line_return::lines(&self.request_sectors[first as usize..], self.line_shift),
+            lines,
             wavefronts,
             slot,
             age: w.age,
@@ -482,6 +497,7 @@ impl Sm {
             seq: if n > 0 { seq } else { NO_LOAD },
             after,
             floor,
+            delay: sent - start,
         });
         write_sb(
             w.rf.sb_mut(),

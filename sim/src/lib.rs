@@ -131,6 +131,7 @@ mod interrupt;
 mod issue;
 mod l1;
 mod l2;
+mod l2_port;
 mod lanes;
 mod launch;
 mod line_return;

@@ -46,6 +46,19 @@ impl Arrivals {
         }
     }
 
+    /// The same arrivals `delay` cycles later.
+    #[inline]
+    pub fn later(self, delay: u64) -> Arrivals {
+        if delay == 0 {
+            return self;
+        }
+        Arrivals {
+            first: self.first.saturating_add(delay),
+            last: self.last + delay,
+            missed: self.missed,
+        }
+    }
+
     /// Notes a sector ready at `t`.
     #[inline]
     pub fn sector(&mut self, t: u64) {

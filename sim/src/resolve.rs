@@ -120,6 +120,11 @@ impl Batch {
             self.done.push(done);
         }
         drop(groups);
+        // A store's writes reach L2 no earlier than its port sends them
+        // (as a team times them, `TeamBatch::gather`).
+        for p in self.pending.iter().filter(|p| p.store) {
+            self.last_store_done = self.last_store_done.max(p.start + p.delay + 1);
+        }
         timing.count(self.flat.len());
     }
 
@@ -308,6 +313,7 @@ mod tests {
             seq: crate::l1::NO_LOAD,
             after: crate::l1::NO_LOAD,
             floor: 0,
+            delay: 0,
         }
     }
 

@@ -89,6 +89,8 @@ pub(crate) struct Sm {
     /// The next cycle the SM's L1 data stage can pass a returning load's
     /// wavefront ([`crate::lsu_pipe`]).
     pub data_free_at: u64,
+    /// What a request costs the SM's port to L2 ([`crate::l2_port`]).
+    pub(crate) port: crate::l2_port::Port,
     /// The next cycle the SM's barrier unit can release a warp: one unit
     /// serves every block of the SM ([`Sm::release_barrier`]).
     pub bar_free_at: u64,
@@ -164,6 +166,7 @@ impl Sm {
             smem_free_at: 0,
             lsu_free_at: 0,
             data_free_at: 0,
+            port: crate::l2_port::Port::new(cfg),
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
@@ -214,6 +217,7 @@ impl Sm {
         self.smem_free_at = 0;
         self.lsu_free_at = 0;
         self.data_free_at = 0;
+        self.port.reset();
         self.bar_free_at = 0;
         self.resident_warps = 0;
         self.age_counter = 0;

@@ -1,0 +1,201 @@
+//! The SM's port to L2 (`l1tex2xbar`): every request that leaves the SM
+//! for L2 passes it, one after another.
+//!
+//! **Why.** `hw/calib/suite_xbar.txt` (`hw/calib/kernels/xbar.kir`, 8
+//! warps on each of 8 SMs, measured on the H200 with the port's counters,
+//! `hw/data/h200/ncu/xbar_port/`) counts the cycles an SM's port is busy
+//! (`l1tex__m_l1tex2xbar_req_cycles_active.max`) against what it sent
+//! (`l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st`,
+//! `l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld`): 8,194 cycles for
+//! 8,192 whole sectors written (`xb_s_c`), 32,770 for 16,384 sectors
+//! written in half (`xb_s_p`: 16 bytes a lane, lanes a line apart, as
+//! GPUTeraSort's fused `step` stores), 1,026 for reads of 2,048 lines
+//! (`xb_l_c`) and 4,098 for 8,192 lines of one sector each (`xb_l_p`);
+//! the mixes add up (`xb_ls_c` 9,218 = 1,024 + 8,192; `xb_ls_p` 36,866 =
+//! 4,096 + 32,768; the ts64k `step`, `tail` and `head` 9,216 an SM each
+//! for 2,048 read lines and 4,096 half sectors,
+//! `hw/data/h200/ncu/ts64k_head_step_tail_full.csv`). So a write holds
+//! the port a cycle a whole sector and two a line written in part (every
+//! part measured here had a line of its own in its request), a read
+//! request half a cycle a line, whatever the number of SMs (one SM
+//! alone, `xb_s_p_b1`, takes the same 32,770). Where it is the bound the
+//! SM's time follows it: `xb_s_p` runs 35,089 active cycles, `xb_s_c`
+//! 8,731. Charged only the LSU's 4 sectors a cycle, stores ran 43-77% fast
+//! there and the ts64k `step` 32%.
+//!
+//! **The model.** Each SM keeps when its port is next free, in ticks of
+//! `1 / l2_port_reads_per_cycle` cycles. A request that sends anything to
+//! L2 (a store's sectors after the store-combining buffer, a load's lines
+//! that missed L1) waits for the port from when the LSU passes it and
+//! then holds it for its writes (`l2_port_write_cycles` a whole sector,
+//! `l2_port_partial_write_cycles` a part) and read requests
+//! (`l2_port_reads_per_cycle`). What it waited (`Pending::delay`) comes
+//! after the partitions' timing: a load's data land that much later, and
+//! the launch ends no earlier than its last store has left the port. The
+//! warps go on meanwhile, as on the H200, whose `step` warps wait on
+//! their loads (`long_scoreboard`) and at exit (`drain`), not in
+//! `lg_throttle`. Tried and left: holding the LSU until the port had
+//! sent the request before (warps then queued in `lg_throttle`: the
+//! terasort suite's top stall agreed in 401 launches, not 430, and
+//! `suite_parts.txt` went from 38.3% to 41.1%), and handing the
+//! partitions the request's sectors only when the port sent them (the
+//! partitions time requests in issue order, so a request issued early
+//! and sent late held their queues for other SMs' requests sent before
+//! it: `sw_1m_b1024` of `hw/calib/suite_stores.txt` went from +9% to
+//! +39%, `suite_parts.txt` from 38.3% to 39.1%).
+
+use crate::config::GpuConfig;
+use crate::global_mem::PARTIAL;
+
+/// One SM's port to L2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Port {
+    /// The tick the port is next free.
+    free_at: u64,
+    /// Ticks a cycle (at least 1).
+    ticks: u64,
+    /// Ticks a read request of one line holds it.
+    read: u64,
+    /// Ticks a write of a whole sector holds it.
+    write: u64,
+    /// Ticks a write to a line with a part holds it at least.
+    part: u64,
+    /// `log2` of sectors a line.
+    line_shift: u32,
+}
+
+impl Port {
+    /// The port of an SM of `cfg`, free.
+    pub fn new(cfg: &GpuConfig) -> Port {
+        let reads = u64::from(cfg.l2_port_reads_per_cycle);
+        let ticks = reads.max(1);
+        Port {
+            free_at: 0,
+            ticks,
+            read: u64::from(reads > 0),
+            write: u64::from(cfg.l2_port_write_cycles) * ticks,
+            part: u64::from(cfg.l2_port_partial_write_cycles) * ticks,
+            line_shift: cfg.line_sector_shift(),
+        }
+    }
+
+    /// Frees the port (a new launch).
+    pub fn reset(&mut self) {
+        self.free_at = 0;
+    }
+
+    /// The cycle a store the LSU sends at `start`, writing `sectors`
+    /// (ascending, marked [`PARTIAL`] where it writes them in part),
+    /// leaves. Each line it writes holds the port a write's time a sector,
+    /// and at least a part's where it writes a sector of it in part.
+    #[inline]
+    pub fn store(&mut self, start: u64, sectors: &[u64]) -> u64 {
+        let (mut cost, mut line, mut n, mut part) = (0, u64::MAX, 0, false);
+        for &s in sectors {
+            let l = (s & !PARTIAL) >> self.line_shift;
+            if l != line {
+                cost += self.line_cost(n, part);
+                (line, n, part) = (l, 0, false);
+            }
+            n += 1;
+            part |= s & PARTIAL != 0;
+        }
+        cost += self.line_cost(n, part);
+        self.send(start, cost)
+    }
+
+    /// Ticks a line's write of `n` sectors (`part`: one of them in part)
+    /// holds the port.
+    #[inline]
+    fn line_cost(&self, n: u64, part: bool) -> u64 {
+        let whole = n * self.write;
+        if part { whole.max(self.part) } else { whole }
+    }
+
+    /// The cycle a load the LSU sends at `start`, reading `lines` lines
+    /// from L2, leaves.
+    #[inline]
+    pub fn load(&mut self, start: u64, lines: u32) -> u64 {
+        self.send(start, u64::from(lines) * self.read)
+    }
+
+    /// The cycle a request sent at `start` leaves, holding the port for
+    /// `cost` ticks from then.
+    #[inline]
+    fn send(&mut self, start: u64, cost: u64) -> u64 {
+        if cost == 0 {
+            return start;
+        }
+        let at = self.free_at.max(start * self.ticks);
+        self.free_at = at + cost;
+        at.div_ceil(self.ticks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h200() -> Port {
+        Port::new(&GpuConfig::h200())
+    }
+
+    #[test]
+    fn a_free_port_sends_at_once() {
+        let mut p = h200();
+        assert_eq!(p.store(100, &[1, 2, 3]), 100);
+        assert_eq!(p.load(100, 4), 103);
+    }
+
+    #[test]
+    fn writes_queue_a_cycle_a_whole_sector_and_two_a_line_in_part() {
+        let mut p = h200();
+        let whole: Vec<u64> = (0..32).collect();
+        // One part in each of 32 lines (4 sectors a line).
+        let parts: Vec<u64> = (0..32).map(|l| (l * 4) | PARTIAL).collect();
+        assert_eq!(p.store(0, &whole), 0);
+        assert_eq!(p.store(0, &parts), 32);
+        assert_eq!(p.store(0, &whole), 96);
+        assert_eq!(p.store(200, &whole), 200);
+    }
+
+    #[test]
+    fn parts_that_share_a_line_take_a_cycle_a_sector() {
+        let mut p = h200();
+        // Four parts in each of 8 lines: 4 cycles a line, as whole ones.
+        let parts: Vec<u64> = (0..32).map(|s| s | PARTIAL).collect();
+        assert_eq!(p.store(0, &parts), 0);
+        assert_eq!(p.store(0, &[0]), 32);
+        // One part alone in its line: two cycles.
+        assert_eq!(p.store(0, &[8 | PARTIAL]), 33);
+        assert_eq!(p.store(0, &[0]), 35);
+    }
+
+    #[test]
+    fn reads_take_half_a_cycle_a_line() {
+        let mut p = h200();
+        assert_eq!(p.load(0, 32), 0);
+        assert_eq!(p.load(0, 32), 16);
+        assert_eq!(p.load(0, 1), 32);
+        // Half a cycle into the next: it leaves on the next whole cycle.
+        assert_eq!(p.load(0, 1), 33);
+    }
+
+    #[test]
+    fn a_new_launch_finds_the_port_free() {
+        let mut p = h200();
+        let parts: Vec<u64> = (0..32).map(|s| s | PARTIAL).collect();
+        p.store(0, &parts);
+        p.reset();
+        assert_eq!(p.store(0, &parts), 0);
+    }
+
+    #[test]
+    fn a_machine_without_a_port_never_waits() {
+        let mut p = Port::new(&GpuConfig::tiny());
+        let parts: Vec<u64> = (0..32).map(|s| s | PARTIAL).collect();
+        assert_eq!(p.store(5, &parts), 5);
+        assert_eq!(p.store(5, &parts), 5);
+        assert_eq!(p.load(5, 32), 5);
+    }
+}
