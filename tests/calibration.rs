@@ -299,6 +299,14 @@ fn the_committed_h200_port_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_xbar.txt", "hw/calib/figures_xbar.txt");
 }
 
+/// Pairs of 16-byte stores to the two halves of a sector, alone, after
+/// loads of the same lines or after a loop: which halves the H200 merges
+/// before L2 (docs/calibration.md, "Store halves").
+#[test]
+fn the_committed_h200_halves_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_halves.txt", "hw/calib/figures_halves.txt");
+}
+
 /// Chains of dependent loads to random words (mergesort's `partition`):
 /// the suite that set `load_line_cycles`.
 #[test]
