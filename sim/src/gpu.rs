@@ -448,10 +448,17 @@ impl Device for Gpu {
 /// `stats` its counters: the fixed cost of every launch, and more for one
 /// that read or wrote global memory (`memory_launch_cycles`).
 fn launch_end(cfg: &GpuConfig, warps_done: u64, last_store: u64, stats: &KernelStats) -> u64 {
+    warps_done.max(last_store) + fixed_launch_cycles(cfg, stats)
+}
+
+/// The cycles a launch with counters `stats` costs beyond its blocks'
+/// work: `launch_overhead_cycles`, and `memory_launch_cycles` more when it
+/// read or wrote global memory.
+pub(crate) fn fixed_launch_cycles(cfg: &GpuConfig, stats: &KernelStats) -> u64 {
     let memory = if stats.gmem_ld_requests + stats.gmem_st_requests > 0 {
         cfg.memory_launch_cycles
     } else {
         0
     };
-    warps_done.max(last_store) + u64::from(cfg.launch_overhead_cycles) + u64::from(memory)
+    u64::from(cfg.launch_overhead_cycles) + u64::from(memory)
 }

@@ -81,7 +81,7 @@ fn per_step_interleaved(threads: u32, body: impl Fn(&mut KernelBuilder, Reg, Reg
 /// The cycles of a launch without the launch's fixed cost: the H200
 /// figures were timed inside the kernel (clock64), where that cost is not.
 fn in_kernel(s: &crate::KernelStats) -> f64 {
-    (s.cycles.0 - u64::from(GpuConfig::h200().launch_overhead_cycles)) as f64
+    (s.cycles.0 - crate::gpu::fixed_launch_cycles(&GpuConfig::h200(), s)) as f64
 }
 
 fn assert_near(what: &str, got: f64, lo: f64, hi: f64) {

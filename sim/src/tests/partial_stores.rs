@@ -15,6 +15,7 @@ fn l2_bound() -> GpuConfig {
     let mut cfg = GpuConfig::h200();
     cfg.l2_bytes_per_cycle = 256;
     cfg.launch_overhead_cycles = 0;
+    cfg.memory_launch_cycles = 0;
     cfg.block_dispatch_cycles = 0;
     cfg
 }

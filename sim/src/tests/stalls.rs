@@ -269,7 +269,7 @@ fn a_busy_sub_partition_shows_not_selected_and_pipe_throttle() {
     // is ALU-bound at half an instruction per cycle per scheduler (stores and
     // exits slip into the gaps).
     // (The launch's fixed cost is not issue time.)
-    let busy = s.cycles.0 - u64::from(GpuConfig::h200().launch_overhead_cycles);
+    let busy = s.cycles.0 - crate::gpu::fixed_launch_cycles(&GpuConfig::h200(), &s);
     let ipc = s.inst_executed as f64 / busy as f64;
     assert!((1.9..=2.1).contains(&ipc), "ipc {ipc}");
 }
