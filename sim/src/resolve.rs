@@ -61,8 +61,14 @@ impl Batch {
         for sm in sms.iter_mut() {
             let base = self.sectors.len() as u32;
             self.sectors.extend_from_slice(&sm.request_sectors);
+            let floor = &mut self.last_store_done;
             self.pending.extend(sm.requests.drain(..).map(|mut p| {
                 p.first += base;
+                // A store's writes reach L2 no earlier than its port sends
+                // them (as a team gathers them, `TeamBatch::gather`).
+                if p.store {
+                    *floor = (*floor).max(p.start + p.delay + 1);
+                }
                 p
             }));
             sm.request_sectors.clear();
@@ -120,11 +126,6 @@ impl Batch {
             self.done.push(done);
         }
         drop(groups);
-        // A store's writes reach L2 no earlier than its port sends them
-        // (as a team times them, `TeamBatch::gather`).
-        for p in self.pending.iter().filter(|p| p.store) {
-            self.last_store_done = self.last_store_done.max(p.start + p.delay + 1);
-        }
         timing.count(self.flat.len());
     }
 
