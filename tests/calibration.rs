@@ -366,6 +366,15 @@ fn the_committed_h200_wide_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_wide.txt", "hw/calib/figures_wide.txt");
 }
 
+/// HotSort at 16M keys (H = 16 and 8): the largest grids measured, where
+/// the DRAM and the L2 bound most launches (about a minute an entry to
+/// simulate: `.ci/release-checks` runs it).
+#[test]
+#[ignore]
+fn the_committed_h200_large_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_large.txt", "hw/calib/figures_large.txt");
+}
+
 /// The suite measured on an H100 (hw/data/h100/), simulated with the
 /// `h100` preset (set from the H100's microbenchmarks, not fitted to
 /// the suite), does at least as well as its committed figures.
