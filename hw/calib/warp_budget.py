@@ -8,7 +8,8 @@ Usage:
   warp_budget.py hw CSV KERNEL
       The first launch of KERNEL in CSV.
   warp_budget.py sim JSON KERNEL
-      The launches of KERNEL in the report, averaged.
+      The launches of KERNEL in the report (of a sort, or of `simsort run
+      KIR ... --json`), averaged.
   warp_budget.py lds CSV...
       For every kernel of every CSV with at least 1,000 shared loads:
       `short_scoreboard` cycles per shared load, wavefronts per load and
@@ -105,7 +106,9 @@ def main(argv):
                 show("hw", num(d["sm__cycles_elapsed.max"]), warps, out, lds)
                 return 0
     else:
-        for k in json.load(open(path))["kernels"]:
+        report = json.load(open(path))
+        # `simsort run --json` reports one kernel, a sort the list of them.
+        for k in report.get("kernels", [report]):
             if k["name"] == kernel:
                 warps = threads(k["grid"]) * threads(k["block"]) // 32
                 out, lds = budget(k["metrics"], warps, k["launches"])
