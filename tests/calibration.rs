@@ -307,6 +307,16 @@ fn the_committed_h200_halves_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_halves.txt", "hw/calib/figures_halves.txt");
 }
 
+/// One shared pass of bitonic's `tail` in a loop, 1 to 8 blocks an SM:
+/// what the SM's shared pipe gives warps that all load right after a
+/// barrier (docs/calibration.md, "Bitonic's `tail`"; about a minute to
+/// simulate: `.ci/release-checks` runs it).
+#[test]
+#[ignore]
+fn the_committed_h200_shared_pass_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_smem.txt", "hw/calib/figures_smem.txt");
+}
+
 /// Chains of dependent loads to random words (mergesort's `partition`):
 /// the suite that set `load_line_cycles`.
 #[test]
