@@ -186,3 +186,68 @@ fn the_port_to_l2_bounds_half_sector_stores_hit_or_miss() {
         "stores through the port take {hit} cycles, without it {hit_free}"
     );
 }
+
+/// The stall cycles (`lg_throttle`, `long_scoreboard`) of `kernel` (a
+/// `step16` text) run as `step16_hit_and_miss` runs it, its stores
+/// hitting the lines just loaded (`hit`) or lines never loaded.
+fn step16_stalls(kernel: &str, hit: bool) -> (u64, u64) {
+    use crate::StallReason;
+    let (k, _) = parse_and_verify("step16", kernel).expect("the kernel verifies");
+    let (blocks, threads) = (8u32, 1024u32);
+    let bytes = u64::from(blocks * threads) * 128;
+    let mut g = gpu(GpuConfig::h200());
+    let a = g.alloc(bytes);
+    let b = g.alloc(bytes);
+    let mut run = |src: u64, dst: u64| {
+        let params = [ParamValue::U64(src), ParamValue::U64(dst)];
+        g.launch(&k, Dim3::x(blocks), Dim3::x(threads), &params)
+            .expect("the launch runs")
+    };
+    run(a, a);
+    run(b, b);
+    let s = if hit { run(a, a) } else { run(a, b) };
+    (
+        s.stall(StallReason::LgThrottle),
+        s.stall(StallReason::LongScoreboard),
+    )
+}
+
+#[test]
+fn stores_through_the_data_stage_hold_their_queue_entry_until_the_port_sends_them() {
+    // ncu on the ts64k `tail` (stores of 16 quads it loaded, hitting L1):
+    // per warp 4,907 cycles in `lg_throttle` and 3,112 in `drain`, the
+    // port's 8,192 for the block's stores. Stores that miss L1 (the store
+    // suite's scatters) wait in `drain` on the H200, not in `lg_throttle`.
+    let (lg_hit, _) = step16_stalls(STEP16, true);
+    let (lg_miss, _) = step16_stalls(STEP16, false);
+    assert!(
+        lg_hit > 4 * lg_miss,
+        "lg_throttle: hitting L1 {lg_hit}, missing it {lg_miss}"
+    );
+}
+
+#[test]
+fn a_store_ptxas_stages_waits_for_the_store_before_in_long_scoreboard() {
+    // The ts64k `step`'s SASS builds its stores in two reused quads, and
+    // its warps wait in `long_scoreboard` where `tail`'s, which store the
+    // quads they loaded, wait in `lg_throttle`. Storing each loaded pair
+    // swapped makes every store a staged one.
+    let mut swapped = STEP16.to_string();
+    for i in (4..20).step_by(2) {
+        swapped = swapped.replace(
+            &format!("], {{d{i}, d{}}}", i + 1),
+            &format!("], {{d{}, d{i}}}", i + 1),
+        );
+    }
+    assert_ne!(swapped, STEP16);
+    let (lg, long) = step16_stalls(STEP16, true);
+    assert!(
+        lg > long,
+        "own quads: lg_throttle {lg}, long_scoreboard {long}"
+    );
+    let (lg, long) = step16_stalls(&swapped, true);
+    assert!(
+        long > lg,
+        "staged: lg_throttle {lg}, long_scoreboard {long}"
+    );
+}
