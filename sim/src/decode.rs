@@ -96,10 +96,6 @@ pub(crate) struct MemOp {
     /// For a shared atomic (`atom.shared.add.u32`), the operand added to
     /// each lane's word; its old value goes to `regs[0]`.
     pub atom: Option<Src>,
-    /// For a 16-byte global store ptxas builds in a staging quad, the
-    /// quad's scoreboard entry ([`crate::store_stage`]): the store waits
-    /// for it and holds it until its port sends it.
-    pub stage: Option<u32>,
 }
 
 /// Most scoreboard entries one instruction reads or writes.
@@ -406,7 +402,6 @@ impl Decoder<'_> {
                     regs: [(0, 0); 4],
                     nregs: regs.as_slice().len() as u8,
                     atom: None,
-                    stage: None,
                 };
                 for (i, &r) in regs.as_slice().iter().enumerate() {
                     op.regs[i] = (self.slot(r), r.class().bits() / 8);
@@ -435,7 +430,6 @@ impl Decoder<'_> {
                     regs: [(self.slot(dst), 4), (0, 0), (0, 0), (0, 0)],
                     nregs: 1,
                     atom: Some(self.operand(src)),
-                    stage: None,
                 };
                 (Kind::Mem(op), Pipe::Smem)
             }
@@ -496,19 +490,11 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
     for (i, &pc) in d.order.iter().enumerate() {
         position[pc as usize] = i;
     }
-    // The staging quads' scoreboard entries follow the predicates'.
-    let staged = crate::store_stage::staged_stores(kernel, &d.order);
-    let quads = d.nregs + regs.pred;
-    let nsb = quads + crate::store_stage::QUADS * u32::from(staged.iter().any(Option::is_some));
     let mut insts = Vec::with_capacity(kernel.insts.len());
     for (pc, inst) in kernel.insts.iter().enumerate() {
         d.read_specials.clear();
-        let (mut kind, pipe) = d.kind(vk, pc as u32, &inst.data);
+        let (kind, pipe) = d.kind(vk, pc as u32, &inst.data);
         let mut deps = Vec::with_capacity(MAX_DEPS);
-        if let (Kind::Mem(op), Some(q)) = (&mut kind, staged[pc]) {
-            op.stage = Some(quads + q);
-            deps.push(quads + q);
-        }
         let mut writes = Vec::with_capacity(4);
         if let Some(g) = inst.guard {
             deps.push(d.sb(g.pred));
@@ -602,7 +588,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             specials: d.specials.len() as u32,
         },
         npreds: regs.pred as usize,
-        nsb: nsb as usize,
+        nsb: (d.nregs + regs.pred) as usize,
         specials: d.specials,
         zero_slots: crate::init::slots_to_zero(kernel),
         end: insts.len() as u32,

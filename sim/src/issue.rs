@@ -358,12 +358,7 @@ impl Sm {
             0
         };
         self.lsu_free_at = start + pipe.at_issue().max(held);
-        // A store whose data pass the L1's data stage keeps its entry of
-        // the sub-partition's queue until the port sends it (`tail`'s
-        // warps wait in `lg_throttle` and `drain` for its stores' port
-        // time, [`crate::store_stage`]); the LSU itself goes on.
-        let mut queued_until = start;
-        let hold_queue = held > 0;
+        self.sps[sp].lsu.push(start);
         let writes = ctx.prog.insts[pc as usize].writes();
         if n == 0 {
             // Nothing leaves the SM: the (guarded-off) load is done at once.
@@ -397,18 +392,8 @@ impl Sm {
             // It waits for the port to L2, which sends one request at a
             // time ([`crate::l2_port`]).
             let sent = if op.store {
-                let sent = self
-                    .port
-                    .store(start, &self.request_sectors[first as usize..]);
-                if hold_queue {
-                    queued_until = sent;
-                }
-                // Its data are read as it leaves: a staging quad is free
-                // for the next store then.
-                if let Some(q) = op.stage {
-                    w.rf.sb_mut()[q as usize] = pack(sent, StallReason::LongScoreboard);
-                }
-                sent
+                self.port
+                    .store(start, &self.request_sectors[first as usize..])
             } else {
                 self.port.load(start, lines)
             };
@@ -437,7 +422,6 @@ impl Sm {
                 );
             }
         }
-        self.sps[sp].lsu.push(queued_until);
         let w = &self.warps[slot as usize];
         let block = self.blocks[w.block as usize].id;
         ctx.tracer

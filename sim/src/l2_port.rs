@@ -32,14 +32,11 @@
 //! (`l2_port_reads_per_cycle`). What it waited (`Pending::delay`) comes
 //! after the partitions' timing: a load's data land that much later, and
 //! the launch ends no earlier than its last store has left the port. The
-//! LSU goes on meanwhile, but a store keeps its entry of the
-//! sub-partition's LSU queue until the port sends it, and its data
-//! registers until then ([`crate::store_stage`]): the H200's fused `tail`
-//! waits in `lg_throttle` and `drain` for its stores' port time, its
-//! `step`, whose stores ptxas builds in two reused quads, in
-//! `long_scoreboard`. Tried and left: holding the LSU itself until the
-//! port had sent the request before (warps then queued in `lg_throttle`:
-//! the terasort suite's top stall agreed in 401 launches, not 430, and
+//! warps go on meanwhile, as on the H200, whose `step` warps wait on
+//! their loads (`long_scoreboard`) and at exit (`drain`), not in
+//! `lg_throttle`. Tried and left: holding the LSU until the port had
+//! sent the request before (warps then queued in `lg_throttle`: the
+//! terasort suite's top stall agreed in 401 launches, not 430, and
 //! `suite_parts.txt` went from 38.3% to 41.1%), and handing the
 //! partitions the request's sectors only when the port sent them (the
 //! partitions time requests in issue order, so a request issued early

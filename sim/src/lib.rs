@@ -153,7 +153,6 @@ mod sm;
 mod stats;
 mod store_combine;
 mod store_log;
-mod store_stage;
 mod team;
 mod team_batch;
 mod time;

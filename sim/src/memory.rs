@@ -653,7 +653,6 @@ mod tests {
             regs: [(0, 0); 4],
             nregs: regs.len() as u8,
             atom: None,
-            stage: None,
         };
         op.regs[..regs.len()].copy_from_slice(regs);
         op
