@@ -471,6 +471,18 @@ impl Decoder<'_> {
     }
 }
 
+/// The registers of the compare-exchange that the instruction at `pc`
+/// selects from, when it is the `mov` of a folded pair: it reads their
+/// values from before the compare, as the compare does
+/// ([`crate::select_fold`]).
+fn folded_pair(kernel: &kernels_ir::Kernel, pc: usize) -> Option<[Reg; 2]> {
+    let prev = pc.checked_sub(1)?;
+    let InstData::Cmpx { regs, .. } = kernel.insts[prev].data else {
+        return None;
+    };
+    crate::select_fold::folds_into_select(&kernel.insts, prev).then_some(regs)
+}
+
 /// Decodes `vk` for a launch. The caller has checked the parameters'
 /// count and types.
 pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
@@ -502,6 +514,13 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         kernels_ir::uses::for_each_use(inst, |r| deps.push(d.sb(r)));
         kernels_ir::uses::for_each_def(inst, |r| writes.push(d.sb(r)));
         deps.extend_from_slice(&writes);
+        if let Some(pair) = folded_pair(kernel, pc) {
+            // The select of a folded compare-exchange reads the pair's
+            // original values, as the compare does: it waits for neither
+            // of the compare's results (`crate::select_fold`).
+            let pair = pair.map(|r| d.sb(r));
+            deps.retain(|r| !pair.contains(r));
+        }
         deps.sort_unstable();
         deps.dedup();
         writes.sort_unstable();

@@ -6,7 +6,7 @@
 use kernels_ir::Space;
 
 use crate::coalescer;
-use crate::decode::{Kind, MemOp};
+use crate::decode::{Kind, MemOp, Pipe};
 use crate::engine::{Pending, UNRESOLVED};
 use crate::error::{Fault, FaultKind, SimError};
 use crate::exec;
@@ -15,6 +15,7 @@ use crate::l1::{Lookup, NO_LOAD};
 use crate::launch::Ctx;
 use crate::line_return;
 use crate::regfile::MAX_LANES;
+use crate::scheduler::throttle_class;
 use crate::scoreboard::pack;
 use crate::shared_mem;
 use crate::sm::Sm;
@@ -22,6 +23,9 @@ use crate::stats::StallReason;
 use crate::store_combine::{self, Merge, PARTIAL, StoreCombiner};
 use crate::time::Cycle;
 use crate::warp::State;
+
+/// The throttle class of the ALU's instructions.
+const ALU_CLASS: u8 = throttle_class(Pipe::Alu);
 
 impl Sm {
     /// Issues the next instruction of the warp in `slot` (sub-partition
@@ -52,8 +56,11 @@ impl Sm {
         self.sps[sp].issue_free_at = t + slots;
         // The earliest the warp's next instruction may issue, and why.
         let mut floor = pack(t + slots, StallReason::Selected);
+        // Whether it went to the ALU.
+        let mut alu = false;
         match inst.kind {
             Kind::Unary { .. } | Kind::Binary { .. } | Kind::Select { .. } | Kind::Cmpx { .. } => {
+                alu = true;
                 exec::execute(&inst.kind, &mut w.rf, &prog.consts, exec, &mut ctx.scratch);
                 let occ = self.alu_occupancy;
                 self.sps[sp].alu_free_at = t + occ * slots;
@@ -131,6 +138,19 @@ impl Sm {
             return Ok(());
         }
         let next = w.pc();
+        if alu && prog.insts[next as usize].class == ALU_CLASS {
+            // The warp's next instruction goes to the ALU its last one still
+            // holds: ptxas's stall count spaces the two (`wait`); the pipe
+            // throttles only another warp's instruction. The SASS of
+            // HotSort's `bs` gives each of its 1,354 min/max followed by
+            // another a stall count of 2 (the 16-lane ALU's two cycles),
+            // one before a shuffle or shared access 1, and the H200
+            // shows it so with one warp a sub-partition (`hs64k_h16_b4`:
+            // `wait` 0.66 an issue, `math_pipe_throttle` none; the model
+            // charged those cycles to the throttle, 0.43). The timing is
+            // the same either way: the ALU is busy until then.
+            floor = floor.max(pack(self.sps[sp].alu_free_at, StallReason::Wait));
+        }
         if prog.insts[next as usize].spaced {
             // A shared access waits out the spacing after the warp's last
             // one (`GpuConfig::smem_issue_interval_cycles`).

@@ -136,7 +136,7 @@ pub(crate) const NEVER: u64 = i64::MAX as u64;
 /// The throttle classes an instruction's pipe falls in: its index in a
 /// pass's `busy` array (shuffles and shared accesses share the MIO queue).
 #[inline]
-pub(crate) fn throttle_class(pipe: Pipe) -> u8 {
+pub(crate) const fn throttle_class(pipe: Pipe) -> u8 {
     match pipe {
         Pipe::Alu => 0,
         Pipe::Shfl | Pipe::Smem => 1,

@@ -15,6 +15,17 @@
 //! within the 2-3% that SASS saves on address arithmetic; charging the
 //! three slots instead gives 1,028, 1,868, 3,702 and 6,626, 23% more than
 //! the hardware executes, all of it on the ALU that bounds the kernel.
+//!
+//! **The select does not wait for the compare.** ptxas writes the pair as a
+//! minimum and a predicated maximum of the same two registers into one
+//! (`VIMNMX.U32 R0, R7, R12, PT` then `@P0 VIMNMX.U32 R0, R7, R12, !PT`,
+//! the first with a stall count of 2, the ALU's two cycles and not its
+//! latency: hw/data/h200/sass/hotsort_bs_h16.sass.gz). Both read the
+//! original values, so [`crate::decode`] drops the select's dependences on
+//! the compare's results and it waits for the ALU only. Waiting for them
+//! cost a lone warp the ALU's latency at each of `bs`'s 560 pairs a warp
+//! (`hs64k_h16_b4`, one warp a sub-partition: `wait` 0.95 an issue against
+//! the H200's 0.66; 11,853 cycles against 10,602, now 11,157).
 
 use kernels_ir::{Inst, InstData, Opcode, Operand, Reg};
 

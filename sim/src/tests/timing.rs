@@ -64,7 +64,9 @@ fn dependent_alu_ops_wait_for_their_latency() {
 }
 
 #[test]
-fn independent_alu_ops_wait_for_the_pipe() {
+fn independent_alu_ops_of_one_warp_are_spaced_in_wait() {
+    // The warp's own instruction holds the ALU: ptxas's stall count spaces
+    // the next one (`wait`), not the pipe's throttle.
     let s = run(8, |b| {
         let (x, y) = (b.reg32(), b.reg32());
         b.mov(x, 1); // t0: the ALU is busy until 2
@@ -72,13 +74,16 @@ fn independent_alu_ops_wait_for_the_pipe() {
         b.exit(); // t3
     });
     assert_eq!(s.cycles, Cycle(4));
-    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 1);
+    assert_eq!(stall(&s, StallReason::Wait), 1);
+    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 0);
 }
 
 #[test]
 fn two_warps_of_a_sub_partition_share_its_alu() {
     // 4 warps, 2 per sub-partition; greedy-then-oldest keeps the older one
-    // going: A issues at 0, 2, 3 (exit); B at 4, 6, 7.
+    // going: A issues at 0, 2, 3 (exit); B at 4, 6, 7. B waits for A's ALU
+    // at 1 and 3 (`math_pipe_throttle`), each for its own at 1 and 5
+    // (`wait`).
     let s = run(32, |b| {
         let (x, y) = (b.reg32(), b.reg32());
         b.mov(x, 1);
@@ -89,7 +94,8 @@ fn two_warps_of_a_sub_partition_share_its_alu() {
     assert_eq!(s.inst_executed, 12);
     assert_eq!(s.warp_cycles, 2 * (4 + 8));
     assert_eq!(stall(&s, StallReason::NotSelected), 2 * 2);
-    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 2 * (1 + 3));
+    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 2 * 2);
+    assert_eq!(stall(&s, StallReason::Wait), 2 * 2);
 }
 
 #[test]
@@ -182,7 +188,7 @@ fn cmpx_takes_two_issue_slots_and_twice_the_alu() {
     let s = run(8, |b| {
         let (x, y) = (b.reg32(), b.reg32());
         b.mov(x, Special::LaneId); // t0
-        b.mov(y, 3); // t2 (ALU busy at 1)
+        b.mov(y, 3); // t2 (its ALU at 1)
         b.cmpx_u(x, y); // t4-5, ALU until 8, results at 8
         b.add(x, x, y); // t8
         b.exit(); // t9
@@ -190,7 +196,7 @@ fn cmpx_takes_two_issue_slots_and_twice_the_alu() {
     assert_eq!(s.cycles, Cycle(10));
     assert_eq!(s.inst_executed, 6);
     assert_eq!(stall(&s, StallReason::Selected), 6);
-    assert_eq!(stall(&s, StallReason::Wait), 1 + 2);
+    assert_eq!(stall(&s, StallReason::Wait), 1 + 1 + 2);
 }
 
 #[test]
@@ -201,18 +207,39 @@ fn a_cmpx_that_keeps_one_side_is_a_compare_and_a_select() {
     let s = run(8, |b| {
         let (x, y, p) = (b.reg32(), b.reg32(), b.pred());
         b.mov(x, Special::LaneId); // t0, ALU until 2
-        b.mov(y, 3); // t2 (ALU busy at 1), ready at 4
+        b.mov(y, 3); // t2 (its ALU at 1), ready at 4
         b.setp_lt_u(p, x, y); // t4 (y at 3), ALU until 6
-        b.cmpx_u(x, y); // t6 (ALU busy at 5), one slot: results at 8
-        b.when(p).mov(x, y); // t8 (waits at 7), ALU until 10
-        b.mov(y, 0); // t10 (ALU busy at 9): y was dead after the select
+        b.cmpx_u(x, y); // t6 (its ALU at 5), one slot: results at 8
+        b.when(p).mov(x, y); // t8 (its ALU at 7), ALU until 10
+        b.mov(y, 0); // t10 (its ALU at 9): y was dead after the select
         b.exit(); // t11
     });
     // Two slots for the cmpx would take 14 cycles and 8 instructions.
     assert_eq!(s.cycles, Cycle(12));
     assert_eq!(s.inst_executed, 7, "the cmpx is one instruction");
-    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 3);
-    assert_eq!(stall(&s, StallReason::Wait), 2);
+    assert_eq!(stall(&s, StallReason::MathPipeThrottle), 0);
+    assert_eq!(stall(&s, StallReason::Wait), 5);
+}
+
+#[test]
+fn the_select_of_a_folded_pair_does_not_wait_for_the_compare() {
+    // ptxas makes the pair a minimum and a predicated maximum of the same
+    // two registers (`crate::select_fold`): the select waits for the ALU,
+    // not for the compare's results. With a latency of 6 they would hold it
+    // until 16 (18 cycles).
+    let mut cfg = GpuConfig::tiny();
+    cfg.alu_latency_cycles = 6;
+    let s = run_on(cfg, 8, |b| {
+        let (x, y, p) = (b.reg32(), b.reg32(), b.pred());
+        b.setp_lt_u(p, Special::LaneId, 4); // t0, ALU until 2, ready at 6
+        b.mov(x, Special::LaneId); // t2, ready at 8
+        b.mov(y, 3); // t4, ready at 10
+        b.cmpx_u(x, y); // t10, ALU until 12, results at 16
+        b.when(p).mov(x, y); // t12 (its ALU at 11)
+        b.exit(); // t13
+    });
+    assert_eq!(s.cycles, Cycle(14));
+    assert_eq!(s.inst_executed, 6);
 }
 
 #[test]
