@@ -91,6 +91,16 @@ pub(crate) struct Pending {
     pub delay: u64,
 }
 
+impl Pending {
+    /// The earliest cycle a launch can end with this store's writes done:
+    /// one past the cycle its port to L2 sent them. A launch ends no
+    /// earlier than its last store's (`Share::list`, `Batch::gather`).
+    #[inline]
+    pub fn store_floor(&self) -> u64 {
+        self.start + self.delay + 1
+    }
+}
+
 /// What SMs share, served between their runs: device memory (with each
 /// SM's store log), the memory partitions' timing, and the block queue.
 pub(crate) struct Shared<'m> {

@@ -65,9 +65,9 @@ impl Batch {
             self.pending.extend(sm.requests.drain(..).map(|mut p| {
                 p.first += base;
                 // A store's writes reach L2 no earlier than its port sends
-                // them (as a team gathers them, `TeamBatch::gather`).
+                // them (as a team's `Share::list` gathers them).
                 if p.store {
-                    *floor = (*floor).max(p.start + p.delay + 1);
+                    *floor = (*floor).max(p.store_floor());
                 }
                 p
             }));

@@ -334,12 +334,6 @@ mod tests {
         assert_eq!(full_cover(128), u64::MAX);
     }
 
-    /// Offers a part of `sector` writing `cover` at `depart`, carried (if it
-    /// is sent) by request sector `at`.
-    fn offer(c: &mut StoreCombiner, sector: u64, depart: u64, cover: u64, at: u32) -> Merge {
-        c.merge(sector, depart, cover, at)
-    }
-
     const HALF: u64 = 0xFFFF;
     const OTHER: u64 = 0xFFFF_0000;
 
@@ -347,51 +341,47 @@ mod tests {
     fn parts_of_one_sector_merge_within_the_window() {
         // 4 lines, 4 cycles, 4 sectors a line.
         let mut c = StoreCombiner::new(4, 4, 2, 32);
-        assert_eq!(offer(&mut c, 9, 10, 1, 0), Merge::Sent, "opens its line");
-        assert_eq!(
-            offer(&mut c, 9, 14, 1, 1),
-            Merge::Merged,
-            "within the window"
-        );
-        assert_eq!(offer(&mut c, 8, 15, 1, 2), Merge::Sent, "another sector");
-        assert_eq!(offer(&mut c, 9, 19, 1, 3), Merge::Merged, "window extended");
-        assert_eq!(offer(&mut c, 9, 24, 1, 4), Merge::Sent, "too late");
-        assert_eq!(offer(&mut c, 9, 25, 1, 5), Merge::Merged);
+        assert_eq!(c.merge(9, 10, 1, 0), Merge::Sent, "opens its line");
+        assert_eq!(c.merge(9, 14, 1, 1), Merge::Merged, "within the window");
+        assert_eq!(c.merge(8, 15, 1, 2), Merge::Sent, "another sector");
+        assert_eq!(c.merge(9, 19, 1, 3), Merge::Merged, "window extended");
+        assert_eq!(c.merge(9, 24, 1, 4), Merge::Sent, "too late");
+        assert_eq!(c.merge(9, 25, 1, 5), Merge::Merged);
     }
 
     #[test]
     fn a_merge_that_completes_its_sector_names_the_carrier_once() {
         let mut c = StoreCombiner::new(4, 16, 2, 32);
-        assert_eq!(offer(&mut c, 9, 0, HALF, 7), Merge::Sent);
-        assert_eq!(offer(&mut c, 10, 0, HALF, 8), Merge::Sent);
+        assert_eq!(c.merge(9, 0, HALF, 7), Merge::Sent);
+        assert_eq!(c.merge(10, 0, HALF, 8), Merge::Sent);
         // The same half again completes nothing.
-        assert_eq!(offer(&mut c, 9, 4, HALF, 20), Merge::Merged);
-        assert_eq!(offer(&mut c, 9, 8, OTHER, 21), Merge::Completed(7));
-        assert_eq!(offer(&mut c, 10, 8, OTHER, 22), Merge::Completed(8));
+        assert_eq!(c.merge(9, 4, HALF, 20), Merge::Merged);
+        assert_eq!(c.merge(9, 8, OTHER, 21), Merge::Completed(7));
+        assert_eq!(c.merge(10, 8, OTHER, 22), Merge::Completed(8));
         // Already whole: a later part merges and completes nothing more.
-        assert_eq!(offer(&mut c, 9, 12, OTHER, 23), Merge::Merged);
+        assert_eq!(c.merge(9, 12, OTHER, 23), Merge::Merged);
         // A sector that reopens after the window has a new carrier.
-        assert_eq!(offer(&mut c, 9, 40, HALF, 30), Merge::Sent);
-        assert_eq!(offer(&mut c, 9, 41, OTHER, 31), Merge::Completed(30));
+        assert_eq!(c.merge(9, 40, HALF, 30), Merge::Sent);
+        assert_eq!(c.merge(9, 41, OTHER, 31), Merge::Completed(30));
     }
 
     #[test]
     fn a_full_buffer_evicts_the_line_whose_last_part_is_oldest() {
         let sent = |m: Merge| m == Merge::Sent;
         let mut c = StoreCombiner::new(2, 100, 2, 32);
-        assert!(sent(offer(&mut c, 0, 0, 1, 0)));
-        assert!(sent(offer(&mut c, 4, 1, 1, 0)));
-        assert!(!sent(offer(&mut c, 0, 2, 1, 0)), "line 0 is now the newest");
-        assert!(sent(offer(&mut c, 8, 3, 1, 0)), "evicts line 1");
-        assert!(!sent(offer(&mut c, 0, 4, 1, 0)));
-        assert!(sent(offer(&mut c, 4, 5, 1, 0)), "line 1 was evicted");
+        assert!(sent(c.merge(0, 0, 1, 0)));
+        assert!(sent(c.merge(4, 1, 1, 0)));
+        assert!(!sent(c.merge(0, 2, 1, 0)), "line 0 is now the newest");
+        assert!(sent(c.merge(8, 3, 1, 0)), "evicts line 1");
+        assert!(!sent(c.merge(0, 4, 1, 0)));
+        assert!(sent(c.merge(4, 5, 1, 0)), "line 1 was evicted");
         // A request's parts over more lines than the buffer holds merge with
         // none of the next request's.
         let mut c = StoreCombiner::new(2, 100, 2, 32);
         for round in 0..2 {
             for line in 0..3 {
                 assert!(
-                    sent(offer(&mut c, line * 4, round * 3 + line, 1, 0)),
+                    sent(c.merge(line * 4, round * 3 + line, 1, 0)),
                     "line {line}"
                 );
             }

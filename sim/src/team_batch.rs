@@ -165,7 +165,7 @@ impl Share {
                 let c = (p.t - first) as usize;
                 let r = self.requests.len() as u32;
                 if p.store {
-                    self.store_floor = self.store_floor.max(p.start + p.delay + 1);
+                    self.store_floor = self.store_floor.max(p.store_floor());
                     self.requests.push(p.start | STORE);
                 } else {
                     self.requests.push(p.start);
