@@ -772,15 +772,27 @@ impl Sm {
     /// Returns whether the warp's schedule changed.
     fn land_load(&mut self, p: &Pending, seen: Arrivals, ctx: &mut Ctx<'_, '_>) -> bool {
         let seen = seen.later(p.delay);
-        let done = seen
+        let mut done = seen
             .complete(p.lines, ctx.cfg.load_line_cycles)
             .max(p.floor);
-        let mut done = self.data_stage(done, &seen, p.wavefronts);
         if p.after != crate::l1::NO_LOAD {
             // Its L1 hits come with the load fetching them, landed before
-            // it (the same SM's, issued earlier).
+            // it (the same SM's, issued earlier), and their data pass the
+            // data stage once that fetch is complete: in the order loads
+            // land, as the stage serves them ([`Sm::data_stage`]), not
+            // from this load's issue. ncu on the ts64k `step`
+            // (`hw/data/h200/ncu/ts64k_head_step_tail_full.csv`) counts 32
+            // data-stage wavefronts for every one of its 128 loads an SM,
+            // the half that hit the sectors the other half fetch included.
+            // Booked from their issue, those passed while the stage waited
+            // for L2: the step ran 7-12% fast and `xb_l_p` of
+            // `hw/calib/suite_xbar.txt` (these loads alone) 3.9%, now 1.3%
+            // (docs/calibration.md, "GPUTeraSort"). Booked from the fetch's
+            // first data instead, the stage never idles behind the fetch
+            // and nothing moved.
             done = done.max(self.load_done(p.after).unwrap_or(0));
         }
+        let done = self.data_stage(done, &seen, p.wavefronts);
         if p.seq != crate::l1::NO_LOAD {
             self.landed[p.seq as usize % crate::sm::LANDED] = (p.seq, done);
         }

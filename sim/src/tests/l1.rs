@@ -186,3 +186,93 @@ fn the_port_to_l2_bounds_half_sector_stores_hit_or_miss() {
         "stores through the port take {hit} cycles, without it {hit_free}"
     );
 }
+
+/// Each lane reads the eight 16-byte chunks of its 128-byte line one
+/// instruction at a time, as GPUTeraSort's fused `step` does (32
+/// wavefronts a request), then stores what it read, folded, to one
+/// coalesced word: the odd chunks hit the sectors the even ones fetch,
+/// while those are still on their way.
+const LOAD16: &str = "
+kernel load16 {
+    param src: u64
+    param dst: u64
+    regs r1 d20 p1
+    shared 0
+    mul r0, %ctaid.x, %ntid.x
+    add r0, r0, %tid.x
+    cvt.u64.u32 d0, r0
+    shl d1, d0, 7
+    add d1, $src, d1
+    shl d2, d0, 3
+    add d2, $dst, d2
+    ld.global.b128 {d4, d5}, [d1+0]
+    ld.global.b128 {d6, d7}, [d1+16]
+    ld.global.b128 {d8, d9}, [d1+32]
+    ld.global.b128 {d10, d11}, [d1+48]
+    ld.global.b128 {d12, d13}, [d1+64]
+    ld.global.b128 {d14, d15}, [d1+80]
+    ld.global.b128 {d16, d17}, [d1+96]
+    ld.global.b128 {d18, d19}, [d1+112]
+    xor d4, d4, d5
+    xor d4, d4, d6
+    xor d4, d4, d7
+    xor d4, d4, d8
+    xor d4, d4, d9
+    xor d4, d4, d10
+    xor d4, d4, d11
+    xor d4, d4, d12
+    xor d4, d4, d13
+    xor d4, d4, d14
+    xor d4, d4, d15
+    xor d4, d4, d16
+    xor d4, d4, d17
+    xor d4, d4, d18
+    xor d4, d4, d19
+    st.global.b64 [d2+0], d4
+    exit
+}
+";
+
+/// The cycles of `load16`'s work beyond the launch's fixed cost: one
+/// block of 8 warps (64 loads of 32 wavefronts each) on one SM, the
+/// source in L2.
+fn load16_busy(cfg: GpuConfig) -> u64 {
+    let (k, _) = parse_and_verify("load16", LOAD16).expect("the kernel verifies");
+    let mut g = gpu(cfg.clone());
+    let threads = 256u32;
+    let src = g.alloc(u64::from(threads) * 128);
+    let dst = g.alloc(u64::from(threads) * 8);
+    let params = [ParamValue::U64(src), ParamValue::U64(dst)];
+    let mut run = || {
+        g.launch(&k, Dim3::x(1), Dim3::x(threads), &params)
+            .expect("the launch runs")
+    };
+    run();
+    let s = run();
+    assert_eq!(s.gmem_ld_requests, 64, "8 loads a warp");
+    s.cycles.0 - crate::gpu::fixed_launch_cycles(&cfg, &s)
+}
+
+#[test]
+fn loads_that_hit_a_fetch_in_flight_pass_the_data_stage_after_it() {
+    // ncu on the ts64k `step`: 32 data-stage wavefronts for every load
+    // request, the half that hit the sectors the other half fetch
+    // included. A hit's data pass the stage once the fetch it hit is
+    // complete (its 32 lines returned, `load_line_cycles` apart), and the
+    // stage serves loads in the order they land: the first warp's second
+    // load starts there no earlier than the L2's latency and the first
+    // fetch's lines, and the 63 loads after the first all pass after it.
+    // Booked from their issue, the hits passed while the fetches were on
+    // their way (2,725 cycles of work here, as without an L1).
+    let cfg = GpuConfig::h200();
+    let with = load16_busy(cfg.clone());
+    let floor = u64::from(cfg.l2_latency_cycles) + 31 * u64::from(cfg.load_line_cycles) + 63 * 32;
+    assert!(with >= floor, "{with} cycles of work, at least {floor}");
+    let mut off = cfg;
+    off.l1_unified_bytes = 0;
+    let without = load16_busy(off);
+    assert!(
+        with >= without,
+        "{with} cycles with the L1, {without} without: the L1 saves the hits their trip to L2, not the wait"
+    );
+}
