@@ -489,7 +489,8 @@ impl<'a> Gen<'a> {
 
     /// One lane stage through `shfl.xor`. Shuffles are issued in batches of
     /// [`SHUFFLE_BATCH`] before their results are used, so several are in
-    /// flight at once.
+    /// flight at once; `bs` then moves each up among the compare-exchanges
+    /// before it ([`super::hoist`]).
     pub fn shuffle_stage(&mut self, keys: &[Reg], stage: LaneStage) {
         let h = keys.len();
         self.set_lower(stage.pivot());
