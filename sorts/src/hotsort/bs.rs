@@ -20,6 +20,12 @@ pub fn generate(cfg: &HotSortConfig) -> Kernel {
 
 /// [`generate`], with the key registers and stage marks.
 pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
+    generate_with(cfg, true)
+}
+
+/// [`generate_marked`], with the shuffles in the generator's order when
+/// `hoist` is false (for the tests of `hoist`).
+pub(crate) fn generate_with(cfg: &HotSortConfig, hoist: bool) -> (Kernel, KernelMarks) {
     let mut g = Gen::new("bs", cfg);
     let (w, h, p) = (cfg.warp, cfg.slab_height, cfg.block_slabs);
     let warp = g.b.reg32();
@@ -68,5 +74,12 @@ pub fn generate_marked(cfg: &HotSortConfig) -> (Kernel, KernelMarks) {
     for (r, &k) in keys.iter().enumerate() {
         g.store_row(addr, r as u32, k);
     }
-    g.finish_marked()
+    // The shuffles move up among the compare-exchanges before them, as
+    // ptxas issues them (see `hoist`).
+    let temps = std::mem::take(&mut g.shuffle_temps);
+    let (mut kernel, marks) = g.finish_marked();
+    if hoist {
+        super::hoist::hoist_shuffles(&mut kernel, &temps);
+    }
+    (kernel, marks)
 }

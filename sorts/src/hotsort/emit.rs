@@ -116,6 +116,9 @@ pub struct Gen<'a> {
     pub(super) row_bases: Vec<(Reg, Reg, super::smem::RowBase)>,
     /// The key registers and stage starts recorded so far.
     pub marks: KernelMarks,
+    /// The temporaries [`Gen::shuffle_stage`] shuffles 32-bit keys without
+    /// values into: the ones [`super::hoist::hoist_shuffles`] may rename.
+    pub shuffle_temps: Vec<Reg>,
 }
 
 impl<'a> Gen<'a> {
@@ -146,6 +149,7 @@ impl<'a> Gen<'a> {
             wide_temps: Vec::new(),
             row_bases: Vec::new(),
             marks: KernelMarks::default(),
+            shuffle_temps: Vec::new(),
         }
     }
 
@@ -485,7 +489,8 @@ impl<'a> Gen<'a> {
 
     /// One lane stage through `shfl.xor`. Shuffles are issued in batches of
     /// [`SHUFFLE_BATCH`] before their results are used, so several are in
-    /// flight at once.
+    /// flight at once; `bs` then moves each up among the compare-exchanges
+    /// before it ([`super::hoist`]).
     pub fn shuffle_stage(&mut self, keys: &[Reg], stage: LaneStage) {
         let h = keys.len();
         self.set_lower(stage.pivot());
@@ -498,6 +503,13 @@ impl<'a> Gen<'a> {
         // An even batch keeps a flip's pair (consecutive in `order`) together.
         let chunk = if h == 1 { 1 } else { SHUFFLE_BATCH.min(h) & !1 };
         let tmp = self.key_pool("scratch", chunk);
+        if self.kb() == 4 && !self.cfg.values {
+            for &t in &tmp {
+                if !self.shuffle_temps.contains(&t) {
+                    self.shuffle_temps.push(t);
+                }
+            }
+        }
         // A flip pairs r with H-1-r: both shuffles must read the old values,
         // so a batch never splits a pair's reads from its writes.
         let mut done = vec![false; h];

@@ -31,6 +31,7 @@ pub mod emit;
 pub mod fill;
 pub mod fm;
 pub mod hm;
+pub mod hoist;
 pub mod host;
 pub mod lanes;
 pub mod layout;
