@@ -249,16 +249,26 @@ impl Sm {
             ctx.banks.wavefronts(addrs, exec, op.bytes)
         };
         let s = &mut ctx.stats;
+        // Nsight counts a shared load or store in
+        // `smsp__sass_inst_executed_op_shared_{ld,st}` only when a lane of
+        // the warp has its guard on: `hw/calib/suite_guard.txt`'s warps
+        // issue 100 `LDS` guarded off in every lane and count 0 (100 with
+        // the guard on), and sample sort's `scan_sums` counts 12 of its
+        // block's 64 tree loads, those of warps with a lane below the
+        // step's distance. The guarded-off access is timed all the same:
+        // on the H200 it costs the warp what a real one does (35.2 cycles
+        // a step against 35.9, docs/calibration.md).
+        let on = u64::from(exec != 0);
         if op.atom.is_some() {
             s.smem_atom_inst += 1;
             s.smem_atom_wavefronts += u64::from(wf.wavefronts);
             s.smem_atom_bank_conflicts += u64::from(wf.conflicts);
         } else if op.store {
-            s.smem_st_inst += 1;
+            s.smem_st_inst += on;
             s.smem_st_wavefronts += u64::from(wf.wavefronts);
             s.smem_st_bank_conflicts += u64::from(wf.conflicts);
         } else {
-            s.smem_ld_inst += 1;
+            s.smem_ld_inst += on;
             s.smem_ld_wavefronts += u64::from(wf.wavefronts);
             s.smem_ld_bank_conflicts += u64::from(wf.conflicts);
         }

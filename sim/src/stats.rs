@@ -85,9 +85,11 @@ pub struct KernelStats {
     pub warp_cycles: u64,
     /// Warp-cycles per stall reason (`smsp__warps_issue_stalled_*`).
     pub stalls: Stalls,
-    /// Shared-memory load instructions.
+    /// Shared-memory load instructions with a lane's guard on (Nsight's
+    /// count: one guarded off in every lane is issued and timed, not
+    /// counted here).
     pub smem_ld_inst: u64,
-    /// Shared-memory store instructions.
+    /// Shared-memory store instructions with a lane's guard on.
     pub smem_st_inst: u64,
     /// Shared-memory load wavefronts.
     pub smem_ld_wavefronts: u64,

@@ -199,3 +199,35 @@ fn instruction_counts_and_cmpx_counting() {
     );
     assert_eq!(metric(&s, "smsp__inst_executed.sum"), 5.0);
 }
+
+/// One block of `hw/calib/kernels/guard_shared.kir` (`block` threads):
+/// `steps` dependent shared loads a thread, guarded by
+/// `i + 2^20 * warp < on`.
+fn guard_shared(block: u32, steps: u32, on: u32) -> KernelStats {
+    let text = include_str!("../../../hw/calib/kernels/guard_shared.kir");
+    let (k, _) = kernels_ir::parser::parse_and_verify("guard_shared.kir", text)
+        .expect("the kernel verifies");
+    let mut g = gpu(GpuConfig::h200());
+    let out = g.alloc(4);
+    let params = [
+        ParamValue::U32(steps),
+        ParamValue::U32(on),
+        ParamValue::U64(out),
+    ];
+    g.launch(&k, Dim3::x(1), Dim3::x(block), &params)
+        .expect("the launch runs")
+}
+
+#[test]
+fn a_shared_load_guarded_off_in_every_lane_is_timed_but_not_counted() {
+    // hw/calib/suite_guard.txt on the H200: `gs_off_w1` issues 100 `LDS`
+    // guarded off in every lane and counts 0 shared loads, `gs_on_w1` 100;
+    // both take the same cycles (7,608 and 7,714), the guarded-off load
+    // costing the warp what a real one does.
+    let (off, on) = (guard_shared(32, 100, 0), guard_shared(32, 100, 100));
+    assert_eq!((off.smem_ld_inst, on.smem_ld_inst), (0, 100));
+    assert_eq!(off.inst_executed, on.inst_executed);
+    assert_eq!(off.cycles, on.cycles);
+    // `gs_mix_b1`: warp 0 of 8 loads, the others are guarded off: 100.
+    assert_eq!(guard_shared(256, 100, 100).smem_ld_inst, 100);
+}
