@@ -282,6 +282,14 @@ fn the_committed_h200_l1_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_l1.txt", "hw/calib/figures_l1.txt");
 }
 
+/// Loads guarded off in every lane of a warp: a guarded-off shared load
+/// is timed like a real one and not counted in
+/// `smsp__sass_inst_executed_op_shared_ld`, as on the H200.
+#[test]
+fn the_committed_h200_guard_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_guard.txt", "hw/calib/figures_guard.txt");
+}
+
 /// Launches that are all fixed cost: an empty kernel, one that reads a
 /// parameter, one that stores a word a thread, one that loads one, a
 /// dependent loop. Fails without `memory_launch_cycles` (Pearson r
