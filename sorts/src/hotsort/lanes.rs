@@ -189,11 +189,11 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
     // (they only touch the column bits).
     let xbases = if xor_rows {
         let xb = g.pool("lanes_xor", 2 * nj as usize);
-        let sides = g.pool("lanes_xor_side", 2);
+        let n_sides = 1 + usize::from(flip.is_some());
+        let sides = g.pool("lanes_xor_side", n_sides);
         let (row, lane_hi, hash) = (t[4], t[6], t[5]);
         let (log2_w, kb_log2) = (w.trailing_zeros(), g.kb_log2());
-        for side in 0..1 + usize::from(flip.is_some()) {
-            let b = sides[side];
+        for (side, &b) in sides.iter().enumerate() {
             if side == 0 {
                 g.b.shl(b, rr, log2_w);
                 g.b.add(b, b, lane0);
@@ -207,7 +207,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
             g.b.add(b, b, region);
         }
         for j in 0..nj {
-            for side in 0..1 + usize::from(flip.is_some()) {
+            for (side, &b) in sides.iter().enumerate() {
                 if side == 0 {
                     g.b.add(row, rr, j * u);
                 } else {
@@ -215,7 +215,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
                 }
                 g.emit_hash(hash, row);
                 g.b.shl(hash, hash, kb_log2);
-                g.b.xor(xb[2 * j as usize + side], sides[side], hash);
+                g.b.xor(xb[2 * j as usize + side], b, hash);
             }
         }
         xb
