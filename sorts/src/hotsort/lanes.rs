@@ -190,7 +190,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
     let xbases = if xor_rows {
         let xb = g.pool("lanes_xor", 2 * nj as usize);
         let n_sides = 1 + usize::from(flip.is_some());
-        let sides = g.pool("lanes_xor_side", n_sides);
+        let sides = &g.pool("lanes_xor_side", 2)[..n_sides];
         let (row, lane_hi, hash) = (t[4], t[6], t[5]);
         let (log2_w, kb_log2) = (w.trailing_zeros(), g.kb_log2());
         for (side, &b) in sides.iter().enumerate() {
