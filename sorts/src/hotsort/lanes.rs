@@ -14,6 +14,13 @@ use super::config::Layout;
 use super::emit::{Gen, LaneStage, clean_stages, flip_stages};
 use kernels_ir::Reg;
 
+/// The most per-element shared addresses one pass keeps from its loads to
+/// its stores (one register each): 32 covers every slab up to `H = 32`;
+/// keeping them for `H = 48` or `64` would take those slabs past the IR's
+/// 255-word register limit (279 and 311 words for `bs`), which they fit
+/// when the stores recompute them.
+const MAX_KEPT_ADDRESSES: u32 = 32;
+
 /// Splits `stages` into passes of at most `log2(max_unit)` stages.
 pub fn passes(stages: &[LaneStage], max_unit: u32) -> Vec<Vec<LaneStage>> {
     let per_pass = max_unit.max(2).trailing_zeros().max(1) as usize;
@@ -170,29 +177,45 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
         })
         .collect();
 
-    // `xor` with rows exactly one bank row wide: per (j, side) one base
-    // `region + 4*(row*W + (lane ^ hash(row)))`; an element XORs in its half
-    // masks (they only touch the column bits).
+    // `xor` with rows exactly one bank row wide: unit `j`'s row on a side
+    // is the side's first row `row0` (`rr`, or `H-1-rr` mirrored) plus or
+    // minus `j*U`, so its address is
+    // `(region + kb*(W*row0 + lane)) ^ kb*hash(row)` plus `±kb*W*j*U` as an
+    // immediate (a region starts at a whole bank row, so the sum leaves the
+    // column bits to the XOR). Per (j, side) that is the row, the hash, one
+    // shift and one XOR: six instructions, as ptxas computes the same
+    // bases (an add, IMAD.SHL, two LOP3, two IMAD in the H200's SASS of
+    // `hs64k_h16_xor_shared`'s `bs`); an element XORs in its half masks
+    // (they only touch the column bits).
     let xbases = if xor_rows {
         let xb = g.pool("lanes_xor", 2 * nj as usize);
-        let (row, lane_hi) = (t[4], t[6]);
-        if let Some(f) = flip {
-            g.b.xor(lane_hi, lane0, f - 1);
+        let n_sides = 1 + usize::from(flip.is_some());
+        let sides = &g.pool("lanes_xor_side", 2)[..n_sides];
+        let (row, lane_hi, hash) = (t[4], t[6], t[5]);
+        let (log2_w, kb_log2) = (w.trailing_zeros(), g.kb_log2());
+        for (side, &b) in sides.iter().enumerate() {
+            if side == 0 {
+                g.b.shl(b, rr, log2_w);
+                g.b.add(b, b, lane0);
+            } else {
+                g.b.xor(lane_hi, lane0, flip.expect("a second side flips") - 1);
+                g.b.sub(b, i64::from(h - 1), rr);
+                g.b.shl(b, b, log2_w);
+                g.b.add(b, b, lane_hi);
+            }
+            g.b.shl(b, b, kb_log2);
+            g.b.add(b, b, region);
         }
         for j in 0..nj {
-            for side in 0..1 + usize::from(flip.is_some()) {
-                let y = xb[2 * j as usize + side];
+            for (side, &b) in sides.iter().enumerate() {
                 if side == 0 {
                     g.b.add(row, rr, j * u);
                 } else {
                     g.b.sub(row, i64::from(h - 1 - j * u), rr);
                 }
-                g.emit_hash(y, row);
-                g.b.xor(y, y, if side == 0 { lane0 } else { lane_hi });
-                g.b.shl(row, row, w.trailing_zeros());
-                g.b.add(y, y, row);
-                g.b.shl(y, y, g.kb_log2());
-                g.b.add(y, y, region);
+                g.emit_hash(hash, row);
+                g.b.shl(hash, hash, kb_log2);
+                g.b.xor(xb[2 * j as usize + side], b, hash);
             }
         }
         xb
@@ -200,15 +223,36 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
         Vec::new()
     };
 
-    let access = |g: &mut Gen<'_>, j: u32, el: Element| -> (Reg, i32) {
+    // `xor`: element `e` of unit `j` has its own address register, computed
+    // at the unit's load and reused by its store, as ptxas does (the H200's
+    // SASS of `hs64k_h16_xor_shared`'s `bs` has one LOP3 per element and
+    // pass, its STS reuse the LDS's registers). Up to
+    // [`MAX_KEPT_ADDRESSES`] of them: taller slabs recompute them at the
+    // store, as before, so they still fit the IR's register limit.
+    let keep = xor_rows && nj * u <= MAX_KEPT_ADDRESSES;
+    let xaddrs = if keep {
+        g.pool("lanes_xaddr", (nj * u) as usize)
+    } else {
+        Vec::new()
+    };
+    let access = |g: &mut Gen<'_>, j: u32, e: usize, el: Element, load: bool| -> (Reg, i32) {
         if xor_rows {
             let y = xbases[2 * j as usize + usize::from(el.flipped)];
+            let rows = i64::from(w * j * u) * if el.flipped { -1 } else { 1 };
+            let off = (i64::from(g.kb()) * rows) as i32;
             if el.halves == 0 {
-                return (y, 0);
+                return (y, off);
             }
-            let a = g.pool("lanes_addr", 1)[0];
-            g.b.xor(a, y, g.kb() * el.halves);
-            return (a, 0);
+            if !keep {
+                let a = g.pool("lanes_addr", 1)[0];
+                g.b.xor(a, y, g.kb() * el.halves);
+                return (a, off);
+            }
+            let a = xaddrs[(j * u) as usize + e];
+            if load {
+                g.b.xor(a, y, g.kb() * el.halves);
+            }
+            return (a, off);
         }
         let (base, sign) = if el.flipped {
             (base_hi, -1i64)
@@ -238,7 +282,7 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
                 g.network(regs, &net);
             }
             for (e, &el) in els.iter().enumerate() {
-                let (a, off) = access(g, j, el);
+                let (a, off) = access(g, j, e, el, load);
                 let v = vals[(j * u) as usize + e];
                 if partial {
                     g.b.when(g.q);

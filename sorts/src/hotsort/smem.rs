@@ -40,15 +40,25 @@ pub struct LinearBase {
 impl Gen<'_> {
     /// `dst = hash(q)` for the `xor` layout (see [`super::layout::SmemLayout::hash`]);
     /// `dst` must differ from `q`.
+    ///
+    /// A shift of 0 emits no shift (ptxas emits none either: the H200's SASS
+    /// of the `xor` layout's `bs` hashes a row in one SHL and one LOP3).
     pub fn emit_hash(&mut self, dst: Reg, q: Reg) {
         let l = self.smem;
-        self.b.shr(dst, q, l.shift);
+        let s = if l.shift > 0 {
+            self.b.shr(dst, q, l.shift);
+            dst
+        } else {
+            q
+        };
         if l.fold > 0 {
             let t = self.pool("hash", 1)[0];
-            self.b.shl(t, dst, l.fold);
-            self.b.xor(dst, dst, t);
+            self.b.shl(t, s, l.fold);
+            self.b.xor(dst, s, t);
+            self.b.and(dst, dst, l.banks - 1);
+        } else {
+            self.b.and(dst, s, l.banks - 1);
         }
-        self.b.and(dst, dst, l.banks - 1);
     }
 
     /// `dst = region + key_bytes * phys_offset(o)`: the generic path.
