@@ -243,13 +243,14 @@ fn run_pass(g: &mut Gen<'_>, keys: &[Reg], pass: &[LaneStage], region: Reg) {
             if el.halves == 0 {
                 return (y, off);
             }
-            if !keep {
-                let a = g.pool("lanes_addr", 1)[0];
-                g.b.xor(a, y, g.kb() * el.halves);
-                return (a, off);
-            }
-            let a = xaddrs[(j * u) as usize + e];
-            if load {
+            // A kept address is computed at the load only; a fresh one at
+            // every access.
+            let a = if keep {
+                xaddrs[(j * u) as usize + e]
+            } else {
+                g.pool("lanes_addr", 1)[0]
+            };
+            if load || !keep {
                 g.b.xor(a, y, g.kb() * el.halves);
             }
             return (a, off);
