@@ -413,6 +413,9 @@ impl Sm {
                     start,
                     ctx,
                 );
+                // What leaves for L2 after the merges.
+                ctx.stats.gmem_st_l2_sectors +=
+                    (self.request_sectors.len() - first as usize) as u64;
             }
             let lines = if op.store {
                 0

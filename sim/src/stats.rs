@@ -115,6 +115,10 @@ pub struct KernelStats {
     pub gmem_ld_sectors: u64,
     /// Global store sectors.
     pub gmem_st_sectors: u64,
+    /// Global store sectors the SMs send to L2, after the store-combining
+    /// buffer merged parts ([`crate::store_combine`]): Nsight's
+    /// `l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st`.
+    pub gmem_st_l2_sectors: u64,
     /// Global sectors that hit in L2.
     pub l2_sector_hits: u64,
     /// Global sectors that missed in L2.
@@ -259,6 +263,10 @@ impl KernelStats {
         put(
             "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
             self.gmem_st_sectors as f64,
+        );
+        put(
+            "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum",
+            self.gmem_st_l2_sectors as f64,
         );
         put("lts__t_sectors_lookup_hit.sum", self.l2_sector_hits as f64);
         put(
@@ -414,6 +422,7 @@ impl KernelStats {
             gmem_st_requests,
             gmem_ld_sectors,
             gmem_st_sectors,
+            gmem_st_l2_sectors,
             l2_sector_hits,
             l2_sector_misses,
             dram_sectors_read,

@@ -41,7 +41,9 @@
 //! alone merge 13% of their halves with 64 warps an SM and 74% with 8
 //! (the model: none), stores right after loads 62% with 64 warps and all
 //! with 8 or 32 (the model: all), bitonic's 64-bit `step` 91% (the model:
-//! 65%) and its `tail`, whose stores follow a barrier, 7% (the model: 91%).
+//! 63%) and its `tail`, whose stores follow a barrier, 7% (the model: 34%;
+//! the sectors that leave the buffer are counted as Nsight's
+//! `l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st`).
 //! A merge of a part into one still waiting for its busy slice, tried at the
 //! partitions, merged the `step`'s halves but also `fill_loop_1m`'s and
 //! `sw_1m_b32`'s (the fifth suite then 16.4%).

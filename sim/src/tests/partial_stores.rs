@@ -25,6 +25,11 @@ fn l2_bound() -> GpuConfig {
 /// other SMs) each write one part (2^k words, lp + k = 3) of every sector
 /// of a set, the suite's `ps_*` entries at a sixteenth of their size.
 fn part_store(cfg: GpuConfig, u: u32, lp: u32) -> u64 {
+    part_store_stats(cfg, u, lp).cycles.0
+}
+
+/// [`part_store`]'s launch statistics.
+fn part_store_stats(cfg: GpuConfig, u: u32, lp: u32) -> crate::KernelStats {
     let text = include_str!("../../../hw/calib/kernels/part_store.kir");
     let (k, _) = parse_and_verify("part_store.kir", text).expect("the kernel verifies");
     let n = 65_536u32;
@@ -52,7 +57,7 @@ fn part_store(cfg: GpuConfig, u: u32, lp: u32) -> u64 {
         u64::from(n) >> kbits,
         "one sector a part"
     );
-    s.cycles.0
+    s
 }
 
 #[test]
@@ -87,4 +92,23 @@ fn a_part_that_reaches_l2_alone_costs_about_one_and_a_half_sectors() {
         (1.4..1.7).contains(&per_part),
         "parts {parts} cycles, whole sectors {whole}: {per_part:.2} sectors a part"
     );
+}
+
+#[test]
+fn the_sectors_written_to_l2_count_a_merged_sector_once() {
+    // `ps_w2` at a sixteenth: two warps of one block write the two halves
+    // of 8,192 sectors at once. The H200 counts one L2 write sector a
+    // sector in `l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st` where
+    // they merge, one a part where they do not (`ps_b2`: other SMs).
+    let (parts, sectors) = (16_384, 8_192);
+    let merged = part_store_stats(GpuConfig::h200(), 5, 1);
+    assert_eq!(merged.gmem_st_sectors, parts);
+    assert_eq!(merged.gmem_st_l2_sectors, sectors);
+    let metric = merged.metrics()["l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum"];
+    assert_eq!(metric, sectors as f64);
+    let blocks = part_store_stats(GpuConfig::h200(), 8, 1);
+    assert_eq!(blocks.gmem_st_l2_sectors, parts);
+    let mut off = GpuConfig::h200();
+    off.store_combine_lines = 0;
+    assert_eq!(part_store_stats(off, 5, 1).gmem_st_l2_sectors, parts);
 }
