@@ -450,13 +450,18 @@ impl GpuConfig {
             icache_l1_latency_cycles: 16,
             icache_l1_line_cycles: 11,
             icache_l2_latency_cycles: 42,
-            // One trip over the 256 KB body no SM ran (`ic_w1_256k_i1`, code
-            // read from DRAM) takes about 82 cycles a line, with 1 to 16
-            // warps alike: the lines stream in behind a sequential prefetch,
-            // which needs the line asked for and dram_latency_cycles / 82
-            // (8) behind it to keep that rate; a kernel that spends longer on
-            // a line than that does not wait for it.
-            icache_cold_line_cycles: 82,
+            // One trip over the last 64 or 96 KB of the body no SM ran
+            // (`ic_w*_64k_i1`, `ic_w*_96k_i1`, code read from DRAM) takes
+            // about 100-103 cycles a line, with 1 to 16 warps alike, and
+            // so do the kernels larger than the L1, which start cold past
+            // the L0 (GPUTeraSort's `head` 104-110 over every line, sample
+            // sort's `small_sort_8192` 98-104): the lines stream in behind
+            // a sequential prefetch, which needs the line asked for and at
+            // least dram_latency_cycles / 100 (7) behind it to keep that
+            // rate (it keeps 8, as it did at 82 cycles a line); a
+            // kernel that spends longer on a line than that does not wait
+            // for it.
+            icache_cold_line_cycles: 100,
             icache_fetch_lines: 9,
             clock_mhz: 1980,
         }

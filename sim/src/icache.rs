@@ -44,13 +44,21 @@
 //! (docs/calibration.md, "The eighth suite").
 //!
 //! **Cold start.** Each launch starts with the kernel's first
-//! `icache_l1_bytes` in the SM's L1 and its first `icache_l0_bytes` in
-//! every L0: the fixed launch cost (`launch_overhead_cycles`, fitted over
-//! kernels that fit the caches) already pays their first fetch, so a
-//! kernel that fits the L0 runs exactly as it did without this model, and
-//! its lookups are skipped altogether. HotSort's `bs` at H = 32 (88 KB,
-//! read from DRAM on the H200 too) runs at the L1's rate, not the
-//! stream's, which this start reproduces.
+//! `icache_l0_bytes` in every L0, and a kernel the SM's L1 holds whole
+//! (at most `icache_l1_bytes`) with all of it in the L1: the fixed launch
+//! cost (`launch_overhead_cycles`, fitted over kernels that fit the
+//! caches) already pays their first fetch, so a kernel that fits the L0
+//! runs exactly as it did without this model, and its lookups are skipped
+//! altogether. HotSort's `bs` at H = 32 (88 KB, read from DRAM on the H200
+//! too) runs at the L1's rate, not the stream's, which this start
+//! reproduces. A kernel larger than the L1 starts with nothing in it: on
+//! the H200 its code past the L0 streams in at the cold rate from its
+//! first line on (GPUTeraSort's `head`, 307 KB, about 110 cycles a line
+//! over every line; sample sort's `small_sort_8192`, 156 KB, about 104;
+//! the one-trip entries over the whole 256 KB body 82 a line, where a
+//! warm first 128 KB left them 25-32% fast), while a launch of it whose
+//! warps run only its first 36 KB (GPUTeraSort's segmented `head`, 132
+//! warps of one lane) takes about 12,000 cycles, as warm code does.
 
 use crate::config::GpuConfig;
 #[cfg(doc)]
@@ -74,15 +82,15 @@ struct Level {
 }
 
 impl Level {
-    /// Empties the level for a kernel of `lines` lines, holding its first
-    /// `cap` (the cold start).
-    fn reset(&mut self, lines: usize, cap: u32) {
+    /// Empties the level of `cap` lines for a kernel of `lines` lines,
+    /// holding its first `warm` (the cold start).
+    fn reset(&mut self, lines: usize, cap: u32, warm: u32) {
         self.cap = cap;
         self.stamp.clear();
         self.stamp.resize(lines, ABSENT);
         self.ready.clear();
         self.ready.resize(lines, 0);
-        let warm = (cap as usize).min(lines);
+        let warm = (warm.min(cap) as usize).min(lines);
         for (l, s) in self.stamp[..warm].iter_mut().enumerate() {
             *s = l as u32;
         }
@@ -142,13 +150,16 @@ impl ICache {
         if !self.on {
             return;
         }
+        let l1_cap = cfg.icache_l1_bytes / cfg.icache_line_bytes;
+        // A kernel the L1 holds whole starts warm in it; a larger one with
+        // only the L0's first lines.
+        let l1_warm = if lines <= l1_cap as usize { l1_cap } else { 0 };
         let nsp = cfg.num_subpartitions as usize;
         self.l0.resize_with(nsp, Level::default);
         for l0 in &mut self.l0 {
-            l0.reset(lines, l0_cap);
+            l0.reset(lines, l0_cap, l0_cap);
         }
-        self.l1
-            .reset(lines, cfg.icache_l1_bytes / cfg.icache_line_bytes);
+        self.l1.reset(lines, l1_cap, l1_warm);
         self.ahead = cfg.icache_fetch_lines.saturating_sub(1) as usize;
         self.l1_free_at = 0;
         self.l1_latency = cfg.icache_l1_latency_cycles.into();
@@ -217,7 +228,7 @@ mod tests {
 
     fn level(lines: usize, cap: u32) -> Level {
         let mut l = Level::default();
-        l.reset(lines, cap);
+        l.reset(lines, cap, cap);
         l
     }
 
@@ -257,16 +268,29 @@ mod tests {
     }
 
     #[test]
-    fn misses_cost_the_level_that_holds_the_line() {
-        // L0 two lines, L1 four, each starting with the kernel's first; 16
-        // lines of code; no prefetch.
+    fn a_kernel_larger_than_the_l1_starts_with_only_the_l0s_lines() {
+        // L0 two lines, L1 four; 16 lines of code; no prefetch.
         let mut ic = cache(256, 512, 128, 1);
+        assert!(ic.fetch(0, 1, 100) <= 100, "warm in L0");
+        assert_eq!(ic.fetch(0, 3, 100), 190, "not in L1: first fetch");
+        // Four lines of code fit the L1: all of it starts there.
+        let mut ic = cache(256, 512, 32, 1);
+        assert_eq!(ic.fetch(0, 3, 100), 110, "warm in L1");
+    }
+
+    #[test]
+    fn misses_cost_the_level_that_holds_the_line() {
+        // L0 two lines, L1 four; a kernel of four lines starts with its
+        // first two in every L0 and all of it in the L1; no prefetch.
+        let mut ic = cache(256, 512, 32, 1);
         assert_eq!(ic.shift, 3);
         assert!(ic.fetch(0, 1, 100) <= 100, "warm in L0");
         assert_eq!(ic.fetch(1, 1, 100), 0, "every L0 starts warm");
         assert_eq!(ic.fetch(0, 3, 100), 110, "warm in L1");
         assert_eq!(ic.fetch(1, 3, 100), 113, "the L1 delivers a line every 3");
         assert_eq!(ic.fetch(0, 3, 105), 110, "a line in flight is waited for");
+        // A kernel of 16 lines: nothing in the L1.
+        let mut ic = cache(256, 512, 128, 1);
         assert_eq!(ic.fetch(0, 4, 200), 290, "first fetch: the DRAM's latency");
         assert_eq!(ic.fetch(1, 4, 200), 300, "in flight, then the L1's latency");
         assert_eq!(ic.fetch(2, 5, 200), 299, "the stream: a line time after 4");
@@ -278,7 +302,8 @@ mod tests {
 
     #[test]
     fn a_miss_streams_the_next_lines_into_the_l1() {
-        // Three lines a fetch; L1 eight lines, all warm (lines 0-7).
+        // Three lines a fetch; L1 eight lines, 16 lines of code (none of
+        // it in the L1 at the start).
         let mut ic = cache(256, 1024, 128, 3);
         assert_eq!(ic.fetch(0, 8, 100), 190);
         // Lines 9 and 10 came behind line 8, 9 cycles apart.

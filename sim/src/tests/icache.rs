@@ -62,19 +62,29 @@ fn code_beyond_the_l0_waits_for_its_lines() {
 
 #[test]
 fn a_prefetch_streams_the_lines_after_a_miss() {
-    // An L1 of two lines (0 and 1 at the start). Without a prefetch: line
-    // 1 asked for at 14 is there at 24 (the L1); line 2 at 38 + 60 = 98,
-    // line 3 at 172, line 4 at 246, `exit` (line 5) at 320.
+    // An L1 of two lines, smaller than the kernel: it starts empty, so
+    // without a prefetch the lines cost what they do with an L1 of one.
     let mut cfg = with_icache(128);
     cfg.icache_l1_bytes = 256;
-    assert_eq!(straight_line(cfg.clone()).cycles, Cycle(321));
-    // Two lines a fetch: asking for line 1 at 14 also starts line 2 (there
-    // at 74); asking for 2 at 38 gets it at 84 and starts 3 (behind 2:
-    // 124); 3 at 134 (starting 4: 174), 4 at 184 (5: 224), `exit` at 234.
+    assert_eq!(straight_line(cfg.clone()).cycles, Cycle(371));
+    // Two lines a fetch: asking for line 1 at 14 gets it at 74 and starts
+    // 2 (behind 1: 124); asking for 2 at 88 gets it at 134 (the L1) and
+    // starts 3 (174); 3 at 184 (starting 4: 224), 4 at 234 (5: 274),
+    // `exit` at 284.
     cfg.icache_fetch_lines = 2;
     let on = straight_line(cfg);
-    assert_eq!(on.cycles, Cycle(235));
-    assert_eq!(on.stall(StallReason::NoInstruction), 9 + 45 + 3 * 35);
+    assert_eq!(on.cycles, Cycle(285));
+    assert_eq!(on.stall(StallReason::NoInstruction), 59 + 45 + 3 * 35);
+}
+
+#[test]
+fn a_kernel_the_l1_holds_starts_in_it() {
+    // An L1 of the whole kernel (six lines): past line 0 (the L0) each
+    // line costs the L1's 10 cycles, not the DRAM's 60.
+    let mut cfg = with_icache(128);
+    cfg.icache_l1_bytes = 768;
+    let on = straight_line(cfg);
+    assert_eq!(on.stall(StallReason::NoInstruction), 5 * 9);
 }
 
 #[test]
