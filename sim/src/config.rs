@@ -242,6 +242,10 @@ gpu_config! {
     /// part holds the SM's port to L2 at least, >= 0 (a line's write takes
     /// `l2_port_write_cycles` a sector otherwise).
     l2_port_partial_write_cycles: u32,
+    /// Sectors of loads that missed L1 the SM takes in from L2 per cycle,
+    /// 0..=64 (0: no limit): the data of its loads in flight arrive one
+    /// sector after another.
+    l1_fill_sectors_per_cycle: u32,
     /// Memory partitions (L2 slices with their DRAM channel), >= 1; each has
     /// its own bandwidth queue.
     mem_partitions: u32,
@@ -416,6 +420,11 @@ impl GpuConfig {
             l2_port_reads_per_cycle: 2,
             l2_port_write_cycles: 1,
             l2_port_partial_write_cycles: 2,
+            // Measured (hw/calib/suite_xbar.txt, `xb_l_c`): 8 warps an SM
+            // loading 16 whole sectors a request in rounds take 9,913
+            // active cycles for the 8,192 sectors an SM reads, where the
+            // loads' latency alone gives about 6,700 ([`crate::l1_fill`]).
+            l1_fill_sectors_per_cycle: 1,
             mem_partitions: 32,
             partition_interleave_bytes: 256,
             // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
@@ -520,6 +529,8 @@ impl GpuConfig {
             l2_port_reads_per_cycle: 0,
             l2_port_write_cycles: 0,
             l2_port_partial_write_cycles: 0,
+            // Off: the tiny machine keeps its tests' cycle counts.
+            l1_fill_sectors_per_cycle: 0,
             mem_partitions: 2,
             partition_interleave_bytes: 256,
             l2_bytes_per_cycle: 64,
@@ -798,6 +809,13 @@ impl GpuConfig {
             self.l2_port_partial_write_cycles.into(),
             0,
             max,
+        );
+        range(
+            &mut errors,
+            "l1_fill_sectors_per_cycle",
+            self.l1_fill_sectors_per_cycle.into(),
+            0,
+            64,
         );
         range(
             &mut errors,

@@ -792,6 +792,9 @@ impl Sm {
             // and nothing moved.
             done = done.max(self.load_done(p.after).unwrap_or(0));
         }
+        // The SM takes its sectors from L2 one after another
+        // ([`crate::l1_fill`]).
+        let done = done.max(self.fill.take(seen.first, p.n));
         let done = self.data_stage(done, &seen, p.wavefronts);
         if p.seq != crate::l1::NO_LOAD {
             self.landed[p.seq as usize % crate::sm::LANDED] = (p.seq, done);

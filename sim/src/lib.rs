@@ -130,6 +130,7 @@ mod init;
 mod interrupt;
 mod issue;
 mod l1;
+mod l1_fill;
 mod l2;
 mod l2_port;
 mod lanes;

@@ -91,6 +91,8 @@ pub(crate) struct Sm {
     pub data_free_at: u64,
     /// What a request costs the SM's port to L2 ([`crate::l2_port`]).
     pub(crate) port: crate::l2_port::Port,
+    /// When the SM takes in the next sector from L2 ([`crate::l1_fill`]).
+    pub(crate) fill: crate::l1_fill::Fill,
     /// The next cycle the SM's barrier unit can release a warp: one unit
     /// serves every block of the SM ([`Sm::release_barrier`]).
     pub bar_free_at: u64,
@@ -167,6 +169,7 @@ impl Sm {
             lsu_free_at: 0,
             data_free_at: 0,
             port: crate::l2_port::Port::new(cfg),
+            fill: crate::l1_fill::Fill::new(cfg),
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
@@ -218,6 +221,7 @@ impl Sm {
         self.lsu_free_at = 0;
         self.data_free_at = 0;
         self.port.reset();
+        self.fill.reset();
         self.bar_free_at = 0;
         self.resident_warps = 0;
         self.age_counter = 0;

@@ -9,6 +9,7 @@ mod faults;
 mod functional;
 mod icache;
 mod l1;
+mod l1_fill;
 mod launch_cost;
 mod load_order;
 mod ops;
