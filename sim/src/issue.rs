@@ -374,9 +374,10 @@ impl Sm {
             &ctx.banks,
             (addrs, exec, op.bytes),
         );
-        // A store's data pass the L1's data stage as the LSU sends them,
-        // where the L1 holds its lines: the pipe is held that long.
-        let held = if op.store && self.l1.is_on() {
+        // A request's data pass the L1's data stage, where the L1 holds its
+        // lines, in the wavefronts `held` counts (none where they are no
+        // more than its tag cycles).
+        let held = if self.l1.is_on() {
             let l1 = &self.l1;
             pipe.store_hits(
                 &ctx.banks,
@@ -387,7 +388,16 @@ impl Sm {
         } else {
             0
         };
-        self.lsu_free_at = start + pipe.at_issue().max(held);
+        if op.store {
+            // A store's data go through the stage as the LSU sends them:
+            // the pipe is held that long.
+            self.lsu_free_at = start + pipe.at_issue().max(held);
+        } else {
+            // A load's hits pass the stage that feeds the port its stores'
+            // data: the port sends nothing meanwhile ([`crate::l2_port`]).
+            self.lsu_free_at = start + pipe.at_issue();
+            self.port.hits(start, held);
+        }
         self.sps[sp].lsu.push(start);
         let writes = ctx.prog.insts[pc as usize].writes();
         if n == 0 {

@@ -43,6 +43,29 @@
 //! and sent late held their queues for other SMs' requests sent before
 //! it: `sw_1m_b1024` of `hw/calib/suite_stores.txt` went from +9% to
 //! +39%, `suite_parts.txt` from 38.3% to 39.1%).
+//!
+//! **Loads that hit L1 hold it.** A load whose lanes hit in L1 in more
+//! data-stage wavefronts than its tag cycles (lanes on one bank in many
+//! lines, as GPUTeraSort's fused `step` reads) holds the port a cycle a
+//! wavefront ([`Port::hits`]): the data stage that passes them is the one
+//! that reads the stores' data out to the port, which sends nothing
+//! meanwhile. `hw/data/h200/ncu/xbar_mix/` (its README has the table)
+//! tells it from the alternatives: the step's loads and stores on the
+//! same lines every round, so that from the second round every load hits
+//! L1 (`xb_ls_p_r0`), run 51,483 active cycles an SM on the H200 while
+//! the port is busy 33,570 and the data stage 33,182: the hits'
+//! wavefronts (14,336 after the first round) and the stores' sends
+//! (32,768) in turn. Stores on lines no load reads (`xa_ls_p`) take as
+//! long as on the lines the round loaded (48,157 and 48,569 cycles), so
+//! it is not stores meeting fills in flight; 4 warps an SM (`xb_ls_p_w4`)
+//! take half the time of 8, so it is a rate, not a latency. Loads that
+//! miss do not hold the port (their data come in through the fills):
+//! booking every load's wavefronts on the port as its data landed made
+//! `xb_l_p`, loads alone, 3.8 times slower.
+//! With the hits `xb_ls_p` of `hw/calib/suite_xbar.txt` went from -14.5%
+//! to +1.0% (the half of its loads that hit the sectors the other half
+//! fetch) and `xb_ls_p_r0` from -30.5% to -3.6%; `xb_ls_c`, whose loads
+//! all miss, stays at -12.5%.
 
 use crate::config::GpuConfig;
 use crate::global_mem::PARTIAL;
@@ -62,6 +85,8 @@ pub(crate) struct Port {
     part: u64,
     /// `log2` of sectors a line.
     line_shift: u32,
+    /// Whether the machine has a port (any of its costs above 0).
+    on: bool,
 }
 
 impl Port {
@@ -76,6 +101,7 @@ impl Port {
             write: u64::from(cfg.l2_port_write_cycles) * ticks,
             part: u64::from(cfg.l2_port_partial_write_cycles) * ticks,
             line_shift: cfg.line_sector_shift(),
+            on: reads > 0 || cfg.l2_port_write_cycles > 0 || cfg.l2_port_partial_write_cycles > 0,
         }
     }
 
@@ -117,6 +143,18 @@ impl Port {
     #[inline]
     pub fn load(&mut self, start: u64, lines: u32) -> u64 {
         self.send(start, u64::from(lines) * self.read)
+    }
+
+    /// A load whose lanes hit in L1 in `wavefronts` data-stage wavefronts
+    /// (more than its tag cycles), sent at `start`: the port sends nothing
+    /// for that many cycles, the stage that passes them being the one that
+    /// reads the stores' data out to it (see the module's doc). Nothing on
+    /// a machine without a port.
+    #[inline]
+    pub fn hits(&mut self, start: u64, wavefronts: u64) {
+        if self.on {
+            self.send(start, wavefronts * self.ticks);
+        }
     }
 
     /// The cycle a request sent at `start` leaves, holding the port for
@@ -182,6 +220,20 @@ mod tests {
     }
 
     #[test]
+    fn hits_hold_the_port_a_cycle_a_wavefront() {
+        let mut p = h200();
+        let parts: Vec<u64> = (0..32).map(|l| (l * 4) | PARTIAL).collect();
+        assert_eq!(p.store(0, &parts), 0);
+        p.hits(10, 32);
+        assert_eq!(p.store(10, &parts), 96);
+        // Behind nothing, from when they pass.
+        p.hits(500, 32);
+        assert_eq!(p.store(500, &[0]), 532);
+        p.hits(600, 0);
+        assert_eq!(p.store(600, &[0]), 600);
+    }
+
+    #[test]
     fn a_new_launch_finds_the_port_free() {
         let mut p = h200();
         let parts: Vec<u64> = (0..32).map(|s| s | PARTIAL).collect();
@@ -197,5 +249,7 @@ mod tests {
         assert_eq!(p.store(5, &parts), 5);
         assert_eq!(p.store(5, &parts), 5);
         assert_eq!(p.load(5, 32), 5);
+        p.hits(5, 32);
+        assert_eq!(p.store(5, &parts), 5);
     }
 }
