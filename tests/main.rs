@@ -15,6 +15,7 @@ mod cli_shard;
 mod cli_sweep;
 mod cli_terasort;
 mod cli_trace_sort;
+mod code_size;
 mod emit_ptx;
 mod fuzz;
 mod hardware;

@@ -203,9 +203,9 @@ pub(crate) struct Program {
     pub b32: u32,
     pub b64: u32,
     /// Per pc (and one past the end), where its SASS starts: the SASS
-    /// instructions before it (each IR instruction as many as its issue
-    /// slots), the kernel's static layout that instruction fetch sees
-    /// ([`crate::icache`]).
+    /// instructions before it (each IR instruction as many as ptxas emits
+    /// for it, [`crate::sass_size`]; not its issue slots), the kernel's
+    /// static layout that instruction fetch sees ([`crate::icache`]).
     pub sass_at: Vec<u32>,
 }
 
@@ -587,11 +587,17 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         });
     }
     let entry = d.first(0);
+    let issue: Vec<u8> = insts.iter().map(|i| i.issue_slots).collect();
+    let sizes = if kernel.insts.is_empty() {
+        issue // the implicit `exit`
+    } else {
+        crate::sass_size::code_sizes(kernel, &issue)
+    };
     let mut sass_at = Vec::with_capacity(insts.len() + 1);
     let mut at = 0u32;
-    for inst in &insts {
+    for &size in &sizes {
         sass_at.push(at);
-        at += u32::from(inst.issue_slots);
+        at += u32::from(size);
     }
     sass_at.push(at);
     let per_line = (shape.icache_line_bytes / crate::icache::SASS_INST_BYTES).max(1);

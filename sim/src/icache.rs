@@ -1,7 +1,7 @@
 //! Instruction fetch: an L0 instruction cache per sub-partition, an L1 per
 //! SM behind them, L2 beyond, over the kernel's static SASS layout
 //! ([`crate::decode::Program::sass_at`]: each IR instruction as many
-//! 16-byte SASS instructions as its issue slots).
+//! 16-byte SASS instructions as ptxas emits for it, [`crate::sass_size`]).
 //!
 //! **Why.** The kernels whose whole sorting network is unrolled in
 //! registers (GPUTeraSort's fused `head`, HotSort's `bs` at H = 32, about

@@ -144,6 +144,7 @@ mod options;
 pub mod phases;
 mod regfile;
 mod resolve;
+mod sass_size;
 mod sass_slots;
 mod scheduler;
 mod scoreboard;
@@ -168,6 +169,7 @@ pub use ids::{BlockId, SmId, WarpAt, WarpId};
 pub use interrupt::{launch_progress, request_stop, stop_flag, stop_requested};
 pub use kernels_ir::{Dim3, ParamValue};
 pub use options::RunOptions;
+pub use sass_size::code_size as sass_code_size;
 pub use stats::{
     KernelStats, NUM_STALL_REASONS, PcStats, STALL_METRICS, StallReason, Stalls, metric_is_count,
 };
