@@ -14,6 +14,7 @@ mod launch_cost;
 mod load_order;
 mod ops;
 mod partial_stores;
+mod slice_hash;
 mod stalls;
 mod timing;
 mod tracing;
