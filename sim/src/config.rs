@@ -252,6 +252,12 @@ gpu_config! {
     /// Bytes of consecutive addresses mapped to one partition: a power of
     /// two, >= sector_bytes.
     partition_interleave_bytes: u32,
+    /// 1: an interleave chunk's partition is its index's partition bits
+    /// XORed with each higher group of as many bits (where `mem_partitions`
+    /// is a power of two), so that power-of-two strides spread over every
+    /// partition as on NVIDIA GPUs; 0: chunks go to the partitions in
+    /// turn (`sim/src/slice_hash.rs`).
+    partition_hash: u32,
     /// L2 bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
     /// over the partitions).
     l2_bytes_per_cycle: u32,
@@ -427,6 +433,15 @@ impl GpuConfig {
             l1_fill_sectors_per_cycle: 1,
             mem_partitions: 32,
             partition_interleave_bytes: 256,
+            // Off. The H200's slices move bitonic's 64-bit `step` evenly
+            // (`lts__t_bytes` within 2.6% of the mean over 94 slices,
+            // hw/data/l1probe/bi1m_k64.csv), where chunks in turn put the
+            // unmerged store halves of the same warps of every block on
+            // half the partitions; hashed, that `step` is within 5%, but
+            // HotSort's `bc` and bitonic's `tail`, already fast, run
+            // faster still, and the suites fitted with chunks in turn
+            // get worse (docs/calibration.md, "Store halves").
+            partition_hash: 0,
             // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
             l2_bytes_per_cycle: 2816,
             // Measured (hw/calib/suite_parts.txt): a part that reaches L2
@@ -533,6 +548,8 @@ impl GpuConfig {
             l1_fill_sectors_per_cycle: 0,
             mem_partitions: 2,
             partition_interleave_bytes: 256,
+            // Off: the tiny machine keeps its tests' cycle counts.
+            partition_hash: 0,
             l2_bytes_per_cycle: 64,
             l2_partial_write_bytes: 32,
             l2_partial_line_bytes: 0,
@@ -823,6 +840,13 @@ impl GpuConfig {
             self.mem_partitions.into(),
             1,
             65536,
+        );
+        range(
+            &mut errors,
+            "partition_hash",
+            self.partition_hash.into(),
+            0,
+            1,
         );
         range(
             &mut errors,

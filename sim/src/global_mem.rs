@@ -2,7 +2,8 @@
 //! memory partition.
 //!
 //! **Modelled.** Each sector of a request goes to the partition that owns
-//! its address (`partition_interleave_bytes` interleaving). A partition's L2
+//! its address (`partition_interleave_bytes` interleaving, hashed with
+//! `partition_hash`: [`crate::slice_hash`]). A partition's L2
 //! slice serves sectors at its share of `l2_bytes_per_cycle`, in arrival
 //! order; a load sector that misses then queues for the partition's DRAM
 //! channel at its share of `dram_bytes_per_cycle`. A load's data is ready
@@ -50,6 +51,7 @@
 
 use crate::config::GpuConfig;
 use crate::l2::{L2, L2View};
+use crate::slice_hash::SliceHash;
 use crate::stats::KernelStats;
 pub(crate) use crate::store_combine::PARTIAL;
 
@@ -90,7 +92,7 @@ impl GroupMap<'_> {
     /// The group of `sector`'s partition.
     #[inline]
     pub fn group(&self, sector: u64) -> usize {
-        let sector = sector & !PARTIAL;
+        let sector = self.costs.hash.sector(sector & !PARTIAL);
         self.group_of[self.costs.partition(sector * self.costs.sector_bytes)] as usize
     }
 }
@@ -114,6 +116,8 @@ struct Costs {
     line_shift: u32,
     l2_latency: u64,
     dram_latency: u64,
+    /// Which partition owns a sector ([`crate::slice_hash`]).
+    hash: SliceHash,
 }
 
 impl Costs {
@@ -155,6 +159,12 @@ impl MemTiming {
                 line_shift: cfg.line_sector_shift(),
                 l2_latency: cfg.l2_latency_cycles.into(),
                 dram_latency: cfg.dram_latency_cycles.into(),
+                hash: SliceHash::new(
+                    cfg.partition_hash != 0,
+                    parts,
+                    cfg.partition_interleave_bytes.into(),
+                    cfg.sector_bytes.into(),
+                ),
             },
             group_of: vec![0; parts as usize],
             group_count: 1,
@@ -265,7 +275,7 @@ impl PartTiming<'_> {
     /// (see [`L2View::prefetch`]); changes nothing.
     #[inline]
     pub fn prefetch(&self, sector: u64) {
-        self.l2.prefetch(sector & !PARTIAL);
+        self.l2.prefetch(self.costs.hash.sector(sector & !PARTIAL));
     }
 
     /// The L2 line that holds `sector`.
@@ -289,7 +299,9 @@ impl PartTiming<'_> {
     ) -> (u64, bool) {
         let c = self.costs;
         let partial = sector & PARTIAL != 0;
-        let sector = sector & !PARTIAL;
+        // From here on the sector stands for its hashed slice's
+        // ([`crate::slice_hash`]): queue, L2 sets and partial line.
+        let sector = c.hash.sector(sector & !PARTIAL);
         let addr = sector * c.sector_bytes;
         let p = c.partition(addr) - self.first;
         let arrive = depart << FRAC;

@@ -151,6 +151,7 @@ mod scoreboard;
 mod select_fold;
 mod shared_atomic;
 pub mod shared_mem;
+mod slice_hash;
 mod sm;
 mod stats;
 mod store_combine;

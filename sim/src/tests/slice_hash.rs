@@ -1,0 +1,77 @@
+//! Which L2 slice owns an address, through whole launches
+//! (`partition_hash`, `sim/src/slice_hash.rs`): stores 8 KB apart, one
+//! interleave round of the H200's 32 partitions, camp on one partition
+//! when chunks go to the partitions in turn, and spread when hashed.
+
+use kernels_ir::parser::parse_and_verify;
+use kernels_ir::{Dim3, ParamValue};
+
+use super::util::gpu;
+use crate::GpuConfig;
+
+/// Warp `w` of the grid writes one line at `w * 8 KB`, then 15 more,
+/// each 4 MB (the grid's 512 lines of 8 KB) further.
+const CAMP: &str = "kernel camp {
+    param out: u64
+    regs r4 d1 p0
+    shared 0
+    mov r0, %ctaid.x
+    shl r0, r0, 16
+    mov r1, %tid.x
+    and r2, r1, 31
+    shl r2, r2, 2
+    and r3, r1, 4294967264
+    shl r3, r3, 8
+    add r0, r0, r2
+    add r0, r0, r3
+    cvt.u64.u32 d0, r0
+    add d0, d0, $out
+    st.global.b32 [d0+0], r1
+    st.global.b32 [d0+4194304], r1
+    st.global.b32 [d0+8388608], r1
+    st.global.b32 [d0+12582912], r1
+    st.global.b32 [d0+16777216], r1
+    st.global.b32 [d0+20971520], r1
+    st.global.b32 [d0+25165824], r1
+    st.global.b32 [d0+29360128], r1
+    st.global.b32 [d0+33554432], r1
+    st.global.b32 [d0+37748736], r1
+    st.global.b32 [d0+41943040], r1
+    st.global.b32 [d0+46137344], r1
+    st.global.b32 [d0+50331648], r1
+    st.global.b32 [d0+54525952], r1
+    st.global.b32 [d0+58720256], r1
+    st.global.b32 [d0+62914560], r1
+    exit
+}";
+
+/// Cycles of [`CAMP`] over 64 blocks of 256 threads on `h200` with the
+/// hash on or off and no fixed launch cost.
+fn camp(hash: u32) -> (u64, crate::KernelStats) {
+    let (k, _) = parse_and_verify("camp.kir", CAMP).expect("the kernel verifies");
+    let mut cfg = GpuConfig::h200();
+    cfg.partition_hash = hash;
+    cfg.launch_overhead_cycles = 0;
+    cfg.memory_launch_cycles = 0;
+    let mut g = gpu(cfg);
+    let out = g.alloc(64 << 20);
+    let s = g
+        .launch(&k, Dim3::x(64), Dim3::x(256), &[ParamValue::U64(out)])
+        .expect("the launch runs");
+    (s.cycles.0, s)
+}
+
+#[test]
+fn stores_a_round_of_partitions_apart_spread_over_the_slices_when_hashed() {
+    let ((plain, a), (hashed, b)) = (camp(0), camp(1));
+    // 32,768 whole sectors: on one partition's share of the L2 (88 bytes
+    // a cycle) about 11,900 cycles, spread over 32 a few hundred.
+    assert!(plain > 10_000, "in turn: {plain} cycles");
+    assert!(
+        hashed * 4 < plain,
+        "hashed {hashed} cycles, in turn {plain}"
+    );
+    // Only the timing moves.
+    assert_eq!(a.gmem_st_sectors, b.gmem_st_sectors);
+    assert_eq!(a.gmem_st_sectors, 32_768);
+}
