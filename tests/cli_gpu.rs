@@ -151,3 +151,25 @@ fn gpu_list_and_diff_name_the_machines_and_the_fields_that_differ() {
     );
     assert!(diff.ends_with("5 of 63 fields differ\n"), "{diff}");
 }
+
+/// docs/report.md names every field of the machine config a report
+/// carries; a field added to `GpuConfig` without its line there fails here.
+#[test]
+fn the_report_docs_name_every_machine_field() {
+    let show = ok(&simsort(&["gpu", "show", "h200"]));
+    let docs = std::fs::read_to_string(crate::util::repo_root().join("docs/report.md")).unwrap();
+    let section = docs
+        .split("Every field of the machine config")
+        .nth(1)
+        .and_then(|s| s.split("Their ranges are documented").next())
+        .expect("docs/report.md lists the machine's fields");
+    let fields: Vec<&str> = (show.lines())
+        .filter_map(|l| l.split_once(" = ").map(|(k, _)| k))
+        .filter(|k| !k.starts_with('#') && *k != "name" && *k != "description")
+        .collect();
+    assert!(fields.len() > 50, "{fields:?}");
+    let missing: Vec<&&str> = (fields.iter())
+        .filter(|f| !section.contains(&format!("`{f}`")))
+        .collect();
+    assert!(missing.is_empty(), "docs/report.md lacks {missing:?}");
+}
