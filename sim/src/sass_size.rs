@@ -87,9 +87,14 @@ pub(crate) fn code_sizes(kernel: &Kernel, issue: &[u8]) -> Vec<u8> {
             // Another path may enter here: nothing is known.
             halves.fill(Halves::default());
         }
+        // A guarded one keeps the old value where it is off: a copy.
+        let renamed = inst
+            .guard
+            .is_none()
+            .then(|| rename(inst, &halves))
+            .flatten();
         let size = match inst.data {
-            // A guarded one keeps the old value where it is off: a copy.
-            _ if inst.guard.is_none() && rename(inst, &halves).is_some() => 0,
+            _ if renamed.is_some() => 0,
             _ if folded_wide_mov(insts, pc) => 0,
             // Folded or not: the timing model's 3 slots for a folded one
             // are not its size.
@@ -99,7 +104,7 @@ pub(crate) fn code_sizes(kernel: &Kernel, issue: &[u8]) -> Vec<u8> {
             _ => issue[pc],
         };
         sizes.push(size);
-        track(inst, &mut halves);
+        track(inst, renamed, &mut halves);
     }
     sizes
 }
@@ -144,12 +149,10 @@ fn rename(inst: &Inst, halves: &[Halves]) -> Option<Halves> {
     }
 }
 
-/// Updates what is known of the 64-bit registers `inst` writes.
-fn track(inst: &Inst, halves: &mut [Halves]) {
-    let now = match inst.guard {
-        None => rename(inst, halves).unwrap_or_default(),
-        Some(_) => Halves::default(),
-    };
+/// Updates what is known of the 64-bit registers `inst` writes, given
+/// the halves it leaves if it is an unguarded rename (`renamed`).
+fn track(inst: &Inst, renamed: Option<Halves>, halves: &mut [Halves]) {
+    let now = renamed.unwrap_or_default();
     kernels_ir::uses::for_each_def(inst, |r| {
         if r.class() == RegClass::B64 {
             halves[r.index() as usize] = now;
