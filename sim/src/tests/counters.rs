@@ -4,7 +4,7 @@
 use kernels_ir::kernels::examples;
 use kernels_ir::{Dim3, KernelBuilder, Opcode, ParamValue, RegList, Special};
 
-use super::util::{gpu, metric, verified};
+use super::util::{gpu, launch_ir, metric, verified};
 use crate::{GpuConfig, KernelStats};
 
 fn one_warp(
@@ -205,17 +205,13 @@ fn instruction_counts_and_cmpx_counting() {
 /// `i + 2^20 * warp < on`.
 fn guard_shared(block: u32, steps: u32, on: u32) -> KernelStats {
     let text = include_str!("../../../hw/calib/kernels/guard_shared.kir");
-    let (k, _) = kernels_ir::parser::parse_and_verify("guard_shared.kir", text)
-        .expect("the kernel verifies");
-    let mut g = gpu(GpuConfig::h200());
-    let out = g.alloc(4);
-    let params = [
-        ParamValue::U32(steps),
-        ParamValue::U32(on),
-        ParamValue::U64(out),
-    ];
-    g.launch(&k, Dim3::x(1), Dim3::x(block), &params)
-        .expect("the launch runs")
+    launch_ir(GpuConfig::h200(), "guard_shared.kir", text, 1, block, |g| {
+        vec![
+            ParamValue::U32(steps),
+            ParamValue::U32(on),
+            ParamValue::U64(g.alloc(4)),
+        ]
+    })
 }
 
 #[test]

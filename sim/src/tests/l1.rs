@@ -6,7 +6,7 @@
 use kernels_ir::parser::parse_and_verify;
 use kernels_ir::{Dim3, ParamValue};
 
-use super::util::gpu;
+use super::util::{gpu, launch_ir};
 use crate::GpuConfig;
 
 const HALVES: &str = "
@@ -35,19 +35,14 @@ kernel halves {
 /// (load sectors, L2 lookups of loads, cycles) of `halves` over 65,536
 /// threads.
 fn halves(cfg: GpuConfig) -> (u64, u64, u64) {
-    let (k, _) = parse_and_verify("halves", HALVES).expect("the kernel verifies");
     let n = 65_536u32;
-    let mut g = gpu(cfg);
-    let src = g.alloc(u64::from(n) * 32);
-    let dst = g.alloc(u64::from(n) * 32);
-    let params = [
-        ParamValue::U64(src),
-        ParamValue::U64(dst),
-        ParamValue::U32(n),
-    ];
-    let s = g
-        .launch(&k, Dim3::x(n / 256), Dim3::x(256), &params)
-        .expect("the launch runs");
+    let s = launch_ir(cfg, "halves", HALVES, n / 256, 256, |g| {
+        vec![
+            ParamValue::U64(g.alloc(u64::from(n) * 32)),
+            ParamValue::U64(g.alloc(u64::from(n) * 32)),
+            ParamValue::U32(n),
+        ]
+    });
     (
         s.gmem_ld_sectors,
         s.l2_sector_hits + s.l2_sector_misses,

@@ -3,10 +3,9 @@
 //! sector a cycle, as `xb_l_c` of `hw/calib/suite_xbar.txt` does on the
 //! H200 (8,192 sectors an SM in 9,913 active cycles).
 
-use kernels_ir::parser::parse_and_verify;
-use kernels_ir::{Dim3, ParamValue};
+use kernels_ir::ParamValue;
 
-use super::util::gpu;
+use super::util::launch_ir;
 use crate::GpuConfig;
 
 /// Each lane loads eight coalesced 16-byte chunks (a warp's request: 16
@@ -44,20 +43,15 @@ kernel burst {
 /// (sectors loaded, cycles) of `burst` with one block of 1,024 threads
 /// on one SM.
 fn burst(cfg: GpuConfig) -> (u64, u64) {
-    let (k, _) = parse_and_verify("burst", BURST).expect("the kernel verifies");
     let threads = 1024u32;
     let stride = threads * 16;
-    let mut g = gpu(cfg);
-    let src = g.alloc(u64::from(stride) * 4);
-    let dst = g.alloc(u64::from(threads) * 8);
-    let params = [
-        ParamValue::U64(src),
-        ParamValue::U64(dst),
-        ParamValue::U32(stride),
-    ];
-    let s = g
-        .launch(&k, Dim3::x(1), Dim3::x(threads), &params)
-        .expect("the launch runs");
+    let s = launch_ir(cfg, "burst", BURST, 1, threads, |g| {
+        vec![
+            ParamValue::U64(g.alloc(u64::from(stride) * 4)),
+            ParamValue::U64(g.alloc(u64::from(threads) * 8)),
+            ParamValue::U32(stride),
+        ]
+    });
     (s.gmem_ld_sectors, s.cycles.0)
 }
 

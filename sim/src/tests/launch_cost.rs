@@ -2,23 +2,18 @@
 //! `hw/calib/suite_launch.txt`: every launch pays `launch_overhead_cycles`,
 //! one that reads or writes global memory `memory_launch_cycles` more.
 
-use kernels_ir::parser::parse_and_verify;
-use kernels_ir::{Dim3, ParamValue};
+use kernels_ir::ParamValue;
 
-use super::util::gpu;
+use super::util::launch_ir;
 use crate::GpuConfig;
 
 /// Cycles of one 32-thread block of the kernel in `text` on `cfg`, its
 /// first parameter a 128-byte buffer and its second `n`.
 fn one_block(cfg: GpuConfig, name: &str, text: &str, n: u32) -> u64 {
-    let (k, _) = parse_and_verify(name, text).expect("the kernel verifies");
-    let mut g = gpu(cfg);
-    let out = g.alloc(128);
-    let params = [ParamValue::U64(out), ParamValue::U32(n)];
-    g.launch(&k, Dim3::x(1), Dim3::x(32), &params)
-        .expect("the launch runs")
-        .cycles
-        .0
+    let s = launch_ir(cfg, name, text, 1, 32, |g| {
+        vec![ParamValue::U64(g.alloc(128)), ParamValue::U32(n)]
+    });
+    s.cycles.0
 }
 
 /// `param_exit` with `n` = 4096 reads its parameter and exits: no lane

@@ -3,10 +3,9 @@
 //! "The sixth suite"): parts that warps of one SM write together merge
 //! before L2, parts from several SMs each cost L2 time of their own.
 
-use kernels_ir::parser::parse_and_verify;
-use kernels_ir::{Dim3, ParamValue};
+use kernels_ir::ParamValue;
 
-use super::util::gpu;
+use super::util::launch_ir;
 use crate::GpuConfig;
 
 /// `h200` with an L2 of 8 sectors a cycle and no fixed launch or dispatch
@@ -31,27 +30,23 @@ fn part_store(cfg: GpuConfig, u: u32, lp: u32) -> u64 {
 /// [`part_store`]'s launch statistics.
 fn part_store_stats(cfg: GpuConfig, u: u32, lp: u32) -> crate::KernelStats {
     let text = include_str!("../../../hw/calib/kernels/part_store.kir");
-    let (k, _) = parse_and_verify("part_store.kir", text).expect("the kernel verifies");
     let n = 65_536u32;
     let kbits = 3 - lp;
-    let mut g = gpu(cfg);
-    let dst = g.alloc(u64::from(n) * 4);
-    let params = [
-        ParamValue::U64(dst),
-        ParamValue::U32(n),
-        ParamValue::U32(u),
-        ParamValue::U32(lp),
-        ParamValue::U32(kbits),
-        ParamValue::U32(u - kbits),
-        ParamValue::U32((1 << lp) - 1),
-        ParamValue::U32((1 << u) - 1),
-        ParamValue::U32((1 << kbits) - 1),
-        ParamValue::U32(8),
-        ParamValue::U32(0),
-    ];
-    let s = g
-        .launch(&k, Dim3::x(n / 256), Dim3::x(256), &params)
-        .expect("the launch runs");
+    let s = launch_ir(cfg, "part_store.kir", text, n / 256, 256, |g| {
+        vec![
+            ParamValue::U64(g.alloc(u64::from(n) * 4)),
+            ParamValue::U32(n),
+            ParamValue::U32(u),
+            ParamValue::U32(lp),
+            ParamValue::U32(kbits),
+            ParamValue::U32(u - kbits),
+            ParamValue::U32((1 << lp) - 1),
+            ParamValue::U32((1 << u) - 1),
+            ParamValue::U32((1 << kbits) - 1),
+            ParamValue::U32(8),
+            ParamValue::U32(0),
+        ]
+    });
     assert_eq!(
         s.gmem_st_sectors,
         u64::from(n) >> kbits,

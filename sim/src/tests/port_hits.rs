@@ -6,10 +6,9 @@
 //! while its port is busy 33,570: the hits' wavefronts and the stores'
 //! sends add up. Without that the model ran it 30.5% fast.
 
-use kernels_ir::parser::parse_and_verify;
-use kernels_ir::{Dim3, ParamValue};
+use kernels_ir::ParamValue;
 
-use super::util::gpu;
+use super::util::launch_ir;
 use crate::GpuConfig;
 
 /// Cycles of `hw/calib/kernels/xbar.kir` on one SM (a block of 256
@@ -18,21 +17,17 @@ use crate::GpuConfig;
 /// the stores run.
 fn rounds_in_place(cfg: GpuConfig, st: u32) -> u64 {
     let text = include_str!("../../../hw/calib/kernels/xbar.kir");
-    let (k, _) = parse_and_verify("xbar", text).expect("the kernel verifies");
-    let mut g = gpu(cfg);
-    let buf = g.alloc(256 * 128);
-    let params = [
-        ParamValue::U64(buf),
-        ParamValue::U32(7),
-        ParamValue::U32(16),
-        ParamValue::U32(0),
-        ParamValue::U32(8),
-        ParamValue::U32(1),
-        ParamValue::U32(st),
-    ];
-    let s = g
-        .launch(&k, Dim3::x(1), Dim3::x(256), &params)
-        .expect("the launch runs");
+    let s = launch_ir(cfg, "xbar.kir", text, 1, 256, |g| {
+        vec![
+            ParamValue::U64(g.alloc(256 * 128)),
+            ParamValue::U32(7),
+            ParamValue::U32(16),
+            ParamValue::U32(0),
+            ParamValue::U32(8),
+            ParamValue::U32(1),
+            ParamValue::U32(st),
+        ]
+    });
     s.cycles.0
 }
 

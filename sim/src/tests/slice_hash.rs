@@ -3,10 +3,9 @@
 //! interleave round of the H200's 32 partitions, camp on one partition
 //! when chunks go to the partitions in turn, and spread when hashed.
 
-use kernels_ir::parser::parse_and_verify;
-use kernels_ir::{Dim3, ParamValue};
+use kernels_ir::ParamValue;
 
-use super::util::gpu;
+use super::util::launch_ir;
 use crate::GpuConfig;
 
 /// Warp `w` of the grid writes one line at `w * 8 KB`, then 15 more,
@@ -48,16 +47,13 @@ const CAMP: &str = "kernel camp {
 /// Cycles of [`CAMP`] over 64 blocks of 256 threads on `h200` with the
 /// hash on or off and no fixed launch cost.
 fn camp(hash: u32) -> (u64, crate::KernelStats) {
-    let (k, _) = parse_and_verify("camp.kir", CAMP).expect("the kernel verifies");
     let mut cfg = GpuConfig::h200();
     cfg.partition_hash = hash;
     cfg.launch_overhead_cycles = 0;
     cfg.memory_launch_cycles = 0;
-    let mut g = gpu(cfg);
-    let out = g.alloc(64 << 20);
-    let s = g
-        .launch(&k, Dim3::x(64), Dim3::x(256), &[ParamValue::U64(out)])
-        .expect("the launch runs");
+    let s = launch_ir(cfg, "camp.kir", CAMP, 64, 256, |g| {
+        vec![ParamValue::U64(g.alloc(64 << 20))]
+    });
     (s.cycles.0, s)
 }
 

@@ -16,6 +16,26 @@ pub fn gpu(cfg: GpuConfig) -> Gpu {
     Gpu::new(cfg, RunOptions::default()).expect("valid config")
 }
 
+/// Parses and verifies the IR `text` (`name` in its errors) and launches
+/// it once on a fresh GPU of `cfg` over `grid` blocks of `block` threads,
+/// with the parameters `params` makes (allocating their buffers on that
+/// GPU).
+pub fn launch_ir(
+    cfg: GpuConfig,
+    name: &str,
+    text: &str,
+    grid: u32,
+    block: u32,
+    params: impl FnOnce(&mut Gpu) -> Vec<ParamValue>,
+) -> KernelStats {
+    let (k, _) = kernels_ir::parser::parse_and_verify(name, text)
+        .unwrap_or_else(|e| panic!("{name} does not verify: {e:?}"));
+    let mut g = gpu(cfg);
+    let params = params(&mut g);
+    g.launch(&k, Dim3::x(grid), Dim3::x(block), &params)
+        .expect("the launch runs")
+}
+
 /// A small deterministic generator (xorshift), so tests need no crate.
 pub struct Rng(pub u64);
 
