@@ -252,11 +252,12 @@ gpu_config! {
     /// Bytes of consecutive addresses mapped to one partition: a power of
     /// two, >= sector_bytes.
     partition_interleave_bytes: u32,
-    /// 1: an interleave chunk's partition is its index's partition bits
-    /// XORed with each higher group of as many bits (where `mem_partitions`
-    /// is a power of two), so that power-of-two strides spread over every
-    /// partition as on NVIDIA GPUs; 0: chunks go to the partitions in
-    /// turn (`sim/src/slice_hash.rs`).
+    /// How many bits of an interleave chunk's index above its partition
+    /// bits are XORed into them (in groups of as many bits as the
+    /// partition bits, where `mem_partitions` is a power of two), 0..=64:
+    /// power-of-two strides within those bits spread over the partitions
+    /// as on NVIDIA GPUs; 0: chunks go to the partitions in turn
+    /// (`sim/src/slice_hash.rs`).
     partition_hash: u32,
     /// L2 bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
     /// over the partitions).
@@ -433,15 +434,16 @@ impl GpuConfig {
             l1_fill_sectors_per_cycle: 1,
             mem_partitions: 32,
             partition_interleave_bytes: 256,
-            // Off. The H200's slices move bitonic's 64-bit `step` evenly
-            // (`lts__t_bytes` within 2.6% of the mean over 94 slices,
-            // hw/data/l1probe/bi1m_k64.csv), where chunks in turn put the
-            // unmerged store halves of the same warps of every block on
-            // half the partitions; hashed, that `step` is within 5%, but
-            // HotSort's `bc` and bitonic's `tail`, already fast, run
-            // faster still, and the suites fitted with chunks in turn
-            // get worse (docs/calibration.md, "Store halves").
-            partition_hash: 0,
+            // Three bits (address bits 13-15): strides of 8 KB spread over
+            // eight partitions, 16 KB over four, 32 KB over two. The H200's slices move bitonic's 64-bit `step`
+            // (8 KB a block) evenly (`lts__t_bytes` within 2.6% of the mean
+            // over 94 slices, hw/data/l1probe/bi1m_k64.csv), where chunks in
+            // turn put the unmerged halves of the same warps of every block
+            // on half the partitions; stores 128 KB apart are the H200's
+            // slowest scatter (`sw_1m_b32`, `sl_1m_i4`), as if it kept them
+            // on few slices, and folding more bits runs them twice too fast
+            // (docs/calibration.md, "Store halves").
+            partition_hash: 3,
             // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
             l2_bytes_per_cycle: 2816,
             // Measured (hw/calib/suite_parts.txt): a part that reaches L2
@@ -846,7 +848,7 @@ impl GpuConfig {
             "partition_hash",
             self.partition_hash.into(),
             0,
-            1,
+            64,
         );
         range(
             &mut errors,

@@ -160,7 +160,7 @@ impl MemTiming {
                 l2_latency: cfg.l2_latency_cycles.into(),
                 dram_latency: cfg.dram_latency_cycles.into(),
                 hash: SliceHash::new(
-                    cfg.partition_hash != 0,
+                    cfg.partition_hash,
                     parts,
                     cfg.partition_interleave_bytes.into(),
                     cfg.sector_bytes.into(),

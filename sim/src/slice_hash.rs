@@ -1,7 +1,7 @@
 //! Which memory partition (L2 slice and DRAM channel) owns an address:
 //! consecutive `partition_interleave_bytes` chunks in turn, or, with
-//! `partition_hash` on, the chunk's partition bits XORed with every higher
-//! group of as many bits of its index.
+//! `partition_hash` = `k` > 0, the chunk's partition bits XORed with the
+//! `k` bits of its index above them, folded in groups of as many bits.
 //!
 //! **Why.** With chunks dealt out in turn, every address a multiple of
 //! `mem_partitions * partition_interleave_bytes` (8 KB on the H200) apart
@@ -19,18 +19,28 @@
 //! `hw/data/l1probe/bi1m_k64.csv`), although 9% of its halves reach L2
 //! unmerged. NVIDIA GPUs have hashed addresses over their partitions since
 //! Fermi, so that power-of-two strides do not camp on one partition; the
-//! exact hash is not published, and this XOR fold is the simplest one
-//! that spreads every power-of-two stride above the interleave.
+//! exact hash is not published; this XOR fold is the simplest one that
+//! spreads the power-of-two strides within its bits.
 //!
-//! **Off in the presets.** With the hash on, bitonic's 64-bit `step`
-//! is within 5% of the H200 (`suite_wide.txt`: `bi1m_k64` +19.1% to +4.9%
-//! on average, `bi1m_v` +18.3% to +4.1%; the suite 10.6% to 7.3%), but
-//! launches that ran fast already run faster (HotSort's `bc` at 1M keys,
-//! bitonic's `tail`: `bi1m_l8` -5.0% to -10.1%), and suites whose costs
-//! were fitted with chunks in turn get worse (`suite_stores.txt` 7.4% to
-//! 9.8%, `suite.txt` 5.2% to 5.6%; docs/calibration.md, "Store halves",
-//! has every suite). The mechanism is here, tested, for the refit that
-//! would turn it on.
+//! **Three bits in the presets** (address bits 13-15 on the H200: 8 KB
+//! strides over eight partitions, 16 KB over four, 32 KB over two, 64 KB
+//! and more on one). Three is the most bits that the committed suites
+//! allow, and one is enough for the 64-bit `step`:
+//! - Folding every bit runs the stores 128 KB apart twice too fast
+//!   (`sw_1m_b32` -16.2% to -47.5%, H200 38,804 cycles, the slowest of its
+//!   scatters): chunks in turn put each request's 32 lines on one slice,
+//!   where every part pays `l2_partial_line_bytes` (a new line), and the
+//!   full fold spreads them so that the next warp's parts of the same
+//!   lines follow on each slice without it (20,362 cycles, as with that
+//!   cost at 0). The H200 is slowest on exactly those strides.
+//! - Folding bit 16 (four bits) or more makes HotSort's `bs` at 1M keys
+//!   and `--block-slabs 4` +30% (three: +9.5%, chunks in turn +8.7%):
+//!   its blocks' loads return sooner, the SM's older blocks run ahead
+//!   (`gto`), and its youngest finishes alone through code its
+//!   sub-partitions' L0 no longer holds (`no_instruction`); with a 128 KB
+//!   L0 it takes 21,058 cycles with every bit folded, 21,040 in turn.
+//!
+//! docs/calibration.md, "Store halves", has every suite before and after.
 //!
 //! The hash permutes chunks (it only XORs the low bits with a function of
 //! the high ones), so every chunk still has one partition, each partition
@@ -47,13 +57,17 @@ pub(crate) struct SliceHash {
     /// count is not a power of two, where the interleave's modulo already
     /// spreads power-of-two strides).
     part_bits: u32,
+    /// The chunk-index bits above the partition bits that the hash folds
+    /// in (`partition_hash` of them, from the lowest).
+    fold_mask: u64,
 }
 
 impl SliceHash {
     /// The hash for `parts` partitions of `interleave`-byte chunks of
-    /// `sector_bytes` sectors (all powers of two but `parts`), on or off.
-    pub fn new(on: bool, parts: u64, interleave: u64, sector_bytes: u64) -> SliceHash {
-        let part_bits = if on && parts > 1 && parts.is_power_of_two() {
+    /// `sector_bytes` sectors (all powers of two but `parts`) that folds
+    /// `bits` chunk-index bits above the partition bits (0: off).
+    pub fn new(bits: u32, parts: u64, interleave: u64, sector_bytes: u64) -> SliceHash {
+        let part_bits = if bits > 0 && parts > 1 && parts.is_power_of_two() {
             parts.trailing_zeros()
         } else {
             0
@@ -61,19 +75,25 @@ impl SliceHash {
         SliceHash {
             chunk_shift: (interleave / sector_bytes).trailing_zeros(),
             part_bits,
+            fold_mask: if bits >= 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            },
         }
     }
 
     /// The sector whose plain interleave gives `sector`'s hashed partition
     /// (and whose line stands for `sector`'s line in the L2): its chunk's
-    /// partition bits XORed with each higher group of `part_bits` bits.
+    /// partition bits XORed with the folded bits above them, in groups of
+    /// `part_bits`.
     #[inline]
     pub fn sector(self, sector: u64) -> u64 {
         if self.part_bits == 0 {
             return sector;
         }
         let mask = (1u64 << self.part_bits) - 1;
-        let mut high = sector >> (self.chunk_shift + self.part_bits);
+        let mut high = (sector >> (self.chunk_shift + self.part_bits)) & self.fold_mask;
         let mut fold = 0;
         while high != 0 {
             fold ^= high & mask;
@@ -87,9 +107,19 @@ impl SliceHash {
 mod tests {
     use super::*;
 
-    /// The h200's shape: 32 partitions of 256-byte chunks, 32-byte sectors.
-    fn h200(on: bool) -> SliceHash {
-        SliceHash::new(on, 32, 256, 32)
+    /// The h200's shape: 32 partitions of 256-byte chunks, 32-byte
+    /// sectors, `bits` folded.
+    fn h200(bits: u32) -> SliceHash {
+        SliceHash::new(bits, 32, 256, 32)
+    }
+
+    /// How many of `n` addresses `stride` apart each partition owns.
+    fn spread(h: SliceHash, stride: u64, n: u64) -> [u32; 32] {
+        let mut seen = [0u32; 32];
+        for i in 0..n {
+            seen[partition(h, i * stride) as usize] += 1;
+        }
+        seen
     }
 
     fn partition(h: SliceHash, addr: u64) -> u64 {
@@ -98,7 +128,7 @@ mod tests {
 
     #[test]
     fn off_is_the_plain_interleave() {
-        let h = h200(false);
+        let h = h200(0);
         for s in [0, 1, 8, 255, 1 << 20, 12_345_678] {
             assert_eq!(h.sector(s), s);
         }
@@ -108,19 +138,35 @@ mod tests {
 
     #[test]
     fn power_of_two_strides_spread_over_every_partition() {
-        let h = h200(true);
-        for stride in [8192u64, 16_384, 1 << 20] {
-            let mut seen = [0u32; 32];
-            for i in 0..32 * 32 {
-                seen[partition(h, i * stride) as usize] += 1;
-            }
+        let h = h200(64);
+        for stride in [8192u64, 16_384, 1 << 17, 1 << 20] {
+            let seen = spread(h, stride, 32 * 32);
             assert!(seen.iter().all(|&n| n == 32), "stride {stride}: {seen:?}");
         }
     }
 
     #[test]
+    fn three_bits_spread_8_to_32_kb_strides_over_eight_partitions_only() {
+        // The h200 preset's fold: 8, 16 and 32 KB strides spread over
+        // eight partitions; 128 KB (beyond the folded bits) stays on one,
+        // as with chunks in turn.
+        let h = h200(3);
+        for (stride, parts) in [(8192u64, 8), (16_384, 4), (32_768, 2)] {
+            let seen = spread(h, stride, 64);
+            let used: Vec<_> = seen.iter().filter(|&&n| n > 0).collect();
+            assert_eq!(used.len(), parts, "stride {stride}: {seen:?}");
+            assert!(used.iter().all(|&&n| n == 64 / parts as u32));
+        }
+        assert_eq!(spread(h, 1 << 17, 64)[0], 64);
+    }
+
+    #[test]
     fn it_permutes_sectors_and_keeps_them_in_their_chunk() {
-        let h = h200(true);
+        let h = h200(3);
+        let mut out: Vec<u64> = (0..1 << 16).map(|s| h.sector(s)).collect();
+        out.sort_unstable();
+        assert!(out.iter().enumerate().all(|(i, &s)| s == i as u64));
+        let h = h200(64);
         let mut out: Vec<u64> = (0..1 << 16).map(|s| h.sector(s)).collect();
         // Sectors of one chunk stay together, in order.
         assert!((0..1 << 16).all(|s| out[s as usize] >> 3 == h.sector(s & !7) >> 3));
@@ -131,7 +177,7 @@ mod tests {
 
     #[test]
     fn partition_counts_other_than_powers_of_two_keep_the_modulo() {
-        let h = SliceHash::new(true, 24, 256, 32);
+        let h = SliceHash::new(64, 24, 256, 32);
         assert_eq!(h.sector(12_345_678), 12_345_678);
     }
 }

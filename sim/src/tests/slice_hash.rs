@@ -1,7 +1,8 @@
 //! Which L2 slice owns an address, through whole launches
 //! (`partition_hash`, `sim/src/slice_hash.rs`): stores 8 KB apart, one
 //! interleave round of the H200's 32 partitions, camp on one partition
-//! when chunks go to the partitions in turn, and spread when hashed.
+//! when chunks go to the partitions in turn, and spread when hashed, as
+//! the `h200` preset does (three bits: over eight partitions).
 
 use kernels_ir::ParamValue;
 
@@ -44,11 +45,14 @@ const CAMP: &str = "kernel camp {
     exit
 }";
 
-/// Cycles of [`CAMP`] over 64 blocks of 256 threads on `h200` with the
-/// hash on or off and no fixed launch cost.
-fn camp(hash: u32) -> (u64, crate::KernelStats) {
+/// Cycles of [`CAMP`] over 64 blocks of 256 threads on `h200` with
+/// `partition_hash` bits folded (`None`: the preset's) and no fixed
+/// launch cost.
+fn camp(hash: Option<u32>) -> (u64, crate::KernelStats) {
     let mut cfg = GpuConfig::h200();
-    cfg.partition_hash = hash;
+    if let Some(bits) = hash {
+        cfg.partition_hash = bits;
+    }
     cfg.launch_overhead_cycles = 0;
     cfg.memory_launch_cycles = 0;
     let s = launch_ir(cfg, "camp.kir", CAMP, 64, 256, |g| {
@@ -59,7 +63,7 @@ fn camp(hash: u32) -> (u64, crate::KernelStats) {
 
 #[test]
 fn stores_a_round_of_partitions_apart_spread_over_the_slices_when_hashed() {
-    let ((plain, a), (hashed, b)) = (camp(0), camp(1));
+    let ((plain, a), (hashed, b)) = (camp(Some(0)), camp(Some(64)));
     // 32,768 whole sectors: on one partition's share of the L2 (88 bytes
     // a cycle) about 11,900 cycles, spread over 32 a few hundred.
     assert!(plain > 10_000, "in turn: {plain} cycles");
@@ -70,4 +74,18 @@ fn stores_a_round_of_partitions_apart_spread_over_the_slices_when_hashed() {
     // Only the timing moves.
     assert_eq!(a.gmem_st_sectors, b.gmem_st_sectors);
     assert_eq!(a.gmem_st_sectors, 32_768);
+}
+
+#[test]
+fn the_h200_preset_spreads_stores_a_round_of_partitions_apart() {
+    // The preset folds three bits: the warps' lines 8 KB apart fall on
+    // eight partitions, each with an eighth of the sectors (1,601 cycles;
+    // every bit folded, 553), where chunks in turn put them all on one
+    // (11,960).
+    let ((plain, _), (preset, _)) = (camp(Some(0)), camp(None));
+    assert_eq!(GpuConfig::h200().partition_hash, 3);
+    assert!(
+        preset * 3 < plain,
+        "preset {preset} cycles, in turn {plain}"
+    );
 }

@@ -157,7 +157,7 @@ fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
     // Hashed slices: the groups of partitions each thread times must hold
     // the hashed sectors' sets.
     let mut hashed = GpuConfig::h200();
-    hashed.partition_hash = 1;
+    hashed.partition_hash = 64;
     // 3 SMs on 1, 2 (SMs 0-1 and 2) and 3 threads.
     catalog_agrees_with_lockstep(
         vec![GpuConfig::tiny(), GpuConfig::h200(), fine, hashed],
