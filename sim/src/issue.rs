@@ -394,9 +394,9 @@ impl Sm {
             self.lsu_free_at = start + pipe.at_issue().max(held);
         } else {
             // A load's hits pass the stage that feeds the port its stores'
-            // data: the port sends nothing meanwhile ([`crate::l2_port`]).
+            // data: the next store waits for them ([`crate::l2_port`]).
             self.lsu_free_at = start + pipe.at_issue();
-            self.port.hits(start, held);
+            self.port.hits(held);
         }
         self.sps[sp].lsu.push(start);
         let writes = ctx.prog.insts[pc as usize].writes();
