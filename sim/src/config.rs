@@ -314,9 +314,10 @@ gpu_config! {
     /// the lines the warps ask for).
     icache_fetch_lines: u32,
     /// Bytes of a kernel's code, from its start, that a launch brings into
-    /// each SM's L1 instruction cache before the first warp issues: a
-    /// multiple of icache_line_bytes, <= icache_l1_bytes. Its lines past them
-    /// stream in when first asked for (icache_cold_line_cycles).
+    /// each SM's L1 instruction cache before the first warp issues, if the
+    /// L1 holds the whole kernel: a multiple of icache_line_bytes, <=
+    /// icache_l1_bytes. Its lines past them (all past the L0's of a larger
+    /// kernel) stream in when first asked for (icache_cold_line_cycles).
     icache_warm_bytes: u32,
     /// SM clock, MHz, >= 1; only converts cycles to time in reports.
     clock_mhz: u32,
@@ -495,9 +496,8 @@ impl GpuConfig {
             // Measured (hw/data/h200/icache_warm/): one trip over
             // straight-line kernels of 48 to 127 KB, one block of 8 warps,
             // costs 17 cycles a line more from 48 to 64 KB (the ALU's
-            // time) and 119-127 cycles a line past 64 KB, whatever the
-            // kernel's size: its first 64 KB come with the launch, the rest
-            // streams.
+            // time) and 119-127 cycles a line past 64 KB, at 80 KB as at
+            // 127: its first 64 KB come with the launch, the rest streams.
             icache_warm_bytes: 64 * 1024,
             clock_mhz: 1980,
         }
