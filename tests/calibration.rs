@@ -307,6 +307,19 @@ fn the_committed_h200_port_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_xbar.txt", "hw/calib/figures_xbar.txt");
 }
 
+/// One trip over straight-line kernels of 48 to 127 KB: what a launch
+/// brings of a kernel's code before its warps ask for it
+/// (`icache_warm_bytes`; hw/data/h200/icache_warm/README.md).
+#[test]
+fn the_committed_h200_warm_code_suite_meets_its_figures() {
+    suite_on_meets_its_figures(
+        "hw/data/h200/icache_warm/suite.txt",
+        "hw/data/h200/icache_warm/figures.txt",
+        "hw/data/h200/icache_warm/calib",
+        None,
+    );
+}
+
 /// Pairs of 16-byte stores to the two halves of a sector, alone, after
 /// loads of the same lines or after a loop: which halves the H200 merges
 /// before L2 (docs/calibration.md, "Store halves").

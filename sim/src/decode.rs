@@ -122,6 +122,13 @@ pub(crate) struct DInst {
     /// ([`crate::sass_slots`]; a 32-bit `cmpx` is two min/max, one where
     /// it folds into a select: [`crate::select_fold`]).
     pub issue_slots: u8,
+    /// A register rename in SASS (packing a 64-bit value's halves,
+    /// [`crate::sass_size::renames`]): a warp that reaches it straight after
+    /// another instruction runs it at no cost, its destination ready when
+    /// its sources are (`Sm::absorb_renames`). Reached otherwise (a jump, a
+    /// warp's first instruction, a source whose load is not timed yet), it
+    /// issues in its `issue_slots`.
+    pub rename: bool,
     /// Scoreboard entries it must wait for: sources, guard, and
     /// destinations (write after write).
     pub deps: [u32; MAX_DEPS],
@@ -502,6 +509,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
     for (i, &pc) in d.order.iter().enumerate() {
         position[pc as usize] = i;
     }
+    let renamed = crate::sass_size::renames(kernel);
     let mut insts = Vec::with_capacity(kernel.insts.len());
     for (pc, inst) in kernel.insts.iter().enumerate() {
         d.read_specials.clear();
@@ -557,6 +565,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
                 }
                 _ => 1,
             },
+            rename: renamed[pc],
             deps: dep_arr,
             ndeps: deps.len() as u8,
             writes: write_arr,
@@ -575,6 +584,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             guard: None,
             class: crate::scheduler::throttle_class(Pipe::Ctrl),
             issue_slots: 1,
+            rename: false,
             deps: [0; MAX_DEPS],
             ndeps: 0,
             writes: [0; 4],
@@ -591,7 +601,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
     let sizes = if kernel.insts.is_empty() {
         issue // the implicit `exit`
     } else {
-        crate::sass_size::code_sizes(kernel, &issue)
+        crate::sass_size::code_sizes(kernel, &issue, &renamed)
     };
     let mut sass_at = Vec::with_capacity(insts.len() + 1);
     let mut at = 0u32;

@@ -44,21 +44,24 @@
 //! (docs/calibration.md, "The eighth suite").
 //!
 //! **Cold start.** Each launch starts with the kernel's first
-//! `icache_l0_bytes` in every L0, and a kernel the SM's L1 holds whole
-//! (at most `icache_l1_bytes`) with all of it in the L1: the fixed launch
-//! cost (`launch_overhead_cycles`, fitted over kernels that fit the
+//! `icache_l0_bytes` in every L0 and, for a kernel the SM's L1 holds
+//! (at most `icache_l1_bytes`), its first `icache_warm_bytes` (64 KB on
+//! the H200) in the L1: the fixed
+//! launch cost (`launch_overhead_cycles`, fitted over kernels that fit the
 //! caches) already pays their first fetch, so a kernel that fits the L0
 //! runs exactly as it did without this model, and its lookups are skipped
-//! altogether. HotSort's `bs` at H = 32 (88 KB, read from DRAM on the H200
-//! too) runs at the L1's rate, not the stream's, which this start
-//! reproduces. A kernel larger than the L1 starts with nothing in it: on
-//! the H200 its code past the L0 streams in at the cold rate from its
-//! first line on (GPUTeraSort's `head`, 307 KB, about 110 cycles a line
-//! over every line; sample sort's `small_sort_8192`, 156 KB, about 104;
-//! the one-trip entries over the whole 256 KB body 82 a line, where a
-//! warm first 128 KB left them 25-32% fast), while a launch of it whose
-//! warps run only its first 36 KB (GPUTeraSort's segmented `head`, 132
-//! warps of one lane) takes about 12,000 cycles, as warm code does.
+//! altogether. The rest streams in at the cold rate when first asked for,
+//! and a larger kernel's from its first line past the L0 (GPUTeraSort's
+//! `head`, 307 KB, about 110 cycles a line over every line on the H200,
+//! and its launch over only its first 36 KB as a cold start gives).
+//! Measured (`hw/data/h200/icache_warm/`): one trip over straight-line
+//! kernels of 48 to 127 KB (one block of 8 warps, or 8 blocks, or a warp
+//! on each of the 132 SMs) costs the ALU's 17 cycles a line up to 64 KB
+//! and 119-127 a line past it, at 80 KB as at 127, though every one of
+//! them is read from DRAM (`dram__bytes_read` is the code's size). The
+//! start this replaced (all of a kernel the L1 holds warm in it) ran
+//! those trips 13-55% fast from 88 KB on, and sample sort's `create_bst`
+//! over 64-bit keys (126 KB) 37% fast.
 
 use crate::config::GpuConfig;
 #[cfg(doc)]
@@ -151,9 +154,13 @@ impl ICache {
             return;
         }
         let l1_cap = cfg.icache_l1_bytes / cfg.icache_line_bytes;
-        // A kernel the L1 holds whole starts warm in it; a larger one with
-        // only the L0's first lines.
-        let l1_warm = if lines <= l1_cap as usize { l1_cap } else { 0 };
+        // The launch brings the first `icache_warm_bytes` of a kernel the
+        // L1 holds; a larger one starts with the L0's lines only.
+        let l1_warm = if lines <= l1_cap as usize {
+            cfg.icache_warm_bytes / cfg.icache_line_bytes
+        } else {
+            0
+        };
         let nsp = cfg.num_subpartitions as usize;
         self.l0.resize_with(nsp, Level::default);
         for l0 in &mut self.l0 {
@@ -255,6 +262,7 @@ mod tests {
         cfg.icache_fetch_lines = fetch_lines;
         cfg.l2_latency_cycles = 40;
         cfg.dram_latency_cycles = 90;
+        cfg.icache_warm_bytes = l1;
         let mut ic = ICache::default();
         ic.reset(insts, &cfg);
         ic
@@ -268,14 +276,25 @@ mod tests {
     }
 
     #[test]
-    fn a_kernel_larger_than_the_l1_starts_with_only_the_l0s_lines() {
-        // L0 two lines, L1 four; 16 lines of code; no prefetch.
-        let mut ic = cache(256, 512, 128, 1);
-        assert!(ic.fetch(0, 1, 100) <= 100, "warm in L0");
-        assert_eq!(ic.fetch(0, 3, 100), 190, "not in L1: first fetch");
-        // Four lines of code fit the L1: all of it starts there.
-        let mut ic = cache(256, 512, 32, 1);
-        assert_eq!(ic.fetch(0, 3, 100), 110, "warm in L1");
+    fn a_launch_brings_the_first_warm_bytes_of_a_kernel_the_l1_holds() {
+        // L0 one line, L1 four, the first two warm; no prefetch.
+        let mut cfg = GpuConfig::h200();
+        cfg.icache_l0_bytes = 128;
+        cfg.icache_l1_bytes = 512;
+        cfg.icache_line_bytes = 128;
+        cfg.icache_l1_latency_cycles = 10;
+        cfg.icache_l1_line_cycles = 0;
+        cfg.icache_warm_bytes = 256;
+        cfg.icache_fetch_lines = 1;
+        cfg.dram_latency_cycles = 90;
+        let mut ic = ICache::default();
+        ic.reset(32, &cfg); // four lines
+        assert!(ic.fetch(0, 0, 100) <= 100, "warm in L0");
+        assert_eq!(ic.fetch(0, 1, 100), 110, "warm in L1");
+        assert_eq!(ic.fetch(0, 3, 100), 190, "past them: first fetch");
+        // Larger than the L1: only the L0's line.
+        ic.reset(128, &cfg);
+        assert_eq!(ic.fetch(0, 1, 100), 190, "not in L1: first fetch");
     }
 
     #[test]

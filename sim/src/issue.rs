@@ -133,10 +133,11 @@ impl Sm {
             self.trace_writes(slot, pc, exec, ctx);
         }
         let w = &mut self.warps[slot as usize];
-        if !w.normalize(prog.end) {
+        if !w.normalize(prog.end) || !self.absorb_renames(slot, ctx) {
             self.finish_warp(slot, t + slots, ctx);
             return Ok(());
         }
+        let w = &self.warps[slot as usize];
         let next = w.pc();
         if alu && prog.insts[next as usize].class == ALU_CLASS {
             // The warp's next instruction goes to the ALU its last one still
@@ -171,7 +172,7 @@ impl Sm {
     /// focused.
     #[cold]
     #[inline(never)]
-    fn trace_writes(&mut self, slot: u16, pc: u32, exec: u64, ctx: &mut Ctx<'_, '_>) {
+    pub(crate) fn trace_writes(&mut self, slot: u16, pc: u32, exec: u64, ctx: &mut Ctx<'_, '_>) {
         let w = &self.warps[slot as usize];
         let block = self.blocks[w.block as usize].id;
         if !ctx.tracer.registers(block, w.index) {

@@ -36,7 +36,12 @@ pub(crate) fn finish_bounds(prog: &Program, cfg: &GpuConfig) -> Vec<u64> {
         changed = false;
         for pc in (0..n).rev() {
             let inst = &prog.insts[pc];
-            let slots = u64::from(inst.issue_slots).max(1);
+            // A rename may cost nothing (`crate::rename`).
+            let slots = if inst.rename {
+                0
+            } else {
+                u64::from(inst.issue_slots).max(1)
+            };
             let next = |to: usize| bound[to].saturating_add(slots);
             let b = match inst.kind {
                 // A warp's last lanes may leave here.

@@ -25,8 +25,8 @@
 //!   a `SEL` for each half of each. Where it folds with the predicated
 //!   `mov` after it ([`crate::select_fold`]) ptxas writes the `mov` as two
 //!   of those `SEL`s under the guard (`@P2 SEL`): the `mov` takes no room
-//!   of its own, the pair 8 instructions (issued as 4 slots: the timing
-//!   model's measured cost, kept). A 32-bit folded pair is the two `VIMNMX`
+//!   of its own, the pair 8 instructions (issued as the `cmpx`'s 7 slots
+//!   and the `mov`'s one). A 32-bit folded pair is the two `VIMNMX`
 //!   its issue slots say.
 //!
 //! Every other instruction takes its issue slots: one SASS instruction for
@@ -72,16 +72,18 @@ struct Halves {
     hi_zero: bool,
 }
 
-/// The SASS instructions ptxas emits for each instruction of `kernel`,
-/// given each one's issue slots (`issue[pc]`).
-pub(crate) fn code_sizes(kernel: &Kernel, issue: &[u8]) -> Vec<u8> {
+/// Which instructions of `kernel` are register renames in SASS: unguarded
+/// packing of a 64-bit value's halves (see the module's doc). ptxas emits
+/// nothing for them, so they take no room in the code and no issue slot
+/// where the warp reaches them straight on ([`crate::issue`]).
+pub(crate) fn renames(kernel: &Kernel) -> Vec<bool> {
     let insts = &kernel.insts;
     let mut starts_block = vec![false; insts.len() + 1];
     for label in &kernel.labels {
         starts_block[label.pos as usize] = true;
     }
     let mut halves = vec![Halves::default(); kernel.regs.b64 as usize];
-    let mut sizes = Vec::with_capacity(insts.len());
+    let mut out = Vec::with_capacity(insts.len());
     for (pc, inst) in insts.iter().enumerate() {
         if starts_block[pc] {
             // Another path may enter here: nothing is known.
@@ -93,20 +95,29 @@ pub(crate) fn code_sizes(kernel: &Kernel, issue: &[u8]) -> Vec<u8> {
             .is_none()
             .then(|| rename(inst, &halves))
             .flatten();
-        let size = match inst.data {
-            _ if renamed.is_some() => 0,
+        out.push(renamed.is_some());
+        track(inst, renamed, &mut halves);
+    }
+    out
+}
+
+/// The SASS instructions ptxas emits for each instruction of `kernel`,
+/// given each one's issue slots (`issue[pc]`) and whether it is a rename
+/// (`renamed[pc]`, from [`renames`]).
+pub(crate) fn code_sizes(kernel: &Kernel, issue: &[u8], renamed: &[bool]) -> Vec<u8> {
+    let insts = &kernel.insts;
+    (0..insts.len())
+        .map(|pc| match insts[pc].data {
+            _ if renamed[pc] => 0,
             _ if folded_wide_mov(insts, pc) => 0,
-            // Folded or not: the timing model's 3 slots for a folded one
-            // are not its size.
+            // Folded or not: the `mov`'s slot of a folded pair is one of
+            // its 8.
             InstData::Cmpx { regs: [lo, _], .. } if lo.class() == RegClass::B64 => {
                 crate::sass_slots::issue_slots(AluOp::Cmpx(CmpxOp::U64))
             }
             _ => issue[pc],
-        };
-        sizes.push(size);
-        track(inst, renamed, &mut halves);
-    }
-    sizes
+        })
+        .collect()
 }
 
 /// The halves a packing instruction leaves in its destination, if `inst`
@@ -191,7 +202,7 @@ mod tests {
             },
         );
         let issue: Vec<u8> = program.insts.iter().map(|i| i.issue_slots).collect();
-        code_sizes(vk.kernel(), &issue)
+        code_sizes(vk.kernel(), &issue, &renames(vk.kernel()))
     }
 
     #[test]

@@ -47,12 +47,15 @@ pub(crate) fn issue_slots(op: AluOp) -> u8 {
 
 /// Issue slots of a `cmpx` that folds with the predicated `mov` after it
 /// into a compare and a select ([`crate::select_fold`]): the compare, one
-/// SASS instruction for 32-bit values; for 64-bit ones the two halves'
-/// compare and the select's second half (the `mov` is the first), so the
-/// pair costs the four instructions ptxas makes of it.
+/// SASS instruction for 32-bit values. A 64-bit pair is what ptxas makes of
+/// an unfolded 64-bit `cmpx`, 8 instructions, the `mov` one of them: the
+/// two halves' compares of the minimum and of the maximum (4 `ISETP`) and a
+/// `SEL` per half of each, the maximum's under the guard
+/// (`hw/data/h200/sass/hotsort_k64_bc_2.sass`: 480 `ISETP` and 480 `SEL`
+/// for the 120 `cmpx` of HotSort's 64-bit `bc_2`, 80 of them folded).
 pub(crate) fn folded_cmpx_slots(op: AluOp) -> u8 {
     match op {
-        AluOp::Cmpx(CmpxOp::U64 | CmpxOp::S64) => 3,
+        AluOp::Cmpx(CmpxOp::U64 | CmpxOp::S64) => 7,
         _ => 1,
     }
 }

@@ -78,13 +78,19 @@ fn a_prefetch_streams_the_lines_after_a_miss() {
 }
 
 #[test]
-fn a_kernel_the_l1_holds_starts_in_it() {
-    // An L1 of the whole kernel (six lines): past line 0 (the L0) each
-    // line costs the L1's 10 cycles, not the DRAM's 60.
+fn a_launch_starts_with_the_kernels_first_warm_bytes_in_the_l1() {
+    // The whole kernel (six lines) warm: past line 0 (the L0) each line
+    // costs the L1's 10 cycles, not the DRAM's 60.
     let mut cfg = with_icache(128);
     cfg.icache_l1_bytes = 768;
-    let on = straight_line(cfg);
+    cfg.icache_warm_bytes = 768;
+    let on = straight_line(cfg.clone());
     assert_eq!(on.stall(StallReason::NoInstruction), 5 * 9);
+    // Its first three lines warm: lines 1 and 2 from the L1, 3 to 5 from
+    // DRAM.
+    cfg.icache_warm_bytes = 384;
+    let on = straight_line(cfg);
+    assert_eq!(on.stall(StallReason::NoInstruction), 2 * 9 + 3 * 59);
 }
 
 #[test]

@@ -87,10 +87,13 @@ fn interleaved_loads_run_as_loads_issued_back_to_back() {
 #[test]
 fn moved_instructions_keep_their_own_pc() {
     // 8 warps, each issuing every instruction once: every pc counts 8,
-    // the moved loads (and the stores they passed) included.
+    // the moved loads (and the stores they passed) included, but the two
+    // `cvt.u64.u32`, register renames that issue nothing (`crate::rename`).
     let s = run(true);
+    let renames = [2, 7];
     assert!(
-        s.per_pc.iter().all(|p| p.inst_executed == 8),
+        (s.per_pc.iter().enumerate())
+            .all(|(pc, p)| p.inst_executed == if renames.contains(&pc) { 0 } else { 8 }),
         "{:?}",
         s.per_pc
     );
