@@ -144,6 +144,7 @@ mod options;
 pub mod phases;
 mod regfile;
 mod resolve;
+mod s2r;
 mod sass_size;
 mod sass_slots;
 mod scheduler;

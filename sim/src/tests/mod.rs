@@ -15,6 +15,7 @@ mod load_order;
 mod ops;
 mod partial_stores;
 mod port_hits;
+mod s2r;
 mod slice_hash;
 mod stalls;
 mod timing;
