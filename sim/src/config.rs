@@ -182,6 +182,15 @@ gpu_config! {
     /// atomic) to its next, >= 1, waited out in `wait`: ptxas's stall counts
     /// space them so.
     smem_issue_interval_cycles: u32,
+    /// Cycles from a warp's special-register read (`S2R`, one for each of
+    /// `SR_TID.X/Y/Z`, `SR_LANEID` and `SR_CTAID.X/Y/Z` the kernel reads, at
+    /// the warp's start) entering the SM's MIO pipe until its result can be
+    /// read; 0 leaves the reads out (free, as the IR's operands are).
+    s2r_latency_cycles: u32,
+    /// Lanes of special-register reads (`S2R`) the SM's MIO pipe serves
+    /// per cycle, >= 1: each warp's `S2R` occupies it
+    /// `ceil(warp_size / s2r_lanes_per_cycle)` cycles.
+    s2r_lanes_per_cycle: u32,
     /// Cycles after a branch before the warp can issue again (`branch_resolving`), >= 1.
     branch_latency_cycles: u32,
     /// Cycles from the last warp's arrival at `bar.sync` until the block's
@@ -372,6 +381,16 @@ impl GpuConfig {
             // `wait` of sample sort's small sorts is what the stall counts
             // give (2.05 an instruction against 2.06 at 8192 keys).
             smem_issue_interval_cycles: 4,
+            // Not measured alone: the shuffle's, whose results also come
+            // back through the MIO (8 to 48 move write.kir and reduce.kir
+            // over 1024 blocks of 1,024 threads by at most 1.1%).
+            s2r_latency_cycles: 26,
+            // hw/calib/suite_s2r.txt (docs/calibration.md, "The last
+            // launches beyond 25%"): three more S2R a warp cost write.kir
+            // 932 cycles over 1024 blocks of 1,024 threads, where blocks
+            // reach an SM 160 cycles apart: 32 warps' 5 S2R at 2 cycles
+            // each (320) outlast that, write.kir's 2 (128) do not.
+            s2r_lanes_per_cycle: 16,
             // With it a dependent chain in a loop costs 12 cycles per 3 ops,
             // as measured (the branch hides behind the chain).
             branch_latency_cycles: 2,
@@ -534,6 +553,9 @@ impl GpuConfig {
             // Off (every instruction takes a cycle anyway): the tiny
             // machine keeps its tests' cycle counts.
             smem_issue_interval_cycles: 1,
+            // Off: the tiny machine keeps its tests' cycle counts.
+            s2r_latency_cycles: 0,
+            s2r_lanes_per_cycle: 8,
             branch_latency_cycles: 2,
             bar_latency_cycles: 2,
             bar_release_cycles_per_warp: 1,
@@ -748,6 +770,20 @@ impl GpuConfig {
             &mut errors,
             "smem_issue_interval_cycles",
             self.smem_issue_interval_cycles.into(),
+            1,
+            max,
+        );
+        range(
+            &mut errors,
+            "s2r_latency_cycles",
+            self.s2r_latency_cycles.into(),
+            0,
+            max,
+        );
+        range(
+            &mut errors,
+            "s2r_lanes_per_cycle",
+            self.s2r_lanes_per_cycle.into(),
             1,
             max,
         );

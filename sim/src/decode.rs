@@ -199,6 +199,10 @@ pub(crate) struct Program {
     pub nsb: usize,
     /// The special values each warp must fill in (32-bit slots).
     pub specials: Vec<SpecialSlot>,
+    /// The `S2R`s a warp makes at its start for them ([`crate::s2r`]);
+    /// special `i`'s value is scoreboard entry `special_sb + i`.
+    pub s2r: crate::s2r::Reads,
+    pub special_sb: u32,
     /// The register slots a new warp must zero ([`crate::init`]).
     pub zero_slots: ZeroSlots,
     /// The kernel's end: the number of instructions (an implicit `exit`).
@@ -522,6 +526,13 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         kernels_ir::uses::for_each_use(inst, |r| deps.push(d.sb(r)));
         kernels_ir::uses::for_each_def(inst, |r| writes.push(d.sb(r)));
         deps.extend_from_slice(&writes);
+        // The specials read wait for their `S2R`s ([`crate::s2r`]).
+        let special_sb = d.nregs + regs.pred;
+        deps.extend(
+            d.read_specials
+                .iter()
+                .map(|&slot| special_sb + slot - d.b32),
+        );
         if let Some(pair) = folded_pair(kernel, pc) {
             // The select of a folded compare-exchange reads the pair's
             // original values, as the compare does: it waits for neither
@@ -623,7 +634,9 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             specials: d.specials.len() as u32,
         },
         npreds: regs.pred as usize,
-        nsb: (d.nregs + regs.pred) as usize,
+        nsb: (d.nregs + regs.pred) as usize + d.specials.len(),
+        s2r: crate::s2r::reads(&d.specials),
+        special_sb: d.nregs + regs.pred,
         specials: d.specials,
         zero_slots: crate::init::slots_to_zero(kernel),
         end: insts.len() as u32,
@@ -668,7 +681,7 @@ mod tests {
             specials: 1,
         };
         assert_eq!(p.nslots, want, "r0 r1, then %laneid; d0 d1");
-        assert_eq!(p.nsb, 5, "r0 r1 d0 d1 p0");
+        assert_eq!(p.nsb, 6, "r0 r1 d0 d1 p0, then %laneid's S2R");
         let alu = |pc: usize| match p.insts[pc].kind {
             Kind::Unary(a) | Kind::Binary(a) | Kind::Select(a) | Kind::Cmpx(a) | Kind::Shfl(a) => {
                 (a.op, a.a, a.b, a.dst, a.aux)

@@ -149,6 +149,7 @@ pub mod phases;
 mod regfile;
 mod rename;
 mod resolve;
+mod s2r;
 mod sass_size;
 mod sass_slots;
 mod scheduler;

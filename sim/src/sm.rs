@@ -84,6 +84,11 @@ pub(crate) struct Sm {
     /// The next cycle the SM's shared-memory pipe (shared accesses and
     /// shuffles) accepts an instruction.
     pub smem_free_at: u64,
+    /// Per sub-partition, the next cycle it can start a warp's
+    /// special-register read (`S2R`, [`crate::s2r`]): apart from
+    /// `smem_free_at`, as blocks are placed at their start cycle, which may
+    /// be ahead of the warps issuing.
+    pub s2r_free_at: Vec<u64>,
     /// The next cycle the SM's LSU accepts a global request.
     pub lsu_free_at: u64,
     /// The next cycle the SM's L1 data stage can pass a returning load's
@@ -101,6 +106,9 @@ pub(crate) struct Sm {
     /// every issue needs one and a division is slow.
     pub alu_occupancy: u64,
     pub shfl_occupancy: u64,
+    /// Cycles one warp's `S2R` occupies the SM's special-register read
+    /// (`s2r_lanes_per_cycle`, [`crate::s2r`]).
+    pub s2r_occupancy: u64,
     /// [`GpuConfig::line_sector_shift`], worked out once: every global
     /// load counts its lines ([`crate::line_return::lines`]).
     pub line_shift: u32,
@@ -166,6 +174,7 @@ impl Sm {
                 .collect(),
             next_at: vec![u64::MAX; cfg.num_subpartitions as usize],
             smem_free_at: 0,
+            s2r_free_at: vec![0; cfg.num_subpartitions as usize],
             lsu_free_at: 0,
             data_free_at: 0,
             port: crate::l2_port::Port::new(cfg),
@@ -173,6 +182,10 @@ impl Sm {
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
+            // The SM's rate, shared out: each sub-partition reads for its
+            // own warps.
+            s2r_occupancy: cfg.occupancy_cycles(cfg.s2r_lanes_per_cycle)
+                * u64::from(cfg.num_subpartitions),
             line_shift: cfg.line_sector_shift(),
             resident_warps: 0,
             active_since: 0,
@@ -218,6 +231,7 @@ impl Sm {
         self.next_at.iter_mut().for_each(|n| *n = u64::MAX);
         self.scan_len.iter_mut().for_each(|n| *n = 0);
         self.smem_free_at = 0;
+        self.s2r_free_at.iter_mut().for_each(|f| *f = 0);
         self.lsu_free_at = 0;
         self.data_free_at = 0;
         self.port.reset();
@@ -313,7 +327,7 @@ impl Sm {
             self.scan_len[sp] = self.scan_len[sp].max(h - sp * self.per_sp + 1);
             self.ages[h] = self.age_counter;
             self.set_pc(slot as u16, ctx.prog.entry, ctx.prog);
-            self.set_ready(slot as u16, t);
+            self.start_warp(slot as u16, t, ctx);
         }
         if self.resident_warps == 0 {
             self.active_since = t;
@@ -330,6 +344,33 @@ impl Sm {
         block.warps = slots;
         ctx.stats.blocks += 1;
         ctx.tracer.block_start(t, self.id, id);
+    }
+
+    /// Makes the `S2R`s of the warp just placed in `slot` at cycle `t`
+    /// ([`crate::s2r`]): each takes the sub-partition's special-register
+    /// read for `s2r_occupancy` cycles, in the order warps start, and each
+    /// special's scoreboard entry holds when its value is there.
+    fn start_warp(&mut self, slot: u16, t: u64, ctx: &mut Ctx<'_, '_>) {
+        use crate::scoreboard::pack;
+        let reads = &ctx.prog.s2r;
+        let latency = u64::from(ctx.cfg.s2r_latency_cycles);
+        if reads.count == 0 || latency == 0 {
+            self.set_ready(slot, t);
+            return;
+        }
+        let sp = self.hot_of[slot as usize].1 as usize;
+        let occ = self.s2r_occupancy;
+        let start = t.max(self.s2r_free_at[sp]);
+        self.s2r_free_at[sp] = start + u64::from(reads.count) * occ;
+        let base = ctx.prog.special_sb as usize;
+        let sb = self.warps[slot as usize].rf.sb_mut();
+        for (i, &upto) in reads.upto.iter().enumerate() {
+            if upto > 0 {
+                let ready = start + u64::from(upto) * occ - 1 + latency;
+                sb[base + i] = pack(ready, StallReason::ShortScoreboard);
+            }
+        }
+        self.wait_for_operands(slot, pack(t, StallReason::Selected), t, ctx);
     }
 
     /// Runs every sub-partition that can do something at cycle `t`

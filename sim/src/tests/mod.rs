@@ -16,6 +16,7 @@ mod ops;
 mod partial_stores;
 mod port_hits;
 mod renames;
+mod s2r;
 mod slice_hash;
 mod stalls;
 mod timing;

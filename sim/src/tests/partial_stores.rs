@@ -16,6 +16,8 @@ fn l2_bound() -> GpuConfig {
     cfg.launch_overhead_cycles = 0;
     cfg.memory_launch_cycles = 0;
     cfg.block_dispatch_cycles = 0;
+    // Nor the warps' special-register reads at their start.
+    cfg.s2r_latency_cycles = 0;
     cfg
 }
 

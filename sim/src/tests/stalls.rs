@@ -88,7 +88,10 @@ fn reasons_sum_to_warp_cycles_on_every_example() {
 
 #[test]
 fn memory_and_barriers_show_up_as_their_reasons() {
-    let cfg = GpuConfig::h200();
+    let mut cfg = GpuConfig::h200();
+    // Warps that start together: their special-register reads
+    // (`crate::s2r`) would spread these few warps' starts apart.
+    cfg.s2r_latency_cycles = 0;
     let reduce = verified(kernels_ir::kernels::examples::reduce(32));
     let (s, _, _) = run_both(&cfg, &reduce, Dim3::x(4), Dim3::x(256), 1 << 16, 1024, 1);
     assert!(s.stall(StallReason::LongScoreboard) > 0);
