@@ -128,13 +128,16 @@ fn the_tree_walk_never_diverges_and_scatter_stores_touch_a_sector_per_lane() {
         let stats = &runs.iter().find(|l| l.name == kernel).expect(kernel).stats;
         let pcs = loop_pcs(&ss, kernel, stage);
         // Every instruction of the loop body issues once per warp and key
-        // round: a divergent branch would issue part of it twice.
+        // round: a divergent branch would issue part of it twice. (The
+        // packing of a 64-bit address, a register rename in SASS, issues
+        // none: `sim/src/rename.rs`.)
         let counts: Vec<u64> = pcs
             .iter()
             .map(|&pc| stats.per_pc[pc].inst_executed)
             .collect();
+        let issued = counts.iter().copied().max().unwrap_or(0);
         assert!(
-            counts.iter().all(|&c| c == counts[0]) && counts[0] > 0,
+            issued > 0 && counts.iter().all(|&c| c == issued || c == 0),
             "{kernel}: {counts:?}"
         );
     }
