@@ -250,7 +250,9 @@ mod tests {
         assert_eq!(l.ready[4], 7);
     }
 
-    fn cache(l0: u32, l1: u32, insts: u32, fetch_lines: u32) -> ICache {
+    /// An L0 of `l0` bytes and an L1 of `l1` (all of it warm), 128-byte
+    /// lines, round latencies, `fetch_lines` on their way.
+    fn config(l0: u32, l1: u32, fetch_lines: u32) -> GpuConfig {
         let mut cfg = GpuConfig::h200();
         cfg.icache_l0_bytes = l0;
         cfg.icache_l1_bytes = l1;
@@ -263,8 +265,12 @@ mod tests {
         cfg.l2_latency_cycles = 40;
         cfg.dram_latency_cycles = 90;
         cfg.icache_warm_bytes = l1;
+        cfg
+    }
+
+    fn cache(l0: u32, l1: u32, insts: u32, fetch_lines: u32) -> ICache {
         let mut ic = ICache::default();
-        ic.reset(insts, &cfg);
+        ic.reset(insts, &config(l0, l1, fetch_lines));
         ic
     }
 
@@ -277,16 +283,11 @@ mod tests {
 
     #[test]
     fn a_launch_brings_the_first_warm_bytes_of_a_kernel_the_l1_holds() {
-        // L0 one line, L1 four, the first two warm; no prefetch.
-        let mut cfg = GpuConfig::h200();
-        cfg.icache_l0_bytes = 128;
-        cfg.icache_l1_bytes = 512;
-        cfg.icache_line_bytes = 128;
-        cfg.icache_l1_latency_cycles = 10;
+        // L0 one line, L1 four, the first two warm; no prefetch; the L1
+        // delivers a line at once.
+        let mut cfg = config(128, 512, 1);
         cfg.icache_l1_line_cycles = 0;
         cfg.icache_warm_bytes = 256;
-        cfg.icache_fetch_lines = 1;
-        cfg.dram_latency_cycles = 90;
         let mut ic = ICache::default();
         ic.reset(32, &cfg); // four lines
         assert!(ic.fetch(0, 0, 100) <= 100, "warm in L0");

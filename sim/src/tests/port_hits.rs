@@ -16,23 +16,30 @@ use super::util::launch_ir;
 use crate::GpuConfig;
 
 /// Cycles of `hw/calib/kernels/xbar.kir` on one SM (a block of 256
-/// threads), 8 rounds of the fused `step`'s 8 loads and 8 stores a lane,
-/// each round on the lines of the one before (`istride` 0); `st`: whether
-/// the stores run.
-fn rounds_in_place(cfg: GpuConfig, st: u32) -> u64 {
+/// threads) with its parameters `istride`, `iters` (rounds) and `st`
+/// (whether the stores run); `s` 7, `kstride` 16 and `ld` 1 as the fused
+/// `step` has them.
+fn xbar_on_one_sm(cfg: GpuConfig, istride: u32, iters: u32, st: u32) -> u64 {
     let text = include_str!("../../../hw/calib/kernels/xbar.kir");
     let s = launch_ir(cfg, "xbar.kir", text, 1, 256, |g| {
         vec![
             ParamValue::U64(g.alloc(256 * 128)),
             ParamValue::U32(7),
             ParamValue::U32(16),
-            ParamValue::U32(0),
-            ParamValue::U32(8),
+            ParamValue::U32(istride),
+            ParamValue::U32(iters),
             ParamValue::U32(1),
             ParamValue::U32(st),
         ]
     });
     s.cycles.0
+}
+
+/// 8 rounds of the fused `step`'s 8 loads and 8 stores a lane, each round
+/// on the lines of the one before (`istride` 0); `st`: whether the stores
+/// run.
+fn rounds_in_place(cfg: GpuConfig, st: u32) -> u64 {
+    xbar_on_one_sm(cfg, 0, 8, st)
 }
 
 #[test]
@@ -52,23 +59,10 @@ fn loads_that_hit_l1_hold_the_port_their_stores_need() {
 }
 
 /// Cycles, beyond the launch's fixed cost, of one round of
-/// `hw/calib/kernels/xbar.kir` on one SM (a block of 256 threads): the
-/// fused `step`'s 8 loads a lane, then its 8 stores, on lines no launch
-/// touched before.
+/// The fused `step`'s 8 loads a lane, then its 8 stores, on lines no
+/// launch touched before: one round of [`xbar_on_one_sm`].
 fn one_round(cfg: GpuConfig) -> u64 {
-    let text = include_str!("../../../hw/calib/kernels/xbar.kir");
-    let s = launch_ir(cfg, "xbar.kir", text, 1, 256, |g| {
-        vec![
-            ParamValue::U64(g.alloc(256 * 128)),
-            ParamValue::U32(7),
-            ParamValue::U32(16),
-            ParamValue::U32(32768),
-            ParamValue::U32(1),
-            ParamValue::U32(1),
-            ParamValue::U32(1),
-        ]
-    });
-    s.cycles.0
+    xbar_on_one_sm(cfg, 32768, 1, 1)
 }
 
 #[test]
