@@ -200,9 +200,8 @@ pub(crate) struct Program {
     /// The special values each warp must fill in (32-bit slots).
     pub specials: Vec<SpecialSlot>,
     /// The `S2R`s a warp makes at its start for them ([`crate::s2r`]);
-    /// special `i`'s value is scoreboard entry `special_sb + i`.
+    /// special `i`'s value is scoreboard entry [`Program::special_sb`] + `i`.
     pub s2r: crate::s2r::Reads,
-    pub special_sb: u32,
     /// The register slots a new warp must zero ([`crate::init`]).
     pub zero_slots: ZeroSlots,
     /// The kernel's end: the number of instructions (an implicit `exit`).
@@ -221,6 +220,12 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// The scoreboard entry of the first special's `S2R`s: the specials'
+    /// entries come last ([`crate::s2r`]).
+    pub fn special_sb(&self) -> usize {
+        self.nsb - self.specials.len()
+    }
+
     /// The register behind scoreboard entry `sb` (for traces).
     pub fn reg_of(&self, sb: u32) -> traces::RegRef {
         use traces::RegClass as C;
@@ -514,6 +519,9 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         position[pc as usize] = i;
     }
     let renamed = crate::sass_size::renames(kernel);
+    // Scoreboard entries: the registers, the predicates, then one per
+    // special for its `S2R`s ([`crate::s2r`]).
+    let special_sb = d.nregs + regs.pred;
     let mut insts = Vec::with_capacity(kernel.insts.len());
     for (pc, inst) in kernel.insts.iter().enumerate() {
         d.read_specials.clear();
@@ -527,7 +535,6 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         kernels_ir::uses::for_each_def(inst, |r| writes.push(d.sb(r)));
         deps.extend_from_slice(&writes);
         // The specials read wait for their `S2R`s ([`crate::s2r`]).
-        let special_sb = d.nregs + regs.pred;
         deps.extend(
             d.read_specials
                 .iter()
@@ -634,9 +641,8 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             specials: d.specials.len() as u32,
         },
         npreds: regs.pred as usize,
-        nsb: (d.nregs + regs.pred) as usize + d.specials.len(),
+        nsb: special_sb as usize + d.specials.len(),
         s2r: crate::s2r::reads(&d.specials),
-        special_sb: d.nregs + regs.pred,
         specials: d.specials,
         zero_slots: crate::init::slots_to_zero(kernel),
         end: insts.len() as u32,

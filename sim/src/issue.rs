@@ -380,7 +380,7 @@ impl Sm {
         // more than its tag cycles).
         let held = if self.l1.is_on() {
             let l1 = &self.l1;
-            pipe.store_hits(
+            pipe.l1_hits(
                 &ctx.banks,
                 (addrs, exec, op.bytes),
                 ctx.cfg.sector_bytes,

@@ -153,9 +153,7 @@ impl Port {
         }
         cost += self.line_cost(n, part);
         let owed = std::mem::take(&mut self.owed);
-        let at = self.free_at.max(start * self.ticks) + owed;
-        self.free_at = at + cost;
-        at.div_ceil(self.ticks)
+        self.send_after(start, owed, cost)
     }
 
     /// Ticks a line's write of `n` sectors (`part`: one of them in part)
@@ -192,7 +190,15 @@ impl Port {
         if cost == 0 {
             return start;
         }
-        let at = self.free_at.max(start * self.ticks);
+        self.send_after(start, 0, cost)
+    }
+
+    /// The cycle a request sent at `start` leaves, once the port is free
+    /// and `wait` more ticks have passed, holding it for `cost` ticks from
+    /// then.
+    #[inline]
+    fn send_after(&mut self, start: u64, wait: u64, cost: u64) -> u64 {
+        let at = self.free_at.max(start * self.ticks) + wait;
         self.free_at = at + cost;
         at.div_ceil(self.ticks)
     }

@@ -38,7 +38,7 @@
 //! sectors hit, and the data stage counts 32 wavefronts for each store
 //! request as for each load, 8,206 an SM for 128 of each). So a store's
 //! wavefronts over the lanes it hits hold the LSU pipe at issue where they
-//! are more than its tag cycles ([`Pipe::store_hits`]). Booking them on the
+//! are more than its tag cycles ([`Pipe::l1_hits`]). Booking them on the
 //! SM-wide data stage instead, where only later loads' returns would wait,
 //! moved nothing: the step's loads had landed before its stores issued.
 //! Charging every store its conflicts, hit or miss, had made the store
@@ -92,15 +92,16 @@ impl Pipe {
         self.tag
     }
 
-    /// The wavefronts a store passes through the data stage: those of its
-    /// lanes whose sectors the SM's L1 holds (`held`, of a sector number
-    /// of `sector_bytes`), where they are more than its tag-stage cycles;
-    /// 0 otherwise. A store that misses L1 writes through without touching
-    /// the banks (ncu on the ts64k `step`: its stores hit 100% in L1, and
-    /// the data stage counts 32 wavefronts for each of its load and store
-    /// requests alike, 8,206 an SM for 128 of each).
+    /// The wavefronts a request's lanes that hit in the SM's L1 pass
+    /// through the data stage: those of its lanes whose sectors the L1
+    /// holds (`held`, of a sector number of `sector_bytes`), where they are
+    /// more than its tag-stage cycles; 0 otherwise. A store that misses L1
+    /// writes through without touching the banks (ncu on the ts64k `step`:
+    /// its stores hit 100% in L1, and the data stage counts 32 wavefronts
+    /// for each of its load and store requests alike, 8,206 an SM for 128
+    /// of each); a load's hits are what `l2_port::Port::hits` charges.
     #[inline]
-    pub fn store_hits(
+    pub fn l1_hits(
         &self,
         banks: &Banks,
         (addrs, exec, bytes): (&[u64], u64, u32),
@@ -252,15 +253,15 @@ mod tests {
         let step: Vec<u64> = (0..32).map(|l| l * 128 + 0x10).collect();
         let p = Pipe::of(&secs(&step, FULL, 16), 2, 4, &H200, (&step, FULL, 16));
         let a = (&step[..], FULL, 16);
-        assert_eq!(p.store_hits(&H200, a, 32, |_| true), 32);
-        assert_eq!(p.store_hits(&H200, a, 32, |_| false), 0, "a miss");
+        assert_eq!(p.l1_hits(&H200, a, 32, |_| true), 32);
+        assert_eq!(p.l1_hits(&H200, a, 32, |_| false), 0, "a miss");
         // Half the lines held: 16 wavefronts, more than the 8 tag cycles.
-        assert_eq!(p.store_hits(&H200, a, 32, |s| s % 8 < 4), 16);
+        assert_eq!(p.l1_hits(&H200, a, 32, |s| s % 8 < 4), 16);
         // A quarter: 8, no more than the tag stage took.
-        assert_eq!(p.store_hits(&H200, a, 32, |s| s % 16 < 4), 0);
+        assert_eq!(p.l1_hits(&H200, a, 32, |s| s % 16 < 4), 0);
         // A coalesced store adds nothing, held or not.
         let c: Vec<u64> = (0..32).map(|l| l * 4).collect();
         let p = Pipe::of(&secs(&c, FULL, 4), 2, 4, &H200, (&c, FULL, 4));
-        assert_eq!(p.store_hits(&H200, (&c, FULL, 4), 32, |_| true), 0);
+        assert_eq!(p.l1_hits(&H200, (&c, FULL, 4), 32, |_| true), 0);
     }
 }

@@ -362,7 +362,7 @@ impl Sm {
         let occ = self.s2r_occupancy;
         let start = t.max(self.s2r_free_at[sp]);
         self.s2r_free_at[sp] = start + u64::from(reads.count) * occ;
-        let base = ctx.prog.special_sb as usize;
+        let base = ctx.prog.special_sb();
         let sb = self.warps[slot as usize].rf.sb_mut();
         for (i, &upto) in reads.upto.iter().enumerate() {
             if upto > 0 {
