@@ -403,7 +403,11 @@ impl GpuConfig {
             // Calibrated over hw/calib/suite.txt (cycle MAPE lowest here):
             // an empty kernel alone takes 2,633-2,962 cycles on the H200;
             // real kernels pay about 500 more that the model does not yet
-            // time per warp. Not the first read of the parameters: a kernel
+            // time. Inside their SMs' active time, not around the launch:
+            // elapsed less active cycles is about 2,590 for one block of
+            // `minmax` or `create_bst` as for one warp; their blocks run
+            // about 950 cycles longer than the model's (hw/calib/
+            // launch_split.py). Not the first read of the parameters: a kernel
             // that reads one and exits takes no longer than an empty one
             // (hw/calib/suite_launch.txt). With memory_launch_cycles, a
             // kernel that touches global memory costs what it did at 4,000.
