@@ -328,6 +328,14 @@ fn the_committed_h200_halves_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_halves.txt", "hw/calib/figures_halves.txt");
 }
 
+/// Shuffle throughput: eight independent chains a warp, 1 to 64 warps an
+/// SM; the MIO moves one warp's shuffle a cycle an SM once 16 warps share
+/// it (a few seconds to simulate).
+#[test]
+fn the_committed_h200_shuffle_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_shfl.txt", "hw/calib/figures_shfl.txt");
+}
+
 /// One shared pass of bitonic's `tail` in a loop, 1 to 8 blocks an SM:
 /// what the SM's shared pipe gives warps that all load right after a
 /// barrier (docs/calibration.md, "Bitonic's `tail`"; about a minute to

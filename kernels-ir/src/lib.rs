@@ -17,6 +17,7 @@ pub mod interp;
 pub mod kernel;
 pub mod kernels;
 pub mod launch;
+pub mod live;
 pub mod opcode;
 pub mod parser;
 pub mod printer;

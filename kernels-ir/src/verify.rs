@@ -108,6 +108,8 @@ pub struct VerifiedKernel {
     reconverge: Vec<u32>,
     /// Per instruction: the target pc of a branch.
     target: Vec<u32>,
+    /// The most register words live at once ([`crate::live`]).
+    live_words: u32,
 }
 
 impl VerifiedKernel {
@@ -124,6 +126,13 @@ impl VerifiedKernel {
     /// The target pc of the branch at `pc`.
     pub fn branch_target(&self, pc: u32) -> u32 {
         self.target[pc as usize]
+    }
+
+    /// The most 32-bit register words a thread keeps live at once, at most
+    /// the declared words: what a register allocator needs
+    /// ([`crate::live::max_live_words`]), worked out once here.
+    pub fn live_words(&self) -> u32 {
+        self.live_words
     }
 }
 
@@ -158,10 +167,12 @@ pub fn verify_kernel(kernel: Kernel) -> Result<VerifiedKernel, VerifierErrors> {
             reconverge[pc] = ipdom[cfg.block_of[pc]].map_or(end, |b| cfg.blocks[b].start);
         }
     }
+    let live_words = crate::live::max_live_words(&kernel);
     Ok(VerifiedKernel {
         kernel,
         reconverge,
         target,
+        live_words,
     })
 }
 

@@ -189,7 +189,13 @@ impl Gpu {
             });
         }
         let warps = threads.div_ceil(cfg.warp_size.into()).max(1);
-        let regs_per_warp = (u64::from(regs) * u64::from(cfg.warp_size))
+        // The registers the machine code would allocate: the live words and
+        // what the compiler adds, never more than the IR declares.
+        let allocated = kernel
+            .live_words()
+            .saturating_add(cfg.reg_words_beyond_live)
+            .min(regs);
+        let regs_per_warp = (u64::from(allocated) * u64::from(cfg.warp_size))
             .next_multiple_of(cfg.reg_alloc_unit.into());
         let limits = [
             ("warps", u64::from(cfg.max_warps_per_sm) / warps),
@@ -215,7 +221,7 @@ impl Gpu {
             let why = match limited_by {
                 "warps" => format!("{warps} warps, the SM holds {}", cfg.max_warps_per_sm),
                 "registers" => format!(
-                    "{} registers ({regs} per thread), the SM has {}",
+                    "{} registers ({allocated} per thread), the SM has {}",
                     regs_per_warp * warps,
                     cfg.regs_per_sm
                 ),

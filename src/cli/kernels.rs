@@ -119,10 +119,11 @@ fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
         .max(10);
     for k in hotsort {
         text += &format!(
-            "{:w$}  {:>6} instructions, {:>3} register words per thread, {:>6} bytes shared\n",
+            "{:w$}  {:>6} instructions, {:>3} register words per thread ({:>3} live), {:>6} bytes shared\n",
             k.name,
             k.insts.len(),
             k.regs.words_per_thread(),
+            kernels_ir::live::max_live_words(k),
             k.shared_bytes
         );
         if let Some(meaning) = simsort::experiment::glossary::kernel_meaning(&k.name) {

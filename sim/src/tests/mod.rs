@@ -12,6 +12,7 @@ mod l1;
 mod l1_fill;
 mod launch_cost;
 mod load_order;
+mod occupancy;
 mod ops;
 mod partial_stores;
 mod port_hits;

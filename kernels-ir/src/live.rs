@@ -1,0 +1,172 @@
+//! How many register words a thread holds at once.
+//!
+//! The IR declares a register for every value a generator names, and a
+//! generator names more than it keeps alive: HotSort's `bc` at H = 8
+//! declares 41 words where ptxas allocates 32 registers. Occupancy (how
+//! many blocks share an SM) follows the registers the machine code uses, so
+//! the simulator counts the words live at once, as a register allocator
+//! would need, rather than the declared ones.
+
+use crate::cfg::Cfg;
+use crate::entities::{Reg, RegClass};
+use crate::kernel::Kernel;
+use crate::uses::{for_each_def, for_each_use};
+
+/// A set of registers of one kernel, as bits: 32-bit registers first, then
+/// 64-bit ones. Predicates live in their own file and are not tracked.
+#[derive(Clone, PartialEq, Eq)]
+struct Set(Vec<u64>);
+
+impl Set {
+    fn new(bits: usize) -> Set {
+        Set(vec![0; bits.div_ceil(64)])
+    }
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn remove(&mut self, i: usize) {
+        self.0[i / 64] &= !(1 << (i % 64));
+    }
+    fn union_with(&mut self, other: &Set) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+}
+
+/// Maps registers to bit indices and counts a set's 32-bit words.
+struct Layout {
+    b32: usize,
+    b64: usize,
+}
+
+impl Layout {
+    fn index(&self, reg: Reg) -> Option<usize> {
+        let i = reg.index() as usize;
+        match reg.class() {
+            RegClass::B32 => Some(i),
+            RegClass::B64 => Some(self.b32 + i),
+            RegClass::Pred => None,
+        }
+    }
+    /// 32-bit words of `set`: a 64-bit register is two.
+    fn words(&self, set: &Set) -> u32 {
+        let mut n = 0;
+        for (w, bits) in set.0.iter().enumerate() {
+            let mut bits = *bits;
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                n += if i < self.b32 { 1 } else { 2 };
+                bits &= bits - 1;
+            }
+        }
+        n
+    }
+    fn bits(&self) -> usize {
+        self.b32 + self.b64
+    }
+}
+
+/// The registers an instruction reads, and those it replaces: a guarded
+/// write leaves the old value in the lanes the guard turns off, so it does
+/// not end the old value's life.
+fn transfer(layout: &Layout, inst: &crate::inst::Inst, live: &mut Set) {
+    if inst.guard.is_none() {
+        for_each_def(inst, |r| {
+            if let Some(i) = layout.index(r) {
+                live.remove(i);
+            }
+        });
+    }
+    for_each_use(inst, |r| {
+        if let Some(i) = layout.index(r) {
+            live.insert(i);
+        }
+    });
+}
+
+/// The most 32-bit register words live at once at any instruction of
+/// `kernel` (a value written and never read counts where it is written).
+/// At most the declared words ([`crate::RegCounts::words_per_thread`]).
+pub fn max_live_words(kernel: &Kernel) -> u32 {
+    let layout = Layout {
+        b32: kernel.regs.b32 as usize,
+        b64: kernel.regs.b64 as usize,
+    };
+    if kernel.insts.is_empty() {
+        return 0;
+    }
+    let cfg = Cfg::new(kernel);
+    let n = cfg.blocks.len();
+    let mut live_in = vec![Set::new(layout.bits()); n];
+    // Backward dataflow to a fixed point, blocks in reverse order (loops
+    // take a few rounds; straight-line code one).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            let mut live = Set::new(layout.bits());
+            for &s in &cfg.blocks[b].succs {
+                live.union_with(&live_in[s]);
+            }
+            let block = &cfg.blocks[b];
+            for pc in (block.start..block.end).rev() {
+                transfer(&layout, &kernel.insts[pc as usize], &mut live);
+            }
+            if live != live_in[b] {
+                live_in[b] = live;
+                changed = true;
+            }
+        }
+    }
+    let mut most = 0;
+    for (b, block) in cfg.blocks.iter().enumerate() {
+        let mut live = Set::new(layout.bits());
+        for &s in &block.succs {
+            live.union_with(&live_in[s]);
+        }
+        for pc in (block.start..block.end).rev() {
+            let inst = &kernel.insts[pc as usize];
+            // Live after the instruction, with what it writes.
+            let mut at = live.clone();
+            for_each_def(inst, |r| {
+                if let Some(i) = layout.index(r) {
+                    at.insert(i);
+                }
+            });
+            most = most.max(layout.words(&at));
+            transfer(&layout, inst, &mut live);
+            most = most.max(layout.words(&live));
+        }
+        debug_assert!(b < n);
+    }
+    most.min(kernel.regs.words_per_thread())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_kernel;
+
+    fn live(src: &str) -> u32 {
+        max_live_words(&parse_kernel(src).expect("parses").0)
+    }
+
+    #[test]
+    fn values_that_die_free_their_words() {
+        // Four registers declared, never more than two alive.
+        let src = "kernel k {
+    param out: u64
+    regs r4 d1 p1
+    mov d0, $out
+    mov r0, 1
+    add r1, r0, 2
+    add r2, r1, 3
+    add r3, r2, 4
+    st.global.b32 [d0+0], r3
+}";
+        // Declared: 6 words. d0 (two words) lives throughout; each add's
+        // source dies as its result is written, so one 32-bit value at a time.
+        assert_eq!(live(src), 3);
+    }
+}

@@ -1,0 +1,50 @@
+//! Occupancy counts the registers a kernel keeps live, not the ones it
+//! declares ([`crate::Gpu::occupancy`], `reg_words_beyond_live`).
+
+use kernels_ir::Dim3;
+
+use super::util::gpu;
+use crate::GpuConfig;
+
+/// Declares 64 register words a thread and keeps three live at once.
+const DECLARES_MANY: &str = "kernel declares_many {
+    param out: u64
+    regs r62 d1 p0
+    shared 0
+    mov r0, %tid.x
+    add r1, r0, 1
+    add r2, r1, 2
+    add r3, r2, 3
+    cvt.u64.u32 d0, r3
+    add d0, $out, d0
+    st.global.b32 [d0+0], r3
+    exit
+}
+";
+
+fn blocks_per_sm(cfg: GpuConfig, threads: u32) -> (u32, &'static str) {
+    let (k, _) =
+        kernels_ir::parser::parse_and_verify("declares_many", DECLARES_MANY).expect("verifies");
+    let occ = gpu(cfg).occupancy(&k, Dim3::x(threads)).expect("fits");
+    (occ.blocks_per_sm, occ.limited_by)
+}
+
+#[test]
+fn occupancy_follows_live_registers_not_declared_ones() {
+    let cfg = GpuConfig::h200();
+    // Blocks of 256 threads (8 warps). Declared: 64 words, 2,048 registers
+    // a warp, 4 blocks fill the SM's 65,536. Live: 3 words (d0 twice, one
+    // 32-bit value, with r3 beside it at the store: 3), plus 3, rounds to
+    // 256 a warp: the warps (64 an SM) allow 8 blocks first.
+    assert_eq!(k_live(), 3);
+    assert_eq!(blocks_per_sm(cfg.clone(), 256), (8, "warps"));
+    let mut declared = cfg;
+    declared.reg_words_beyond_live = 255;
+    assert_eq!(blocks_per_sm(declared, 256), (4, "registers"));
+}
+
+fn k_live() -> u32 {
+    let (k, _) =
+        kernels_ir::parser::parse_and_verify("declares_many", DECLARES_MANY).expect("verifies");
+    k.live_words()
+}
