@@ -11,3 +11,4 @@ pub mod fit;
 pub mod ncu;
 pub mod plot;
 pub mod recorder;
+pub mod zero_shared;

@@ -313,10 +313,18 @@ fn unchecked_because(vk: &VerifiedKernel) -> Option<String> {
 
 /// Records one kernel launch, simulated, or on the reference interpreter
 /// when `simulate` is false; every buffer's final contents become checks,
-/// unless the kernel uses atomics ([`unchecked_because`]).
-pub fn record_kernel(run: &RunArgs, simulate: bool) -> Result<Recorded, Failure> {
+/// unless the kernel uses atomics ([`unchecked_because`]). With `zeroing`
+/// the launch first runs the shared-memory zeroing loop a bundle's PTX
+/// runs ([`simsort::calib::zero_shared`]): for comparing with hardware,
+/// not for writing a bundle (its PTX brings its own).
+pub fn record_kernel(run: &RunArgs, simulate: bool, zeroing: bool) -> Result<Recorded, Failure> {
     let cfg = super::run::machine(run)?;
     let vk = super::run::kernel(&run.file)?;
+    let vk = if zeroing {
+        simsort::calib::zero_shared::with_zeroing(&vk).map_err(Failure::input)?
+    } else {
+        vk
+    };
     let note = unchecked_because(&vk);
     let check = note.is_none();
     let config = match serde_json::to_value(&cfg) {
@@ -385,7 +393,7 @@ pub fn run_sort(args: &BundleArgs, emit: &Emit, out: &mut dyn Write) -> Result<(
 /// Runs `simsort emit bundle-run`.
 pub fn run_kernel(args: &BundleRunArgs, emit: &Emit, out: &mut dyn Write) -> Result<(), Failure> {
     simsort::calib::bundle::check_target(&args.output).map_err(Failure::input)?;
-    let recorded = record_kernel(&args.run, !args.no_simulate).map_err(interrupted)?;
+    let recorded = record_kernel(&args.run, !args.no_simulate, false).map_err(interrupted)?;
     write(&args.output, &recorded, emit, out)
 }
 

@@ -120,10 +120,10 @@ pub(super) struct SuiteSort {
 pub(super) struct SuiteRun {
     #[command(flatten)]
     pub(super) run: RunArgs,
-    /// How the bundle's PTX treats shared memory: no effect on the simulator.
+    /// Whether the bundle's PTX zeroes shared memory first (the default):
+    /// the simulator runs the same loop before the kernel.
     #[arg(long, action = clap::ArgAction::Set)]
-    #[allow(dead_code)]
-    zero_shared: Option<bool>,
+    pub(super) zero_shared: Option<bool>,
 }
 
 /// Runs `simsort calibrate`.
@@ -430,7 +430,11 @@ fn suite_pairs(
         let recorded = if kind == "bundle" {
             record_sort(&SuiteSort::try_parse_from(&words).map_err(bad)?.sort, true)
         } else {
-            record_kernel(&SuiteRun::try_parse_from(&words).map_err(bad)?.run, true)
+            {
+                let entry = SuiteRun::try_parse_from(&words).map_err(bad)?;
+                // The bundle's PTX zeroes shared memory unless told not to.
+                record_kernel(&entry.run, true, entry.zero_shared.unwrap_or(true))
+            }
         }
         .map_err(|e| interrupted(&name).unwrap_or(e))?;
         let sim = recorded.sim_launches();

@@ -443,7 +443,11 @@ fn simulate_entry(entry: &Entry, extra: &[String]) -> EntryResult {
     let recorded = if entry.kind == "bundle" {
         record_sort(&SuiteSort::try_parse_from(&words).map_err(bad)?.sort, true)
     } else {
-        record_kernel(&SuiteRun::try_parse_from(&words).map_err(bad)?.run, true)
+        {
+            let entry = SuiteRun::try_parse_from(&words).map_err(bad)?;
+            // The bundle's PTX zeroes shared memory unless told not to.
+            record_kernel(&entry.run, true, entry.zero_shared.unwrap_or(true))
+        }
     }
     .map_err(|e| {
         if sim::stop_requested() {
