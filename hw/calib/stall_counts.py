@@ -16,6 +16,11 @@ Usage:
       source view of the same kernel (`ncu --import R.ncu-rep --page source
       --csv --print-source sass`), or its columns `Source` and
       `Instructions Executed` (hw/data/h200/ncu/*_src.csv.gz).
+  stall_counts.py guards SASS...
+      For every compare that writes a predicate (`ISETP`, `FSETP`, ...),
+      its stall count by what the next instruction does with that
+      predicate: guard it (`@P0 BRA`), read it otherwise (`SEL ... P0`), or
+      not read it. docs/calibration.md ("Branches and `wait`") quotes it.
 
 A .gz SASS or CSV is read as is. docs/calibration.md ("Memory
 instructions four cycles apart") quotes both for the committed SASS."""
@@ -102,9 +107,38 @@ def wait(sass, src):
           f"wait {waited / total:.2f} an instruction")
 
 
+def guards(paths):
+    hist = collections.defaultdict(collections.Counter)
+    for path in paths:
+        insts = parse(path)
+        for (_, text, stall), (_, nxt, _) in zip(insts, insts[1:]):
+            words = text.split()
+            if words[0].startswith("@"):
+                words = words[1:]
+            if "SETP" not in words[0] or len(words) < 2:
+                continue
+            pred = words[1].rstrip(",")
+            if not re.fullmatch(r"P\d", pred):
+                continue
+            guard = nxt.split()[0]
+            if guard.startswith("@") and guard.lstrip("@!") == pred:
+                how = "guards"
+            elif re.search(rf"\b{pred}\b", nxt):
+                how = "reads"
+            else:
+                how = "not read by"
+            hist[(how, opcode(nxt))][stall] += 1
+    print("compare's predicate and the next instruction: stall count x how many")
+    for (how, op), counts in sorted(hist.items()):
+        cells = ", ".join(f"{s} x{n}" for s, n in sorted(counts.items()))
+        print(f"  {how} {op}: {cells}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "pairs":
         pairs(sys.argv[2:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "guards":
+        guards(sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "wait":
         wait(sys.argv[2], sys.argv[3])
     else:
