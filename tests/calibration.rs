@@ -363,6 +363,15 @@ fn the_committed_h200_branch_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_branch.txt", "hw/calib/figures_branch.txt");
 }
 
+/// Binary searches, keys in registers or the probe a shared load, 1 and 4
+/// warps a scheduler: the branch wait of mergesort's searches (over a
+/// minute to simulate: `.ci/release-checks` runs it).
+#[test]
+#[ignore]
+fn the_committed_h200_search_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_branch2.txt", "hw/calib/figures_branch2.txt");
+}
+
 #[test]
 fn the_committed_h200_algorithm_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_algos.txt", "hw/calib/figures_algos.txt");
