@@ -318,6 +318,12 @@ gpu_config! {
     /// Cycles the SM's L1 instruction cache takes per line it delivers, >= 0:
     /// the sub-partitions' L0 misses queue for it.
     icache_l1_line_cycles: u32,
+    /// Sub-partitions whose L0 misses for one line one read of the SM's L1
+    /// instruction cache serves, 1..=num_subpartitions: a miss for a line
+    /// that the L1 is still sending to another sub-partition's L0 takes
+    /// that read (arriving with it, without a line time of its own) while
+    /// fewer than this many share it; 1, every miss reads on its own.
+    icache_l1_shared_reads: u32,
     /// Cycles an L1 instruction miss stalls the warp, >= 0, for a line the SM
     /// fetched before in the launch (from L2).
     icache_l2_latency_cycles: u32,
@@ -518,6 +524,14 @@ impl GpuConfig {
             // delivers a line every 11 cycles).
             icache_l1_latency_cycles: 16,
             icache_l1_line_cycles: 11,
+            // Measured (hw/data/h200/icache_warm/; docs/calibration.md "The
+            // eighth suite"): two warps a sub-partition once over 48 KB of
+            // straight-line code, one block on one SM, wait 550 cycles a
+            // warp for code, where four reads a line, one every
+            // icache_l1_line_cycles, made the model wait 2,671: the
+            // sub-partitions of a block, running the same code at about
+            // the same time, share the L1's reads of a line.
+            icache_l1_shared_reads: 4,
             icache_l2_latency_cycles: 42,
             // One trip over the last 64 or 96 KB of the body no SM ran
             // (`ic_w*_64k_i1`, `ic_w*_96k_i1`, code read from DRAM) takes
@@ -621,6 +635,7 @@ impl GpuConfig {
             icache_line_bytes: 128,
             icache_l1_latency_cycles: 0,
             icache_l1_line_cycles: 0,
+            icache_l1_shared_reads: 1,
             icache_l2_latency_cycles: 0,
             icache_cold_line_cycles: 0,
             icache_fetch_lines: 1,
@@ -1039,6 +1054,15 @@ impl GpuConfig {
                     ),
                 ));
             }
+        }
+        if !bad(&errors, "num_subpartitions") {
+            range(
+                &mut errors,
+                "icache_l1_shared_reads",
+                self.icache_l1_shared_reads.into(),
+                1,
+                self.num_subpartitions.into(),
+            );
         }
         range(
             &mut errors,

@@ -19,7 +19,10 @@
 //! another line than the one it issued (a line crossing or a branch): a
 //! hit in its sub-partition's L0 costs nothing (or waits for the line if
 //! another warp's miss is still bringing it); an L0 miss queues for the
-//! SM's L1 (one line every `icache_l1_line_cycles`): a hit there stalls
+//! SM's L1 (one line every `icache_l1_line_cycles`), unless the L1 is
+//! still sending the same line to another sub-partition's L0, whose read
+//! it then shares (up to `icache_l1_shared_reads` sub-partitions a read,
+//! below): a hit there stalls
 //! the warp until `icache_l1_latency_cycles` after the L1 has the line; a
 //! miss for a line the SM fetched before in the launch costs
 //! `icache_l2_latency_cycles` (from L2). Code the SM never fetched streams
@@ -42,6 +45,16 @@
 //! top stall `no_instruction`). Charging a first fetch as a stall of 94
 //! cycles a line instead made `head` closer and the small sorts 42% slow
 //! (docs/calibration.md, "The eighth suite").
+//!
+//! **Shared reads.** The four sub-partitions of a block run the same code
+//! at about the same time, and the H200 does not read a line from its L1
+//! once for each: two warps a sub-partition over 48 KB of straight-line
+//! code wait 550 cycles a warp for code (`hw/data/h200/icache_warm/`,
+//! `io_48k_g1_b256`), where one read a sub-partition, one line every 11
+//! cycles, made the model wait 2,671; HotSort's `bs` with 8 slabs a
+//! block (41 KB, the same shape) waits 179 on the H200, 1,775 in the
+//! model before. A miss for a line already on its way from the L1 to
+//! another sub-partition takes that read, arriving with it.
 //!
 //! **Cold start.** Each launch starts with the kernel's first
 //! `icache_l0_bytes` in every L0 and, for a kernel the SM's L1 holds
@@ -139,6 +152,12 @@ pub(crate) struct ICache {
     ahead: usize,
     /// The line after the last one the prefetch covered.
     pf_next: usize,
+    /// Per line, when the L1's last read of it for an L0 reaches that L0,
+    /// and how many sub-partitions' misses it serves.
+    out_ready: Vec<u64>,
+    out_sharers: Vec<u32>,
+    /// Sub-partitions one such read can serve (`icache_l1_shared_reads`).
+    sharers: u32,
 }
 
 impl ICache {
@@ -167,6 +186,11 @@ impl ICache {
             l0.reset(lines, l0_cap, l0_cap);
         }
         self.l1.reset(lines, l1_cap, l1_warm);
+        self.out_ready.clear();
+        self.out_ready.resize(lines, 0);
+        self.out_sharers.clear();
+        self.out_sharers.resize(lines, 0);
+        self.sharers = cfg.icache_l1_shared_reads;
         self.ahead = cfg.icache_fetch_lines.saturating_sub(1) as usize;
         self.l1_free_at = 0;
         self.l1_latency = cfg.icache_l1_latency_cycles.into();
@@ -187,6 +211,14 @@ impl ICache {
         if l0.holds(line) {
             return l0.ready[line];
         }
+        if t < self.out_ready[line] && self.out_sharers[line] < self.sharers {
+            // Another sub-partition's read of the line is on its way: this
+            // miss takes the same one.
+            self.out_sharers[line] += 1;
+            let ready = self.out_ready[line];
+            self.l0[sp].fill(line, ready);
+            return ready;
+        }
         let start = t.max(self.l1_free_at);
         self.l1_free_at = start + self.l1_line;
         let ready = if self.l1.holds(line) {
@@ -199,6 +231,8 @@ impl ICache {
             ready
         };
         self.l0[sp].fill(line, ready);
+        self.out_ready[line] = ready;
+        self.out_sharers[line] = 1;
         // The L1 keeps the code after it that the SM never fetched coming
         // (a sequential prefetch): behind this line, one after another.
         let end = (line + 1 + self.ahead).min(self.l1.stamp.len());
@@ -251,7 +285,8 @@ mod tests {
     }
 
     /// An L0 of `l0` bytes and an L1 of `l1` (all of it warm), 128-byte
-    /// lines, round latencies, `fetch_lines` on their way.
+    /// lines, round latencies, `fetch_lines` on their way, each L1 read
+    /// for one sub-partition.
     fn config(l0: u32, l1: u32, fetch_lines: u32) -> GpuConfig {
         let mut cfg = GpuConfig::h200();
         cfg.icache_l0_bytes = l0;
@@ -265,6 +300,7 @@ mod tests {
         cfg.l2_latency_cycles = 40;
         cfg.dram_latency_cycles = 90;
         cfg.icache_warm_bytes = l1;
+        cfg.icache_l1_shared_reads = 1;
         cfg
     }
 
@@ -333,5 +369,24 @@ mod tests {
         // is there at 390, and 12 (asked for at 303) a line time after it.
         assert_eq!(ic.fetch(0, 11, 400), 410, "there at 390, then the L1");
         assert_eq!(ic.fetch(1, 12, 400), 413, "there at 399, then the L1");
+    }
+
+    #[test]
+    fn sub_partitions_share_a_read_of_a_line_on_its_way() {
+        // L0 two lines, L1 four (all warm); a read takes 3 cycles of the
+        // L1 and arrives 10 after it starts; two sub-partitions a read.
+        let mut cfg = config(256, 512, 1);
+        cfg.icache_l1_shared_reads = 2;
+        let mut ic = ICache::default();
+        ic.reset(32, &cfg);
+        assert_eq!(ic.fetch(0, 3, 100), 110);
+        assert_eq!(ic.fetch(1, 3, 105), 110, "on its way to sub-partition 0");
+        assert_eq!(ic.fetch(2, 3, 105), 115, "two share it: a read of its own");
+        assert_eq!(ic.fetch(3, 3, 120), 130, "arrived: read again");
+        // One a read (the old model): the second miss queues behind the first.
+        cfg.icache_l1_shared_reads = 1;
+        ic.reset(32, &cfg);
+        assert_eq!(ic.fetch(0, 3, 100), 110);
+        assert_eq!(ic.fetch(1, 3, 105), 115);
     }
 }
