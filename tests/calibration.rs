@@ -328,6 +328,13 @@ fn the_committed_h200_halves_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_halves.txt", "hw/calib/figures_halves.txt");
 }
 
+/// The special-register reads at a warp's start: 2 or 5 `S2R` a warp over
+/// full blocks, and the 1M-key reduction (about a second to simulate).
+#[test]
+fn the_committed_h200_s2r_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_s2r.txt", "hw/calib/figures_s2r.txt");
+}
+
 /// Shuffle throughput: eight independent chains a warp, 1 to 64 warps an
 /// SM; the MIO moves one warp's shuffle a cycle an SM once 16 warps share
 /// it (a few seconds to simulate).
