@@ -142,5 +142,5 @@ pub fn shared_launch_bytes(kernel: &kernels_ir::Kernel) -> u32 {
 
 /// Emits `kernel` as a PTX module holding one `.entry` of the kernel's name.
 pub fn emit_ptx(kernel: &VerifiedKernel, opts: &PtxOptions) -> Result<String, EmitError> {
-    ptx::emit(kernel.kernel(), opts)
+    ptx::emit(kernel, opts)
 }

@@ -12,7 +12,7 @@ use std::fmt::Write;
 use kernels_ir::printer::print_inst;
 use kernels_ir::{
     Address, Guard, Inst, InstData, Kernel, Opcode, Operand, ParamType, Reg, RegClass, RegList,
-    ShflMode, Space, Special,
+    ShflMode, Space, Special, VerifiedKernel,
 };
 
 use crate::{EmitError, PtxOptions};
@@ -20,7 +20,8 @@ use crate::{EmitError, PtxOptions};
 /// The only warp width PTX has.
 const PTX_WARP_LANES: u32 = 32;
 
-pub(crate) fn emit(kernel: &Kernel, opts: &PtxOptions) -> Result<String, EmitError> {
+pub(crate) fn emit(vk: &VerifiedKernel, opts: &PtxOptions) -> Result<String, EmitError> {
+    let kernel = vk.kernel();
     if opts.warp_size != PTX_WARP_LANES {
         return Err(EmitError::WarpSize {
             warp_size: opts.warp_size,
@@ -42,7 +43,7 @@ pub(crate) fn emit(kernel: &Kernel, opts: &PtxOptions) -> Result<String, EmitErr
     body.labels_at(kernel.insts.len() as u32);
     body.line("ret;");
 
-    let mut out = header(kernel, opts);
+    let mut out = header(kernel, vk.live_words(), opts);
     out += &declarations(kernel);
     out += &prologue(kernel, opts);
     out += &body.text;
@@ -64,7 +65,9 @@ fn is_ptx_identifier(name: &str) -> bool {
     }
 }
 
-fn header(kernel: &Kernel, opts: &PtxOptions) -> String {
+/// The module's header; `live_words` is the verifier's count of the
+/// register words the kernel keeps live at once.
+fn header(kernel: &Kernel, live_words: u32, opts: &PtxOptions) -> String {
     // Dynamic shared memory: any size the machine allows (static shared
     // arrays stop at 48 KiB), given at launch.
     let shared = if kernel.shared_bytes > 0 {
@@ -79,7 +82,7 @@ fn header(kernel: &Kernel, opts: &PtxOptions) -> String {
          .version {}\n.target {}\n.address_size 64\n\n{shared}.visible .entry {}(",
         kernel.name,
         kernel.regs.words_per_thread(),
-        kernels_ir::live::max_live_words(kernel),
+        live_words,
         opts.version,
         opts.target,
         kernel.name

@@ -32,6 +32,18 @@ impl Set {
             *a |= b;
         }
     }
+    fn copy_from(&mut self, other: &Set) {
+        self.0.copy_from_slice(&other.0);
+    }
+}
+
+/// The registers live as `block` ends: those live into any successor.
+fn live_out(cfg: &Cfg, block: usize, live_in: &[Set], bits: usize) -> Set {
+    let mut live = Set::new(bits);
+    for &s in &cfg.blocks[block].succs {
+        live.union_with(&live_in[s]);
+    }
+    live
 }
 
 /// Maps registers to bit indices and counts a set's 32-bit words.
@@ -105,10 +117,7 @@ pub fn max_live_words(kernel: &Kernel) -> u32 {
     while changed {
         changed = false;
         for b in (0..n).rev() {
-            let mut live = Set::new(layout.bits());
-            for &s in &cfg.blocks[b].succs {
-                live.union_with(&live_in[s]);
-            }
+            let mut live = live_out(&cfg, b, &live_in, layout.bits());
             let block = &cfg.blocks[b];
             for pc in (block.start..block.end).rev() {
                 transfer(&layout, &kernel.insts[pc as usize], &mut live);
@@ -120,15 +129,13 @@ pub fn max_live_words(kernel: &Kernel) -> u32 {
         }
     }
     let mut most = 0;
-    for block in &cfg.blocks {
-        let mut live = Set::new(layout.bits());
-        for &s in &block.succs {
-            live.union_with(&live_in[s]);
-        }
+    let mut at = Set::new(layout.bits());
+    for (b, block) in cfg.blocks.iter().enumerate() {
+        let mut live = live_out(&cfg, b, &live_in, layout.bits());
         for pc in (block.start..block.end).rev() {
             let inst = &kernel.insts[pc as usize];
             // Live after the instruction, with what it writes.
-            let mut at = live.clone();
+            at.copy_from(&live);
             for_each_def(inst, |r| {
                 if let Some(i) = layout.index(r) {
                     at.insert(i);

@@ -21,7 +21,8 @@ pub fn with_zeroing(vk: &VerifiedKernel) -> Result<VerifiedKernel, String> {
     if k.shared_bytes == 0 {
         return Ok(vk.clone());
     }
-    let bytes = k.shared_bytes.div_ceil(4) * 4;
+    // The words the PTX's loop zeroes: the array its launch asks for.
+    let bytes = emit::shared_launch_bytes(k);
     // Three fresh 32-bit registers (offset, stride, zero) and a predicate.
     let (r, p) = (k.regs.b32, k.regs.pred);
     let (off, step, zero) = (r, r + 1, r + 2);

@@ -19,7 +19,7 @@ use clap::{Args, Parser};
 use simsort::calib::compare::{self, Pair, SimLaunch, Summary};
 use simsort::calib::ncu;
 
-use super::bundle::{record_kernel, record_sort};
+use super::bundle::{Recorded, record_kernel, record_sort};
 use super::run::RunArgs;
 use super::sort::SortArgs;
 use super::{Failure, output_error};
@@ -123,7 +123,15 @@ pub(super) struct SuiteRun {
     /// Whether the bundle's PTX zeroes shared memory first (the default):
     /// the simulator runs the same loop before the kernel.
     #[arg(long, action = clap::ArgAction::Set)]
-    pub(super) zero_shared: Option<bool>,
+    zero_shared: Option<bool>,
+}
+
+impl SuiteRun {
+    /// Simulates the entry's launch as its bundle runs it: after the
+    /// shared-memory zeroing loop its PTX has unless told not to.
+    pub(super) fn record(&self) -> Result<Recorded, Failure> {
+        record_kernel(&self.run, true, self.zero_shared.unwrap_or(true))
+    }
 }
 
 /// Runs `simsort calibrate`.
@@ -430,11 +438,7 @@ fn suite_pairs(
         let recorded = if kind == "bundle" {
             record_sort(&SuiteSort::try_parse_from(&words).map_err(bad)?.sort, true)
         } else {
-            {
-                let entry = SuiteRun::try_parse_from(&words).map_err(bad)?;
-                // The bundle's PTX zeroes shared memory unless told not to.
-                record_kernel(&entry.run, true, entry.zero_shared.unwrap_or(true))
-            }
+            SuiteRun::try_parse_from(&words).map_err(bad)?.record()
         }
         .map_err(|e| interrupted(&name).unwrap_or(e))?;
         let sim = recorded.sim_launches();

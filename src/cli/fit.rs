@@ -24,7 +24,7 @@ use simsort::calib::fit::{self, Ended, Eval, Field};
 use simsort::calib::ncu::NcuLaunch;
 use simsort::experiment::machine_file::{self, Machine};
 
-use super::bundle::{record_kernel, record_sort};
+use super::bundle::record_sort;
 use super::calibrate::{
     CalibrateArgs, SuiteRun, SuiteSort, hw_launches, interrupted, read, suite_entries,
 };
@@ -443,11 +443,7 @@ fn simulate_entry(entry: &Entry, extra: &[String]) -> EntryResult {
     let recorded = if entry.kind == "bundle" {
         record_sort(&SuiteSort::try_parse_from(&words).map_err(bad)?.sort, true)
     } else {
-        {
-            let entry = SuiteRun::try_parse_from(&words).map_err(bad)?;
-            // The bundle's PTX zeroes shared memory unless told not to.
-            record_kernel(&entry.run, true, entry.zero_shared.unwrap_or(true))
-        }
+        SuiteRun::try_parse_from(&words).map_err(bad)?.record()
     }
     .map_err(|e| {
         if sim::stop_requested() {
