@@ -97,6 +97,17 @@ fn transfer(layout: &Layout, inst: &crate::inst::Inst, live: &mut Set) {
     });
 }
 
+/// The register words per thread a machine allocates for a kernel that
+/// keeps `live` words live and declares `declared`: the live words and the
+/// `beyond_live` a compiler adds (addresses, predicates kept apart,
+/// scheduling), never more than the IR declares. One rule for the
+/// simulator's occupancy and the sorts' checks of a block, so that a sort
+/// never refuses a block the simulator would hold, nor accepts one it would
+/// refuse.
+pub fn allocated_words(live: u32, declared: u32, beyond_live: u32) -> u32 {
+    live.saturating_add(beyond_live).min(declared)
+}
+
 /// The most 32-bit register words live at once at any instruction of
 /// `kernel` (a value written and never read counts where it is written).
 /// At most the declared words ([`crate::RegCounts::words_per_thread`]).

@@ -191,10 +191,8 @@ impl Gpu {
         let warps = threads.div_ceil(cfg.warp_size.into()).max(1);
         // The registers the machine code would allocate: the live words and
         // what the compiler adds, never more than the IR declares.
-        let allocated = kernel
-            .live_words()
-            .saturating_add(cfg.reg_words_beyond_live)
-            .min(regs);
+        let allocated =
+            kernels_ir::live::allocated_words(kernel.live_words(), regs, cfg.reg_words_beyond_live);
         let regs_per_warp = (u64::from(allocated) * u64::from(cfg.warp_size))
             .next_multiple_of(cfg.reg_alloc_unit.into());
         let limits = [

@@ -14,6 +14,8 @@ use kernels_ir::{Device, Dim3, Kernel, Reg, VerifiedKernel, VerifierErrors};
 
 pub mod bitonic;
 pub mod hotsort;
+#[cfg(test)]
+mod limits_tests;
 pub mod mergesort;
 pub mod samplesort;
 pub mod terasort;
@@ -39,6 +41,10 @@ pub struct Limits {
     pub reg_alloc_unit: u32,
     /// 32-bit registers one thread may use.
     pub max_regs_per_thread: u32,
+    /// Register words a compiler allocates beyond a kernel's live words
+    /// (the machine's `reg_words_beyond_live`; see
+    /// [`kernels_ir::live::allocated_words`]).
+    pub reg_words_beyond_live: u32,
 }
 
 impl Limits {
@@ -49,6 +55,25 @@ impl Limits {
         let per_warp =
             (u64::from(regs) * warp).next_multiple_of(u64::from(self.reg_alloc_unit.max(1)));
         per_warp * threads.div_ceil(warp) <= u64::from(self.regs_per_sm)
+    }
+
+    /// The register words per thread the simulator allocates for `kernel`
+    /// on this machine (its live words and what a compiler adds, at most
+    /// the declared words).
+    pub fn allocated_words(&self, kernel: &Kernel) -> u32 {
+        kernels_ir::live::allocated_words(
+            kernels_ir::live::max_live_words(kernel),
+            kernel.regs.words_per_thread(),
+            self.reg_words_beyond_live,
+        )
+    }
+
+    /// Whether the simulator holds one block of `threads` threads of
+    /// `kernel` in one SM's register file: what a user's explicit choice is
+    /// checked against. Default sizes are chosen on the declared words
+    /// instead, so that they fit whatever a compiler allocates.
+    pub fn kernel_block_fits(&self, threads: u64, kernel: &Kernel) -> bool {
+        self.block_regs_fit(threads, self.allocated_words(kernel))
     }
 }
 

@@ -443,6 +443,7 @@ pub fn limits(gpu: &GpuConfig) -> Limits {
         regs_per_sm: gpu.regs_per_sm,
         reg_alloc_unit: gpu.reg_alloc_unit,
         max_regs_per_thread: gpu.max_regs_per_thread,
+        reg_words_beyond_live: gpu.reg_words_beyond_live,
     }
 }
 

@@ -214,11 +214,13 @@ fn machine_problems(cfg: &BitonicConfig, limits: &Limits) -> Vec<String> {
                 k.name,
                 kernels_ir::verify::MAX_WORDS_PER_THREAD
             ));
-        } else if !limits.block_regs_fit(u64::from(g), words) {
+        } else if !limits.kernel_block_fits(u64::from(g), &k) {
             problems.push(format!(
-                "--block-threads {g}: `{}` uses {words} registers per thread, a block does not fit \
-                 the SM's {} registers",
-                k.name, limits.regs_per_sm
+                "--block-threads {g}: `{}` uses {} registers per thread ({words} declared), a \
+                 block does not fit the SM's {} registers",
+                k.name,
+                limits.allocated_words(&k),
+                limits.regs_per_sm
             ));
         }
     }

@@ -28,12 +28,16 @@ pub fn configure(opts: &MergesortOptions, limits: &Limits) -> Result<MergesortCo
         super::merge::generate(&cfg),
     ] {
         let regs = k.regs.words_per_thread();
-        if regs > 255 || !limits.block_regs_fit(u64::from(cfg.block_threads), regs) {
+        if regs > 255 || !limits.kernel_block_fits(u64::from(cfg.block_threads), &k) {
             problems.push(format!(
-                "--block-threads {} --items-per-thread {}: `{}` needs {regs} registers per \
-                 thread, too many for a block of {} threads on this machine (fewer keys per \
-                 thread or threads per block fit)",
-                cfg.block_threads, cfg.items_per_thread, k.name, cfg.block_threads
+                "--block-threads {} --items-per-thread {}: `{}` needs {} registers per \
+                 thread ({regs} declared), too many for a block of {} threads on this machine \
+                 (fewer keys per thread or threads per block fit)",
+                cfg.block_threads,
+                cfg.items_per_thread,
+                k.name,
+                limits.allocated_words(&k),
+                cfg.block_threads
             ));
         }
     }

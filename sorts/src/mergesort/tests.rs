@@ -19,6 +19,7 @@ fn limits(warp: u32) -> Limits {
         regs_per_sm: 65536,
         reg_alloc_unit: 256,
         max_regs_per_thread: 255,
+        reg_words_beyond_live: 255,
     }
 }
 

@@ -20,11 +20,14 @@ pub fn configure(
     let mut problems = Vec::new();
     for k in super::generate(&cfg) {
         let regs = k.regs.words_per_thread();
-        if regs > 255 || !limits.block_regs_fit(u64::from(cfg.block_threads), regs) {
+        if regs > 255 || !limits.kernel_block_fits(u64::from(cfg.block_threads), &k) {
             problems.push(format!(
-                "--block-threads {}: `{}` needs {regs} registers per thread, too many for a \
-                 block of {} threads on this machine",
-                cfg.block_threads, k.name, cfg.block_threads
+                "--block-threads {}: `{}` needs {} registers per thread ({regs} declared), too \
+                 many for a block of {} threads on this machine",
+                cfg.block_threads,
+                k.name,
+                limits.allocated_words(&k),
+                cfg.block_threads
             ));
         }
     }

@@ -413,6 +413,7 @@ mod tests {
             regs_per_sm: 65536,
             reg_alloc_unit: 256,
             max_regs_per_thread: 255,
+            reg_words_beyond_live: 255,
         };
         let vector = |l: &Limits| match configure(&opts, l).unwrap().network {
             Network::Fused(b) => b.vector,

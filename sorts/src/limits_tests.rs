@@ -1,0 +1,47 @@
+//! A sort's check of an explicit block follows the simulator's register
+//! allocation ([`Limits::kernel_block_fits`]), not the IR's declared words.
+
+use crate::Limits;
+
+/// Declares 64 register words a thread and keeps three live at once.
+const DECLARES_MANY: &str = "kernel declares_many {
+    param out: u64
+    regs r62 d1 p0
+    shared 0
+    mov r0, %tid.x
+    add r1, r0, 1
+    add r2, r1, 2
+    add r3, r2, 3
+    cvt.u64.u32 d0, r3
+    add d0, $out, d0
+    st.global.b32 [d0+0], r3
+    exit
+}
+";
+
+fn limits(reg_words_beyond_live: u32) -> Limits {
+    Limits {
+        warp_size: 32,
+        smem_banks: 32,
+        smem_bytes_per_block: 48 * 1024,
+        max_threads_per_block: 1024,
+        max_warps_per_sm: 64,
+        regs_per_sm: 32768,
+        reg_alloc_unit: 256,
+        max_regs_per_thread: 255,
+        reg_words_beyond_live,
+    }
+}
+
+#[test]
+fn a_block_fits_on_the_words_the_simulator_allocates() {
+    let (k, _) = kernels_ir::parse_kernel(DECLARES_MANY).expect("parses");
+    // 1,024 threads: 64 declared words need 65,536 registers, twice the
+    // SM's 32,768; 3 live + 3 need 6,144 (a warp's 192 round up to 256,
+    // times 32 warps: 8,192).
+    assert_eq!(limits(3).allocated_words(&k), 6);
+    assert!(limits(3).kernel_block_fits(1024, &k));
+    // A machine that allocates the declared words refuses the block.
+    assert_eq!(limits(255).allocated_words(&k), 64);
+    assert!(!limits(255).kernel_block_fits(1024, &k));
+}
