@@ -157,6 +157,9 @@ pub(crate) struct DInst {
     /// A shared-memory load, store or atomic: the warp issues it no sooner
     /// than `smem_issue_interval_cycles` after its last one.
     pub spaced: bool,
+    /// The back edge of a loop where ptxas puts a `YIELD`
+    /// ([`crate::yield_loop`]): it holds the warp `yield_cycles` more.
+    pub yields: bool,
 }
 
 impl DInst {
@@ -519,6 +522,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
         position[pc as usize] = i;
     }
     let renamed = crate::sass_size::renames(kernel);
+    let yields = crate::yield_loop::yield_back_edges(kernel);
     // Scoreboard entries: the registers, the predicates, then one per
     // special for its `S2R`s ([`crate::s2r`]).
     let special_sb = d.nregs + regs.pred;
@@ -593,6 +597,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             next: d.first(position[pc] as u32 + 1),
             new_line: false,
             spaced: pipe == Pipe::Smem,
+            yields: yields[pc],
         });
     }
     if insts.is_empty() {
@@ -612,6 +617,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             next: 1,
             new_line: false,
             spaced: false,
+            yields: false,
         });
     }
     let entry = d.first(0);

@@ -91,10 +91,11 @@ impl Sm {
             }
             Kind::Bra { target, rpc } => {
                 w.branch(exec, target, inst.next, rpc);
-                floor = pack(
-                    t + u64::from(cfg.branch_latency_cycles),
-                    StallReason::BranchResolving,
-                );
+                let mut wait = u64::from(cfg.branch_latency_cycles);
+                if inst.yields {
+                    wait += u64::from(cfg.yield_cycles);
+                }
+                floor = pack(t + wait, StallReason::BranchResolving);
             }
             Kind::Exit => {
                 w.live &= !exec;

@@ -168,6 +168,7 @@ mod time;
 mod trace;
 mod traced;
 mod warp;
+mod yield_loop;
 
 pub use config::{ConfigError, GpuConfig, SchedulerPolicy};
 pub use error::{Fault, FaultKind, LaunchProblem, SimError};

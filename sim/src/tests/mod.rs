@@ -24,3 +24,4 @@ mod timing;
 mod tracing;
 pub(crate) mod util;
 pub(crate) mod values;
+mod yields;
