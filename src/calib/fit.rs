@@ -39,6 +39,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "smem_atom_latency_cycles",
     "smem_atom_replay_cycles",
     "branch_latency_cycles",
+    "yield_cycles",
     "bar_latency_cycles",
     "bar_release_cycles_per_warp",
     "launch_overhead_cycles",
