@@ -179,6 +179,30 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         &["--algo", "samplesort"],
     ),
     (
+        "mergesort_1m/counts.txt",
+        "blocksort",
+        "blocksort",
+        &["--algo", "mergesort"],
+    ),
+    (
+        "mergesort_1m/counts.txt",
+        "merge",
+        "merge",
+        &["--algo", "mergesort"],
+    ),
+    (
+        "mergesort_k64/counts.txt",
+        "blocksort",
+        "blocksort",
+        &["--algo", "mergesort", "--key-bits", "64"],
+    ),
+    (
+        "mergesort_k64/counts.txt",
+        "merge",
+        "merge",
+        &["--algo", "mergesort", "--key-bits", "64"],
+    ),
+    (
         "samplesort_k64_b256/counts.txt",
         "create_bst",
         "create_bst",
