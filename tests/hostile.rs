@@ -694,7 +694,8 @@ fn each_mistake_is_one_line_naming_the_flag_given() {
 
 #[test]
 fn compare_on_a_machine_nothing_fits_shows_skipped_rows() {
-    let out = simsort(&["compare", "-q", "--keys", "1024", "--regs-per-sm", "1024"]);
+    // 512 registers an SM: not even one warp of any sort's kernels fits.
+    let out = simsort(&["compare", "-q", "--keys", "1024", "--regs-per-sm", "512"]);
     let table = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert_eq!(
@@ -708,6 +709,31 @@ fn compare_on_a_machine_nothing_fits_shows_skipped_rows() {
         1,
         "{err}"
     );
+}
+
+#[test]
+fn a_sort_runs_where_the_registers_it_keeps_live_fit() {
+    // 1,024 registers an SM: mergesort's and bitonic's blocks of one warp
+    // fit on the registers the simulator allocates (live words plus 3),
+    // not on the ones their IR declares; the others are skipped, naming
+    // both counts.
+    let out = simsort(&["compare", "-q", "--keys", "1024", "--regs-per-sm", "1024"]);
+    let table = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        table.matches("skipped: does not fit the machine").count(),
+        3,
+        "{table}"
+    );
+    for algo in ["mergesort", "bitonic"] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with(algo) && !l.contains("skipped")),
+            "{table}"
+        );
+    }
+    assert!(text(&out.stderr).contains("registers per thread (53 declared)"));
 }
 
 #[test]
