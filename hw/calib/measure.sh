@@ -11,7 +11,9 @@
 # (`--no-simulate`): sorts whose launches depend on what they read back
 # (sample sort, terasort) need it. JOBS=N records N bundles at a time
 # first (recording is CPU work, and a simulated one can take a minute);
-# the runs and profiles then go one at a time on the GPU.
+# the runs and profiles then go one at a time on the GPU. METRICS=FILE
+# records that list instead of hw/metrics.txt (hw/data/h200/imc/ adds the
+# constant cache's).
 set -euo pipefail
 simsort=${1:?usage: measure.sh SIMSORT SUITE OUTDIR}
 suite=${2:?usage: measure.sh SIMSORT SUITE OUTDIR}
@@ -22,7 +24,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 nvcc -O2 -o "$work/host" hw/bundle/host.cu -lcuda
-metrics=$(paste -sd, hw/metrics.txt)
+metrics_file=${METRICS:-hw/metrics.txt}
+metrics=$(paste -sd, "$metrics_file")
 jobs=${JOBS:-1}
 entries=$(grep -v '^\s*#' "$suite" | grep -v '^\s*$')
 # Records one entry's bundle into $work/NAME (a failure leaves none).
@@ -34,7 +37,7 @@ record() {
     rm -rf "${work:?}/$name"
 }
 export -f record
-export simsort work mode
+export simsort work mode metrics metrics_file
 # shellcheck disable=SC2016
 echo "$entries" | xargs -P "$jobs" -L 1 bash -c 'record "$@"' _
 # One entry: run and check, profile. A failing entry is reported and the
@@ -45,7 +48,7 @@ measure() {
   "$work/host" "$work/$name/manifest.txt" </dev/null &&
     ncu --clock-control none --csv --page raw --metrics "$metrics" \
       "$work/host" "$work/$name/manifest.txt" </dev/null >"$work/$name.raw.csv" &&
-    python3 hw/calib/trim.py "$work/$name.raw.csv" hw/metrics.txt >"$out/$name.csv"
+    python3 hw/calib/trim.py "$work/$name.raw.csv" "$metrics_file" >"$out/$name.csv"
 }
 echo "$entries" | while read -r name _; do
   if measure "$name"; then
