@@ -70,7 +70,7 @@ fn exit_waits_on_shared_load(kernel: &Kernel, head: usize, back: usize) -> bool 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn marks(src: &str) -> Vec<usize> {
@@ -79,8 +79,10 @@ mod tests {
         (0..m.len()).filter(|&pc| m[pc]).collect()
     }
 
-    /// A lower-bound search whose probe is `LOAD`, inside a counted loop.
-    fn search(load: &str) -> String {
+    /// Four lower-bound searches of exactly four probes each (a range of
+    /// 15), each probe `load` (a shared or a global load, or arithmetic),
+    /// inside a counted loop.
+    pub(crate) fn search(load: &str) -> String {
         format!(
             "kernel k {{
     param out: u64

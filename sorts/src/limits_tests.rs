@@ -4,20 +4,7 @@
 use crate::Limits;
 
 /// Declares 64 register words a thread and keeps three live at once.
-const DECLARES_MANY: &str = "kernel declares_many {
-    param out: u64
-    regs r62 d1 p0
-    shared 0
-    mov r0, %tid.x
-    add r1, r0, 1
-    add r2, r1, 2
-    add r3, r2, 3
-    cvt.u64.u32 d0, r3
-    add d0, $out, d0
-    st.global.b32 [d0+0], r3
-    exit
-}
-";
+const DECLARES_MANY: &str = include_str!("../../tests/kernels/declares_many.kir");
 
 fn limits(reg_words_beyond_live: u32) -> Limits {
     Limits {

@@ -7,20 +7,7 @@ use super::util::gpu;
 use crate::GpuConfig;
 
 /// Declares 64 register words a thread and keeps three live at once.
-const DECLARES_MANY: &str = "kernel declares_many {
-    param out: u64
-    regs r62 d1 p0
-    shared 0
-    mov r0, %tid.x
-    add r1, r0, 1
-    add r2, r1, 2
-    add r3, r2, 3
-    cvt.u64.u32 d0, r3
-    add d0, $out, d0
-    st.global.b32 [d0+0], r3
-    exit
-}
-";
+const DECLARES_MANY: &str = include_str!("../../../tests/kernels/declares_many.kir");
 
 fn blocks_per_sm(cfg: GpuConfig, threads: u32) -> (u32, &'static str) {
     let (k, _) =

@@ -6,42 +6,7 @@ use kernels_ir::ParamValue;
 use super::util::launch_ir;
 use crate::{GpuConfig, KernelStats, StallReason};
 
-/// Four lower-bound searches of exactly four probes each (a range of 15),
-/// probing shared words (`LOAD` = `ld.shared`) or global ones.
-fn search(load: &str) -> String {
-    format!(
-        "kernel search {{
-    param out: u64
-    regs r8 d1 p2
-    shared 64
-    mov r5, 0
-  outer:
-    setp.ge.u p0, r5, 4
-    @p0 bra done
-    mov r0, 0
-    mov r1, 15
-  search:
-    setp.ge.u p1, r0, r1
-    @p1 bra found
-    add r2, r0, r1
-    shr r2, r2, 1
-    shl r3, r2, 2
-    {load}
-    setp.lt.u p1, r3, 7
-    add r4, r2, 1
-    selp r0, r4, r0, p1
-    selp r1, r1, r2, p1
-    bra search
-  found:
-    add r5, r5, 1
-    bra outer
-  done:
-    mov d0, $out
-    st.global.b32 [d0+0], r0
-    exit
-}}"
-    )
-}
+use crate::yield_loop::tests::search;
 
 fn run(load: &str, yield_cycles: u32) -> KernelStats {
     let mut cfg = GpuConfig::h200();
