@@ -140,9 +140,7 @@ fn stall_meaning(r: StallReason) -> &'static str {
         StallReason::Wait => "a fixed-latency dependency",
         StallReason::DispatchStall => "the dispatcher could not take the instruction",
         StallReason::NoInstruction => "no instruction fetched yet",
-        StallReason::BranchResolving => {
-            "waiting for a branch target (and for the YIELD ptxas puts in a loop whose exit waits on a shared load)"
-        }
+        StallReason::BranchResolving => "waiting for a branch target or a loop's YIELD",
         StallReason::Membar => "waiting on a memory barrier",
         StallReason::Selected => "issuing this cycle (not a stall)",
     }
