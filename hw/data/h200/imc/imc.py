@@ -4,36 +4,23 @@ from the recordings of this folder (measure.sh with METRICS=metrics.txt).
 
 Usage: imc.py CSV...
 Prints, per launch: warps, instructions a warp, imc_miss cycles a warp
-(the stall ratio times the instructions a warp issues), no_instruction
-cycles a warp, constant requests a warp and their hit rate, and the
-launch's cycles."""
-import csv
+and no_instruction cycles a warp (hw/calib/warp_budget.py's budget: the
+stall ratio times the instructions a warp issues), constant requests a
+warp and their hit rate, and the launch's cycles."""
+import os
 import sys
 
-
-def num(x):
-    try:
-        return float(x.replace(",", ""))
-    except ValueError:
-        return None
-
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "../../../calib"))
+from warp_budget import INSTS, budget, hw_rows, num  # noqa: E402
 
 print(f"{'launch':34} {'cycles':>8} {'warps':>7} {'inst/w':>7} {'imc/w':>7} {'noinst/w':>8} {'req/w':>6} {'hit%':>6}")
 for path in sys.argv[1:]:
-    rows = list(csv.reader(open(path)))
-    head, data = rows[0], [r for r in rows[1:] if r and r[0].strip().isdigit()]
-    ix = {c: i for i, c in enumerate(head)}
-
-    def g(r, c):
-        return num(r[ix[c]]) if c in ix else None
-
-    name = path.rsplit("/", 1)[-1].removesuffix(".csv")
-    for k, r in enumerate(data):
-        w = g(r, "smsp__warps_launched.sum") or 1
-        inst = g(r, "smsp__inst_executed.sum") / w
-        imc = (g(r, "smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio") or 0) * inst
-        noi = (g(r, "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio") or 0) * inst
-        req = (g(r, "smsp__imc_requests.sum") or 0) / w
-        hit = g(r, "smsp__imc_request_hit_rate.pct") or 0
-        cyc = g(r, "sm__cycles_elapsed.max")
-        print(f"{name + '/' + str(k) + ':' + r[ix['Kernel Name']]:34} {cyc:8.0f} {w:7.0f} {inst:7.1f} {imc:7.1f} {noi:8.1f} {req:6.2f} {hit:6.1f}")
+    name = os.path.basename(path).removesuffix(".csv")
+    for k, m in enumerate(hw_rows(path)):
+        w = num(m["smsp__warps_launched.sum"]) or 1
+        cycles, _ = budget(m, w)
+        req = num(m["smsp__imc_requests.sum"]) / w
+        hit = num(m["smsp__imc_request_hit_rate.pct"])
+        print(f"{name + '/' + str(k) + ':' + m['Kernel Name']:34} {num(m['sm__cycles_elapsed.max']):8.0f} "
+              f"{w:7.0f} {num(m[INSTS]) / w:7.1f} {cycles.get('imc_miss', 0):7.1f} "
+              f"{cycles.get('no_instruction', 0):8.1f} {req:6.2f} {hit:6.1f}")
