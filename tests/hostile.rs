@@ -692,18 +692,25 @@ fn each_mistake_is_one_line_naming_the_flag_given() {
     }
 }
 
+/// `simsort compare` of 1,024 keys on a machine of `regs` registers an SM:
+/// checks its exit status and how many rows it skips, and returns its
+/// table and its stderr.
+fn compare_with_regs(regs: &str, status: i32, skipped: usize) -> (String, String) {
+    let out = simsort(&["compare", "-q", "--keys", "1024", "--regs-per-sm", regs]);
+    let (table, err) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(status), "{err}");
+    assert_eq!(
+        table.matches("skipped: does not fit the machine").count(),
+        skipped,
+        "{table}"
+    );
+    (table, err)
+}
+
 #[test]
 fn compare_on_a_machine_nothing_fits_shows_skipped_rows() {
     // 512 registers an SM: not even one warp of any sort's kernels fits.
-    let out = simsort(&["compare", "-q", "--keys", "1024", "--regs-per-sm", "512"]);
-    let table = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert_eq!(
-        table.matches("skipped: does not fit the machine").count(),
-        5,
-        "{table}"
-    );
-    let err = text(&out.stderr);
+    let (_, err) = compare_with_regs("512", 2, 5);
     assert_eq!(
         err.lines().filter(|l| l.starts_with("error")).count(),
         1,
@@ -717,14 +724,7 @@ fn a_sort_runs_where_the_registers_it_keeps_live_fit() {
     // fit on the registers the simulator allocates (live words plus 3),
     // not on the ones their IR declares; the others are skipped, naming
     // both counts.
-    let out = simsort(&["compare", "-q", "--keys", "1024", "--regs-per-sm", "1024"]);
-    let table = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(
-        table.matches("skipped: does not fit the machine").count(),
-        3,
-        "{table}"
-    );
+    let (table, err) = compare_with_regs("1024", 0, 3);
     for algo in ["mergesort", "bitonic"] {
         assert!(
             table
@@ -733,7 +733,7 @@ fn a_sort_runs_where_the_registers_it_keeps_live_fit() {
             "{table}"
         );
     }
-    assert!(text(&out.stderr).contains("registers per thread (53 declared)"));
+    assert!(err.contains("registers per thread (53 declared)"), "{err}");
 }
 
 #[test]
