@@ -46,6 +46,17 @@ const EMPTY_132X32: (usize, &str) = (1, "empty");
 const EMPTY_132X1024: (usize, &str) = (2, "empty");
 const EMPTY_1320X256: (usize, &str) = (3, "empty");
 const EMPTY_132000X256: (usize, &str) = (5, "empty");
+/// The copies, reads and writes of one word a thread over 256 and 1,024
+/// blocks of 256 threads: one wave of blocks, so what they cost beyond an
+/// empty kernel is their work and the fixed cost of touching memory.
+const SMALL_MEMORY: [(usize, &str); 6] = [
+    (6, "copy_u32"),
+    (7, "copy_u32"),
+    (12, "read_u32"),
+    (13, "read_u32"),
+    (18, "write_u32"),
+    (19, "write_u32"),
+];
 const COPY_ROWS16_2048: (usize, &str) = (27, "copy_rows16");
 const BAR_1X32: (usize, &str) = (28, "bar_loop");
 const BAR_1X1024: (usize, &str) = (30, "bar_loop");
@@ -94,6 +105,16 @@ impl Timing {
             .map(|&at| self.cycles(at))
             .sum::<Result<f64, String>>()?
             / 3.0)
+    }
+
+    /// Mean cycles of the one-wave launches that read or write global
+    /// memory ([`SMALL_MEMORY`]).
+    fn small_memory(&self) -> Result<f64, String> {
+        Ok(SMALL_MEMORY
+            .iter()
+            .map(|&at| self.cycles(at))
+            .sum::<Result<f64, String>>()?
+            / SMALL_MEMORY.len() as f64)
     }
 
     /// Cycles per block an SM takes to start blocks: the slope of empty
@@ -226,6 +247,19 @@ pub fn derive(
         "launch_overhead_cycles",
         moved(reference.launch_overhead_cycles, e - re, 0),
         format!("empty kernels {e:.0} cycles against {re:.0}"),
+    );
+    // What touching memory adds to a launch moves by what the small
+    // memory launches moved beyond the empty kernel's move: on the H100
+    // they cost about 250 cycles less over an empty kernel than on the
+    // H200, so charging them the H200's 540 made every short launch of a
+    // sort slow there.
+    let (rm, m) = (rt.small_memory()? - re, t.small_memory()? - e);
+    push(
+        "memory_launch_cycles",
+        moved(reference.memory_launch_cycles, m - rm, 0),
+        format!(
+            "one-wave copies, reads and writes {m:.0} cycles beyond an empty kernel against {rm:.0}"
+        ),
     );
     let sms = f64::from(reference.num_sms);
     let (rd, d) = (rt.dispatch(sms)?, t.dispatch(sms)?);
