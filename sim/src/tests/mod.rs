@@ -19,6 +19,7 @@ mod port_hits;
 mod renames;
 mod s2r;
 mod slice_hash;
+mod smem_width;
 mod stalls;
 mod timing;
 mod tracing;
