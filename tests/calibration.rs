@@ -353,6 +353,16 @@ fn the_committed_h200_shared_pass_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_smem.txt", "hw/calib/figures_smem.txt");
 }
 
+/// Shared loads only, stores only and 16-byte stores and loads in turn at
+/// 4, 8 and 16 bytes a lane: one wavefront a cycle of the SM's pipe for
+/// every width and direction (docs/calibration.md, "16-byte shared
+/// accesses"; about a minute to simulate: `.ci/release-checks` runs it).
+#[test]
+#[ignore]
+fn the_committed_h200_shared_width_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_smemw.txt", "hw/calib/figures_smemw.txt");
+}
+
 /// Chains of dependent loads to random words (mergesort's `partition`):
 /// the suite that set `load_line_cycles`.
 #[test]
