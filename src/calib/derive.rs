@@ -96,25 +96,24 @@ impl Timing {
         self.metric(at, "sm__cycles_elapsed.max")
     }
 
+    /// Mean cycles of `launches`.
+    fn mean_cycles(&self, launches: &[(usize, &str)]) -> Result<f64, String> {
+        let sum = (launches.iter())
+            .map(|&at| self.cycles(at))
+            .sum::<Result<f64, String>>()?;
+        Ok(sum / launches.len() as f64)
+    }
+
     /// An empty kernel's cycles: the launch and drain alone (mean of the
     /// grids too small to wait on block dispatch).
     fn empty(&self) -> Result<f64, String> {
-        let small = [EMPTY_1X32, EMPTY_132X32, EMPTY_132X1024];
-        Ok(small
-            .iter()
-            .map(|&at| self.cycles(at))
-            .sum::<Result<f64, String>>()?
-            / 3.0)
+        self.mean_cycles(&[EMPTY_1X32, EMPTY_132X32, EMPTY_132X1024])
     }
 
     /// Mean cycles of the one-wave launches that read or write global
     /// memory ([`SMALL_MEMORY`]).
     fn small_memory(&self) -> Result<f64, String> {
-        Ok(SMALL_MEMORY
-            .iter()
-            .map(|&at| self.cycles(at))
-            .sum::<Result<f64, String>>()?
-            / SMALL_MEMORY.len() as f64)
+        self.mean_cycles(&SMALL_MEMORY)
     }
 
     /// Cycles per block an SM takes to start blocks: the slope of empty
