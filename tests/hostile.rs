@@ -598,6 +598,8 @@ fn calibrate_bounds_must_be_numbers_in_range() {
         ("--min-r", "2"),
         ("--max-mape", "NaN"),
         ("--max-mape", "-1"),
+        ("--max-whole-sort-error", "-1"),
+        ("--max-whole-sort-error", "inf"),
     ] {
         let out = simsort(&["calibrate", "--suite", "x", flag, value]);
         refused(&out, &[flag, value], 1);

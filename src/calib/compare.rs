@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::ncu::NcuLaunch;
+use super::whole::{WholeSort, whole_sorts};
 
 /// The cycle metric both sides report.
 pub const CYCLES: &str = "sm__cycles_elapsed.max";
@@ -93,6 +94,8 @@ pub struct Summary {
     pub inst_ratio: f64,
     /// Per kernel name: launches and cycle MAPE.
     pub per_kernel: BTreeMap<String, (usize, f64)>,
+    /// The entries of more than one launch (sorts), their cycles summed.
+    pub whole_sorts: Vec<WholeSort>,
 }
 
 /// Pairs hardware and simulated launches of one sequence, in order.
@@ -235,6 +238,7 @@ pub fn summarize(pairs: &[Pair]) -> Summary {
             .count(),
         inst_ratio: if sim_i > 0.0 { hw_i / sim_i } else { 0.0 },
         per_kernel,
+        whole_sorts: whole_sorts(pairs),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Checking the simulator's clock and counters against real hardware:
 //! record a launch sequence ([`recorder`]), write it as a bundle a GPU can
 //! replay and profile ([`bundle`]), read Nsight Compute's CSV ([`ncu`]) and
-//! compare launch by launch ([`compare`]); set a new GPU's machine fields
+//! compare launch by launch ([`compare`]) and sort by sort ([`whole`]); set a new GPU's machine fields
 //! from its microbenchmarks ([`derive`]).
 
 pub mod bundle;
@@ -11,4 +11,5 @@ pub mod fit;
 pub mod ncu;
 pub mod plot;
 pub mod recorder;
+pub mod whole;
 pub mod zero_shared;

@@ -61,10 +61,15 @@ pub struct CalibrateArgs {
     /// Fail (exit 1) when Pearson's r of cycles is below this.
     #[arg(long, value_name = "R", value_parser = correlation)]
     pub min_r: Option<f64>,
+    /// Fail (exit 1) when a whole sort's cycles (an entry of more than one
+    /// launch, summed) are further than this many percent from the
+    /// hardware's; refused (exit 2) when the comparison has no such entry.
+    #[arg(long, value_name = "PERCENT", value_parser = percent)]
+    pub max_whole_sort_error: Option<f64>,
     /// Fit the timing fields of `--gpu` (default h200) to the suite's data
     /// and write the fitted machine file here (.toml or .json); prints the
     /// fitted and held-out cycle MAPE (docs/calibration.md).
-    #[arg(long, value_name = "FILE.toml", requires = "suite", conflicts_with_all = ["plot", "report", "json", "max_mape", "min_r"])]
+    #[arg(long, value_name = "FILE.toml", requires = "suite", conflicts_with_all = ["plot", "report", "json", "max_mape", "min_r", "max_whole_sort_error"])]
     pub fit: Option<PathBuf>,
     /// The fields `--fit` moves, comma-separated timing fields [default:
     /// launch_overhead_cycles,dram_latency_cycles,alu_latency_cycles,
@@ -220,6 +225,22 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             "cycle r {:.4} is below --min-r {min}",
             summary.cycle_pearson_r
         ));
+    }
+    if let Some(max) = args.max_whole_sort_error {
+        let Some(w) = simsort::calib::whole::worst(&summary.whole_sorts) else {
+            return Err(Failure::input(
+                "error: --max-whole-sort-error: the comparison has no whole sort (no suite entry \
+                 or bundle of more than one launch) to check"
+                    .to_string(),
+            ));
+        };
+        if w.error_percent().abs() > max {
+            failed.push(format!(
+                "whole sort {} is {:+.2}% off the hardware's cycles, beyond --max-whole-sort-error {max}%",
+                if w.entry.is_empty() { "(the bundle)" } else { &w.entry },
+                w.error_percent()
+            ));
+        }
     }
     if !missing.is_empty() {
         let mut lines: Vec<String> = missing
@@ -518,6 +539,10 @@ fn table(pairs: &[Pair], summary: &Summary) -> String {
         100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
         summary.inst_ratio
     );
+    if let Some(line) = simsort::calib::whole::line(&summary.whole_sorts) {
+        s += &line;
+        s.push('\n');
+    }
     s += "per kernel (launches, cycle MAPE):";
     let per: BTreeMap<_, _> = summary.per_kernel.iter().collect();
     for (k, (n, mape)) in per {

@@ -126,16 +126,38 @@ fn tables(pairs: &[Pair], summary: &Summary) -> Vec<Block> {
             })
             .collect(),
     };
-    vec![
-        Block::Table(launches),
-        Block::Table(kernels),
-        Block::Table(exact),
-    ]
+    let sorts = Table {
+        caption: "whole sorts (entries of more than one launch, cycles summed)".into(),
+        header: ["sort", "launches", "hw cycles", "sim cycles", "sim/hw"]
+            .map(String::from)
+            .to_vec(),
+        rows: (summary.whole_sorts.iter())
+            .map(|w| {
+                vec![
+                    Cell::text(if w.entry.is_empty() {
+                        "the bundle"
+                    } else {
+                        &w.entry
+                    }),
+                    Cell::num(w.launches.to_string()),
+                    Cell::num(format!("{:.0}", w.hw_cycles)),
+                    Cell::num(format!("{:.0}", w.sim_cycles)),
+                    Cell::num(format!("{:.3}", w.ratio())),
+                ]
+            })
+            .collect(),
+    };
+    let mut blocks = vec![Block::Table(launches)];
+    if !sorts.rows.is_empty() {
+        blocks.push(Block::Table(sorts));
+    }
+    blocks.extend([Block::Table(kernels), Block::Table(exact)]);
+    blocks
 }
 
 /// The page of a calibration.
 pub fn page(pairs: &[Pair], summary: &Summary, provenance: Provenance) -> Page {
-    let figures = format!(
+    let mut figures = format!(
         "{} launches: cycle MAPE {:.1}%, Pearson r {:.4}; top stall reason agrees in {} ({:.0}%); \
          SASS/IR instructions {:.2}.",
         summary.launches,
@@ -145,6 +167,9 @@ pub fn page(pairs: &[Pair], summary: &Summary, provenance: Provenance) -> Page {
         100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
         summary.inst_ratio
     );
+    if let Some(line) = crate::calib::whole::line(&summary.whole_sorts) {
+        figures += &format!(" {}{}.", line[..1].to_uppercase(), &line[1..]);
+    }
     let band = |factor: f64, label: &str| RefLine {
         factor,
         label: label.to_string(),
