@@ -615,3 +615,36 @@ fn sixty_four_bit_keys_carrying_values_bundle_simulated_and_not_dry() {
         .collect();
     assert!(keys.is_sorted(), "the checked keys ascend");
 }
+
+/// Data measured on one GPU and simulated on another preset get a note
+/// naming both (the data directory's `gpu.txt`); like with like, none.
+#[test]
+fn a_comparison_across_gpus_is_noted() {
+    let run = |gpu: &[&str]| {
+        let mut args = vec![
+            "calibrate",
+            "--suite",
+            "hw/calib/suite.txt",
+            "--only",
+            "smem_stride_33",
+            "--data",
+            "hw/data/h100/calib",
+        ];
+        args.extend(gpu);
+        let out = simsort(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let across = run(&[]);
+    assert!(
+        across.contains("measured on an NVIDIA H100 80GB HBM3")
+            && across.contains("the simulator ran preset h200")
+            && across.contains("across GPUs"),
+        "{across}"
+    );
+    assert_eq!(run(&["--gpu", "h100"]), "", "like with like");
+}

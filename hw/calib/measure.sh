@@ -6,7 +6,9 @@
 #   hw/calib/measure.sh SIMSORT SUITE OUTDIR
 # SIMSORT is the simsort binary, SUITE a suite file (hw/calib/suite.txt).
 # Writes OUTDIR/NAME.csv per entry, trimmed to the launch columns and the
-# metrics of hw/metrics.txt; copy them to hw/data/calib/.
+# metrics of hw/metrics.txt, and OUTDIR/gpu.txt (the GPU, driver, clocks
+# and memory; the ncu version: calibrate notes a comparison across GPUs);
+# copy them to hw/data/calib/.
 # SIMULATE=1 records each bundle with the simulator instead of without it
 # (`--no-simulate`): sorts whose launches depend on what they read back
 # (sample sort, terasort) need it. JOBS=N records N bundles at a time
@@ -23,6 +25,8 @@ mode=--no-simulate
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total \
+    --format=csv,noheader | sed -n 1p; ncu --version | tail -1; } >"$out/gpu.txt"
 nvcc -O2 -o "$work/host" hw/bundle/host.cu -lcuda
 metrics_file=${METRICS:-hw/metrics.txt}
 metrics=$(paste -sd, "$metrics_file")

@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod compare;
 pub mod derive;
 pub mod fit;
+pub mod measured_on;
 pub mod ncu;
 pub mod plot;
 pub mod recorder;

@@ -149,6 +149,9 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             .map_err(|why| Failure::input(format!("error: {why}")))?;
     }
     check_plot(args)?;
+    if let Some(note) = across_gpus(args) {
+        eprintln!("{note}");
+    }
     let mut missing = Vec::new();
     let pairs = match (&args.suite, args.inputs.as_slice()) {
         (Some(suite), []) => suite_pairs(
@@ -305,6 +308,45 @@ fn check_plot(args: &CalibrateArgs) -> Result<(), Failure> {
     simsort::atomic::check_distinct(&[("--plot", plot)], &named)
         .map_err(|why| Failure::input(format!("error: {why}")))?;
     simsort::atomic::check_output(plot).map_err(bad)
+}
+
+/// A note when the hardware data were measured on another GPU than the
+/// preset that simulates them (`gpu.txt` beside the CSVs:
+/// [`simsort::calib::measured_on`]): `--data` and `--gpu` (default
+/// `h200`) with `--suite`, a bundle directory and its report's machine
+/// otherwise. Nothing when either side is unknown or a machine file.
+fn across_gpus(args: &CalibrateArgs) -> Option<String> {
+    use simsort::calib::measured_on;
+    use simsort::experiment::machine_file;
+    let (dir, gpu, flag) = match (&args.suite, args.inputs.as_slice()) {
+        (Some(_), []) => (
+            args.data.clone(),
+            args.gpu.clone().unwrap_or_else(|| "h200".to_string()),
+            "--data",
+        ),
+        (None, [dir]) => {
+            let report = std::fs::read_to_string(dir.join("report.json")).ok()?;
+            let value: serde_json::Value = serde_json::from_str(&report).ok()?;
+            (
+                dir.clone(),
+                value["config"]["gpu"].as_str()?.to_string(),
+                "DIR",
+            )
+        }
+        _ => return None,
+    };
+    let machine = machine_file::preset(&gpu)?;
+    let device = measured_on::device(&dir)?;
+    (!measured_on::is_preset_of(&gpu, &device)).then(|| {
+        format!(
+            "note: the hardware data ({flag} {}) were measured on an {device} (its {}), and \
+             the simulator ran preset {gpu}, an {}: the comparison is across GPUs (give \
+             --gpu a machine of the measured GPU to compare like with like)",
+            dir.display(),
+            measured_on::FILE,
+            machine.description
+        )
+    })
 }
 
 /// Where a file came from, for messages: the flag or argument that named
