@@ -647,4 +647,18 @@ fn a_comparison_across_gpus_is_noted() {
         "{across}"
     );
     assert_eq!(run(&["--gpu", "h100"]), "", "like with like");
+    // Reports say both sides.
+    let out = simsort(&[
+        "calibrate",
+        "--suite",
+        "hw/calib/suite.txt",
+        "--only",
+        "smem_stride_33",
+        "--data",
+        "hw/data/h100/calib",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["gpus"]["measured"], "NVIDIA H100 80GB HBM3");
+    assert_eq!(json["gpus"]["simulated"], "h200");
 }

@@ -149,7 +149,8 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             .map_err(|why| Failure::input(format!("error: {why}")))?;
     }
     check_plot(args)?;
-    if let Some(note) = across_gpus(args) {
+    let gpus = gpus(args);
+    if let Some(note) = gpus.across() {
         eprintln!("{note}");
     }
     let mut missing = Vec::new();
@@ -199,12 +200,13 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     if let Some(path) = &args.report {
         let provenance = simsort::report_html::Provenance::of_process();
-        let page = simsort::report_html::calib::page(&pairs, &summary, provenance);
+        let page =
+            simsort::report_html::calib::page(&pairs, &summary, &gpus.sentence(), provenance);
         simsort::report_html::write(path, &page)
             .map_err(|e| Failure::run(format!("error: cannot write {}: {e}", path.display())))?;
     }
     let text = if args.json {
-        let value = serde_json::json!({ "summary": summary, "launches": pairs });
+        let value = serde_json::json!({ "gpus": gpus, "summary": summary, "launches": pairs });
         let mut s = serde_json::to_string_pretty(&value).expect("serialises");
         s.push('\n');
         s
@@ -310,43 +312,94 @@ fn check_plot(args: &CalibrateArgs) -> Result<(), Failure> {
     simsort::atomic::check_output(plot).map_err(bad)
 }
 
-/// A note when the hardware data were measured on another GPU than the
-/// preset that simulates them (`gpu.txt` beside the CSVs:
-/// [`simsort::calib::measured_on`]): `--data` and `--gpu` (default
-/// `h200`) with `--suite`, a bundle directory and its report's machine
-/// otherwise. Nothing when either side is unknown or a machine file.
-fn across_gpus(args: &CalibrateArgs) -> Option<String> {
+/// The two GPUs of a comparison, as far as they are known: where the
+/// hardware data are (`--data` with `--suite`, else the bundle
+/// directory), the GPU they were measured on (its `gpu.txt`:
+/// [`simsort::calib::measured_on`]), and the machine the simulator ran
+/// (`--gpu`, default `h200`, with `--suite`; the bundle report's
+/// otherwise). Reports carry both, so a comparison says what it compares.
+#[derive(Debug, Default, serde::Serialize)]
+struct Gpus {
+    /// The measured GPU's name (`NVIDIA H200`).
+    measured: Option<String>,
+    /// The simulated machine's name (a preset's, or a machine file's).
+    simulated: Option<String>,
+    #[serde(skip)]
+    data: Option<(PathBuf, &'static str)>,
+}
+
+fn gpus(args: &CalibrateArgs) -> Gpus {
     use simsort::calib::measured_on;
     use simsort::experiment::machine_file;
-    let (dir, gpu, flag) = match (&args.suite, args.inputs.as_slice()) {
-        (Some(_), []) => (
-            args.data.clone(),
-            args.gpu.clone().unwrap_or_else(|| "h200".to_string()),
-            "--data",
-        ),
-        (None, [dir]) => {
-            let report = std::fs::read_to_string(dir.join("report.json")).ok()?;
-            let value: serde_json::Value = serde_json::from_str(&report).ok()?;
+    let (dir, flag, simulated) = match (&args.suite, args.inputs.as_slice()) {
+        (Some(_), []) => {
+            let gpu = args.gpu.clone().unwrap_or_else(|| "h200".to_string());
             (
-                dir.clone(),
-                value["config"]["gpu"].as_str()?.to_string(),
-                "DIR",
+                args.data.clone(),
+                "--data",
+                Some(machine_file::report_name(&gpu)),
             )
         }
-        _ => return None,
+        (None, [dir]) => {
+            let report = std::fs::read_to_string(dir.join("report.json")).unwrap_or_default();
+            let value: serde_json::Value = serde_json::from_str(&report).unwrap_or_default();
+            let gpu = value["config"]["gpu"].as_str().map(str::to_string);
+            (dir.clone(), "DIR", gpu)
+        }
+        _ => return Gpus::default(),
     };
-    let machine = machine_file::preset(&gpu)?;
-    let device = measured_on::device(&dir)?;
-    (!measured_on::is_preset_of(&gpu, &device)).then(|| {
-        format!(
-            "note: the hardware data ({flag} {}) were measured on an {device} (its {}), and \
-             the simulator ran preset {gpu}, an {}: the comparison is across GPUs (give \
-             --gpu a machine of the measured GPU to compare like with like)",
-            dir.display(),
-            measured_on::FILE,
-            machine.description
-        )
-    })
+    Gpus {
+        measured: measured_on::device(&dir),
+        simulated,
+        data: Some((dir, flag)),
+    }
+}
+
+impl Gpus {
+    /// A note when the hardware data were measured on another GPU than
+    /// the preset that simulates them. Nothing when either side is
+    /// unknown or the machine is a file (the user's own).
+    fn across(&self) -> Option<String> {
+        use simsort::calib::measured_on;
+        let (device, gpu, (dir, flag)) = (
+            self.measured.as_ref()?,
+            self.simulated.as_ref()?,
+            self.data.as_ref()?,
+        );
+        let machine = simsort::experiment::machine_file::preset(gpu)?;
+        (!measured_on::is_preset_of(gpu, device)).then(|| {
+            format!(
+                "note: the hardware data ({flag} {}) were measured on an {device} (its {}), and \
+                 the simulator ran preset {gpu}, an {}: the comparison is across GPUs (give \
+                 --gpu a machine of the measured GPU to compare like with like)",
+                dir.display(),
+                measured_on::FILE,
+                machine.description
+            )
+        })
+    }
+
+    /// One sentence for a report: what was measured on what, and
+    /// simulated on what.
+    fn sentence(&self) -> String {
+        let measured = match (&self.measured, &self.data) {
+            (Some(d), Some((dir, _))) => format!(
+                "Measured on an {d} ({}/{})",
+                dir.display(),
+                simsort::calib::measured_on::FILE
+            ),
+            (None, Some((dir, _))) => format!(
+                "Measured on a GPU that {} does not name (it has no {})",
+                dir.display(),
+                simsort::calib::measured_on::FILE
+            ),
+            _ => "Measured on a GPU the inputs do not name".to_string(),
+        };
+        match &self.simulated {
+            Some(g) => format!("{measured}; simulated on machine {g}."),
+            None => format!("{measured}."),
+        }
+    }
 }
 
 /// Where a file came from, for messages: the flag or argument that named

@@ -156,7 +156,9 @@ fn tables(pairs: &[Pair], summary: &Summary) -> Vec<Block> {
 }
 
 /// The page of a calibration.
-pub fn page(pairs: &[Pair], summary: &Summary, provenance: Provenance) -> Page {
+/// `gpus` says what was measured on what GPU and simulated on what
+/// machine (one sentence).
+pub fn page(pairs: &[Pair], summary: &Summary, gpus: &str, provenance: Provenance) -> Page {
     let mut figures = format!(
         "{} launches: cycle MAPE {:.1}%, Pearson r {:.4}; top stall reason agrees in {} ({:.0}%); \
          SASS/IR instructions {:.2}.",
@@ -223,6 +225,7 @@ pub fn page(pairs: &[Pair], summary: &Summary, provenance: Provenance) -> Page {
     });
     let mut blocks = vec![
         Block::Heading("Summary".into()),
+        Block::Text(gpus.to_string()),
         Block::Text(figures),
         Block::Heading("Charts (hover a point for its launch)".into()),
         Block::Chart(correlation),
