@@ -71,6 +71,16 @@ pub struct Pair {
 }
 
 impl Pair {
+    /// The launch's name: `entry/index:kernel` (`index:kernel` outside a
+    /// suite).
+    pub fn name(&self) -> String {
+        if self.entry.is_empty() {
+            format!("{}:{}", self.index, self.kernel)
+        } else {
+            format!("{}/{}:{}", self.entry, self.index, self.kernel)
+        }
+    }
+
     /// Relative cycle error, simulator against hardware.
     pub fn error(&self) -> f64 {
         (self.sim_cycles - self.hw_cycles) / self.hw_cycles.max(1.0)
@@ -96,6 +106,19 @@ pub struct Summary {
     pub per_kernel: BTreeMap<String, (usize, f64)>,
     /// The entries of more than one launch (sorts), their cycles summed.
     pub whole_sorts: Vec<WholeSort>,
+    /// The launch furthest from the hardware's cycles.
+    pub worst_launch: Option<Worst>,
+    /// Launches more than 25% off the hardware's cycles.
+    pub launches_beyond_25_percent: usize,
+}
+
+/// A launch and its cycle error.
+#[derive(Clone, Debug, Serialize)]
+pub struct Worst {
+    /// `entry/index:kernel` ([`Pair::name`]).
+    pub launch: String,
+    /// Simulated against hardware cycles, percent, signed.
+    pub error_percent: f64,
 }
 
 /// Pairs hardware and simulated launches of one sequence, in order.
@@ -239,6 +262,13 @@ pub fn summarize(pairs: &[Pair]) -> Summary {
         inst_ratio: if sim_i > 0.0 { hw_i / sim_i } else { 0.0 },
         per_kernel,
         whole_sorts: whole_sorts(pairs),
+        worst_launch: (pairs.iter())
+            .max_by(|a, b| a.error().abs().total_cmp(&b.error().abs()))
+            .map(|p| Worst {
+                launch: p.name(),
+                error_percent: p.error() * 100.0,
+            }),
+        launches_beyond_25_percent: pairs.iter().filter(|p| p.error().abs() > 0.25).count(),
     }
 }
 
@@ -320,6 +350,13 @@ mod tests {
         );
         assert_eq!(sum.exact[EXACT[2]], (1, 2));
         assert_eq!(sum.top_stall_agree, 1);
+        let worst = sum.worst_launch.expect("two launches");
+        assert_eq!(worst.launch, "1:fm");
+        assert!((worst.error_percent + 25.0).abs() < 1e-9);
+        assert_eq!(
+            sum.launches_beyond_25_percent, 0,
+            "exactly 25% is not beyond"
+        );
         assert_eq!(pairs[0].hw_top_stall, "barrier");
     }
 

@@ -602,11 +602,7 @@ fn table(pairs: &[Pair], summary: &Summary) -> String {
     );
     for p in pairs {
         let exact = p.exact.values().filter(|(h, s)| h == s).count();
-        let id = if p.entry.is_empty() {
-            format!("{}:{}", p.index, p.kernel)
-        } else {
-            format!("{}/{}:{}", p.entry, p.index, p.kernel)
-        };
+        let id = p.name();
         s += &format!(
             "{:<w$} {:>11.0} {:>11.0} {:>+6.1}% {:>8.2} {:>3}/{:<3}  {:<16} {:<16}\n",
             id,
@@ -634,6 +630,12 @@ fn table(pairs: &[Pair], summary: &Summary) -> String {
         100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
         summary.inst_ratio
     );
+    if let Some(w) = &summary.worst_launch {
+        s += &format!(
+            "worst launch {} {:+.1}%; {} beyond 25%\n",
+            w.launch, w.error_percent, summary.launches_beyond_25_percent
+        );
+    }
     if let Some(line) = simsort::calib::whole::line(&summary.whole_sorts) {
         s += &line;
         s.push('\n');

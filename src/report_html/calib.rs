@@ -9,15 +9,6 @@ use super::chart::{Chart, Point, RefLine, Series, XyChart};
 use super::page::{Block, Cell, Page, Provenance, Table};
 use crate::calib::compare::{Pair, Summary};
 
-/// A launch's name: `entry/index:kernel` (`index:kernel` outside a suite).
-fn launch(p: &Pair) -> String {
-    if p.entry.is_empty() {
-        format!("{}:{}", p.index, p.kernel)
-    } else {
-        format!("{}/{}:{}", p.entry, p.index, p.kernel)
-    }
-}
-
 /// SASS over IR warp instructions, or `-`.
 fn inst_ratio(p: &Pair) -> String {
     if p.sim_insts > 0.0 {
@@ -30,7 +21,7 @@ fn inst_ratio(p: &Pair) -> String {
 /// What a hover tells about a launch.
 fn tip(p: &Pair) -> String {
     let mut lines = vec![
-        launch(p),
+        p.name(),
         format!("hardware cycles: {:.0}", p.hw_cycles),
         format!("simulated cycles: {:.0}", p.sim_cycles),
         format!("error: {:+.1}%", p.error() * 100.0),
@@ -82,7 +73,7 @@ fn tables(pairs: &[Pair], summary: &Summary) -> Vec<Block> {
             .map(|p| {
                 let exact = p.exact.values().filter(|(h, s)| h == s).count();
                 vec![
-                    Cell::text(launch(p)),
+                    Cell::text(p.name()),
                     Cell::num(format!("{:.0}", p.hw_cycles)),
                     Cell::num(format!("{:.0}", p.sim_cycles)),
                     Cell::num(format!("{:+.1}%", p.error() * 100.0)),
@@ -169,6 +160,12 @@ pub fn page(pairs: &[Pair], summary: &Summary, gpus: &str, provenance: Provenanc
         100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
         summary.inst_ratio
     );
+    if let Some(w) = &summary.worst_launch {
+        figures += &format!(
+            " Worst launch {} {:+.1}%; {} beyond 25%.",
+            w.launch, w.error_percent, summary.launches_beyond_25_percent
+        );
+    }
     if let Some(line) = crate::calib::whole::line(&summary.whole_sorts) {
         figures += &format!(" {}{}.", line[..1].to_uppercase(), &line[1..]);
     }
