@@ -12,6 +12,7 @@ pub mod bundle;
 pub mod calibrate;
 pub mod check;
 pub mod compare;
+mod compared_gpus;
 pub mod completions;
 pub mod emit;
 pub mod fit;
