@@ -138,11 +138,17 @@ fn tables(pairs: &[Pair], summary: &Summary) -> Vec<Block> {
             })
             .collect(),
     };
-    let mut blocks = vec![Block::Table(launches)];
+    // The sorts first: a handful of rows a reader wants before hundreds
+    // of launches.
+    let mut blocks = Vec::new();
     if !sorts.rows.is_empty() {
         blocks.push(Block::Table(sorts));
     }
-    blocks.extend([Block::Table(kernels), Block::Table(exact)]);
+    blocks.extend([
+        Block::Table(launches),
+        Block::Table(kernels),
+        Block::Table(exact),
+    ]);
     blocks
 }
 
@@ -150,7 +156,7 @@ fn tables(pairs: &[Pair], summary: &Summary) -> Vec<Block> {
 /// `gpus` says what was measured on what GPU and simulated on what
 /// machine (one sentence).
 pub fn page(pairs: &[Pair], summary: &Summary, gpus: &str, provenance: Provenance) -> Page {
-    let mut figures = format!(
+    let figures = format!(
         "{} launches: cycle MAPE {:.1}%, Pearson r {:.4}; top stall reason agrees in {} ({:.0}%); \
          SASS/IR instructions {:.2}.",
         summary.launches,
@@ -160,14 +166,20 @@ pub fn page(pairs: &[Pair], summary: &Summary, gpus: &str, provenance: Provenanc
         100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
         summary.inst_ratio
     );
+    // One line each, as the text report gives them.
+    let mut lines = vec![Block::Text(gpus.to_string()), Block::Text(figures)];
     if let Some(w) = &summary.worst_launch {
-        figures += &format!(
-            " Worst launch {} {:+.1}%; {} beyond 25%.",
+        lines.push(Block::Text(format!(
+            "Worst launch {} {:+.1}%; {} beyond 25%.",
             w.launch, w.error_percent, summary.launches_beyond_25_percent
-        );
+        )));
     }
     if let Some(line) = crate::calib::whole::line(&summary.whole_sorts) {
-        figures += &format!(" {}{}.", line[..1].to_uppercase(), &line[1..]);
+        lines.push(Block::Text(format!(
+            "{}{}.",
+            line[..1].to_uppercase(),
+            &line[1..]
+        )));
     }
     let band = |factor: f64, label: &str| RefLine {
         factor,
@@ -220,15 +232,14 @@ pub fn page(pairs: &[Pair], summary: &Summary, gpus: &str, provenance: Provenanc
         x_categories: kernels.clone(),
         ..XyChart::default()
     });
-    let mut blocks = vec![
-        Block::Heading("Summary".into()),
-        Block::Text(gpus.to_string()),
-        Block::Text(figures),
+    let mut blocks = vec![Block::Heading("Summary".into())];
+    blocks.extend(lines);
+    blocks.extend([
         Block::Heading("Charts (hover a point for its launch)".into()),
         Block::Chart(correlation),
         Block::Chart(errors),
         Block::Heading("Tables".into()),
-    ];
+    ]);
     blocks.extend(tables(pairs, summary));
     Page {
         title: format!(
