@@ -112,6 +112,19 @@ pub struct Summary {
     pub launches_beyond_25_percent: usize,
 }
 
+impl Summary {
+    /// The report line of the worst launch and of the launches beyond
+    /// 25% (`worst launch entry/index:kernel +E%; N beyond 25%`); `None`
+    /// with no launch.
+    pub fn worst_line(&self) -> Option<String> {
+        let w = self.worst_launch.as_ref()?;
+        Some(format!(
+            "worst launch {} {:+.1}%; {} beyond 25%",
+            w.launch, w.error_percent, self.launches_beyond_25_percent
+        ))
+    }
+}
+
 /// A launch and its cycle error.
 #[derive(Clone, Debug, Serialize)]
 pub struct Worst {
@@ -350,6 +363,10 @@ mod tests {
         );
         assert_eq!(sum.exact[EXACT[2]], (1, 2));
         assert_eq!(sum.top_stall_agree, 1);
+        assert_eq!(
+            sum.worst_line().as_deref(),
+            Some("worst launch 1:fm -25.0%; 0 beyond 25%")
+        );
         let worst = sum.worst_launch.expect("two launches");
         assert_eq!(worst.launch, "1:fm");
         assert!((worst.error_percent + 25.0).abs() < 1e-9);

@@ -540,13 +540,11 @@ fn table(pairs: &[Pair], summary: &Summary) -> String {
         100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
         summary.inst_ratio
     );
-    if let Some(w) = &summary.worst_launch {
-        s += &format!(
-            "worst launch {} {:+.1}%; {} beyond 25%\n",
-            w.launch, w.error_percent, summary.launches_beyond_25_percent
-        );
-    }
-    if let Some(line) = simsort::calib::whole::line(&summary.whole_sorts) {
+    let lines = [
+        summary.worst_line(),
+        simsort::calib::whole::line(&summary.whole_sorts),
+    ];
+    for line in lines.into_iter().flatten() {
         s += &line;
         s.push('\n');
     }

@@ -166,15 +166,13 @@ pub fn page(pairs: &[Pair], summary: &Summary, gpus: &str, provenance: Provenanc
         100.0 * summary.top_stall_agree as f64 / summary.launches.max(1) as f64,
         summary.inst_ratio
     );
-    // One line each, as the text report gives them.
+    // One line each, as the text report gives them, as sentences.
     let mut lines = vec![Block::Text(gpus.to_string()), Block::Text(figures)];
-    if let Some(w) = &summary.worst_launch {
-        lines.push(Block::Text(format!(
-            "Worst launch {} {:+.1}%; {} beyond 25%.",
-            w.launch, w.error_percent, summary.launches_beyond_25_percent
-        )));
-    }
-    if let Some(line) = crate::calib::whole::line(&summary.whole_sorts) {
+    let extra = [
+        summary.worst_line(),
+        crate::calib::whole::line(&summary.whole_sorts),
+    ];
+    for line in extra.into_iter().flatten() {
         lines.push(Block::Text(format!(
             "{}{}.",
             line[..1].to_uppercase(),
