@@ -221,6 +221,12 @@ gpu_config! {
     /// them (the first accesses' address translation, the wait for the
     /// last stores' acknowledgement) its launch times do not tell apart.
     memory_launch_cycles: u32,
+    /// Cycles each warp of the blocks an SM holds at a launch's start waits
+    /// for its first instructions (`no_instruction`), 0..=
+    /// launch_overhead_cycles. Part of the launch's fixed cost:
+    /// launch_overhead_cycles counts them, so they say where the first
+    /// wave's warps spend that time, not how long the launch takes.
+    warp_start_fetch_cycles: u32,
     /// Cycles between two block starts on one SM, >= 0: the block
     /// dispatcher hands an SM one block at a time, even into free slots.
     block_dispatch_cycles: u32,
@@ -449,6 +455,12 @@ impl GpuConfig {
             // A load a thread adds 722-1,292 (the model charges the DRAM
             // latency, 640, for the load itself).
             memory_launch_cycles: 540,
+            // Measured (hw/data/calib, ncu's no_instruction stall a warp):
+            // the median over the 325 launches of one wave (at most 132
+            // blocks) of at most 50 instructions a warp, whose code the
+            // L0 holds, is 139 cycles a warp (quartiles 128 and 160;
+            // docs/calibration.md, "A warp's first instructions").
+            warp_start_fetch_cycles: 139,
             // Measured (hw/calib, empty kernels): a grid retires one block
             // per SM every 158-179 cycles, whatever the block's size and
             // however many slots are free.
@@ -609,6 +621,7 @@ impl GpuConfig {
             // Off: the tiny machine keeps exact cycle counts readable.
             launch_overhead_cycles: 0,
             memory_launch_cycles: 0,
+            warp_start_fetch_cycles: 0,
             block_dispatch_cycles: 0,
             lsu_sectors_per_cycle: 2,
             lsu_queue_depth: 2,
@@ -758,6 +771,14 @@ impl GpuConfig {
             self.smem_bytes_per_sm.into(),
         );
         range(&mut errors, "smem_banks", self.smem_banks.into(), 1, 1024);
+        // The first fetch is a part of the fixed cost, not added to it.
+        range(
+            &mut errors,
+            "warp_start_fetch_cycles",
+            self.warp_start_fetch_cycles.into(),
+            0,
+            self.launch_overhead_cycles.into(),
+        );
         range(
             &mut errors,
             "smem_bank_width_bytes",

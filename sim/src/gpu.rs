@@ -450,9 +450,12 @@ impl Device for Gpu {
 /// The cycle a launch ends whose last warp left at `warps_done` and
 /// whose last store was written into L2 at `last_store` (0: none), with
 /// `stats` its counters: the fixed cost of every launch, and more for one
-/// that read or wrote global memory (`memory_launch_cycles`).
+/// that read or wrote global memory (`memory_launch_cycles`). The first
+/// wave's warps already spent `warp_start_fetch_cycles` of the fixed cost
+/// waiting at their start ([`crate::sm::Sm::start_block`]).
 fn launch_end(cfg: &GpuConfig, warps_done: u64, last_store: u64, stats: &KernelStats) -> u64 {
-    warps_done.max(last_store) + fixed_launch_cycles(cfg, stats)
+    let spent = u64::from(cfg.warp_start_fetch_cycles);
+    (warps_done.max(last_store) + fixed_launch_cycles(cfg, stats)).saturating_sub(spent)
 }
 
 /// The cycles a launch with counters `stats` costs beyond its blocks'

@@ -283,14 +283,32 @@ impl Sm {
     /// Starts block `id` of the grid at cycle `t` in a free block slot
     /// ([`Self::has_free_block_slot`]); its warps start once the dispatcher
     /// reaches it (`block_dispatch_cycles` after the SM's previous block).
+    ///
+    /// A block the SM holds at the launch's start (`t` 0: the engine's
+    /// first dispatch) has its warps wait `warp_start_fetch_cycles` for
+    /// their first instructions, in `no_instruction`. The H200's warps of
+    /// a first wave spend about 140 cycles there (ncu; those of later
+    /// waves almost none, their SM's caches being warm), time the model
+    /// had only in the launch's fixed cost; [`crate::gpu`] takes it out
+    /// of that cost, so the launch's cycles stay what they were and the
+    /// stall reasons say what the hardware's do.
     pub fn start_block(&mut self, t: u64, id: u64, ctx: &mut Ctx<'_, '_>) {
         let b = self
             .blocks
             .iter()
             .position(|b| !b.used)
             .expect("a free block slot");
-        let t = t.max(self.next_dispatch);
-        self.next_dispatch = t + u64::from(ctx.cfg.block_dispatch_cycles);
+        let fetch = if t == 0 {
+            u64::from(ctx.cfg.warp_start_fetch_cycles)
+        } else {
+            0
+        };
+        // The dispatcher's turns count from when the block's warps can
+        // issue, so the whole launch runs `fetch` later than without it,
+        // as it did when the fixed cost carried the wait.
+        let issue = (t + fetch).max(self.next_dispatch);
+        self.next_dispatch = issue + u64::from(ctx.cfg.block_dispatch_cycles);
+        let t = issue - fetch;
         let (gx, gy) = (u64::from(ctx.grid.x), u64::from(ctx.grid.y));
         let ctaid = [
             (id % gx) as u32,
@@ -300,6 +318,9 @@ impl Sm {
         let nwarps = ctx.warps_per_block;
         let threads = ctx.block.count();
         let w = ctx.cfg.warp_size as usize;
+        // The block's id first: a warp's start may trace a stall, which
+        // names the block its slot holds.
+        self.blocks[b].id = id;
         let mut slots = std::mem::take(&mut self.blocks[b].warps);
         slots.clear();
         // Every warp slot first, each asked for at once: a slot is cold (its
@@ -327,7 +348,7 @@ impl Sm {
             self.scan_len[sp] = self.scan_len[sp].max(h - sp * self.per_sp + 1);
             self.ages[h] = self.age_counter;
             self.set_pc(slot as u16, ctx.prog.entry, ctx.prog);
-            self.start_warp(slot as u16, t, ctx);
+            self.start_warp(slot as u16, t, fetch, ctx);
         }
         if self.resident_warps == 0 {
             self.active_since = t;
@@ -349,9 +370,20 @@ impl Sm {
     /// Makes the `S2R`s of the warp just placed in `slot` at cycle `t`
     /// ([`crate::s2r`]): each takes the sub-partition's special-register
     /// read for `s2r_occupancy` cycles, in the order warps start, and each
-    /// special's scoreboard entry holds when its value is there.
-    fn start_warp(&mut self, slot: u16, t: u64, ctx: &mut Ctx<'_, '_>) {
+    /// special's scoreboard entry holds when its value is there. The warp
+    /// first waits `fetch` cycles for its first instructions
+    /// ([`Self::start_block`]), charged to `no_instruction`.
+    fn start_warp(&mut self, slot: u16, t: u64, fetch: u64, ctx: &mut Ctx<'_, '_>) {
         use crate::scoreboard::pack;
+        if fetch > 0 {
+            let pc = self.pcs[self.hot(slot)];
+            ctx.charge(self.id, pc, StallReason::NoInstruction, t, fetch);
+            if ctx.tracer.on() {
+                ctx.tracer
+                    .stall(t, self, slot, pc, StallReason::NoInstruction, fetch);
+            }
+        }
+        let t = t + fetch;
         let reads = &ctx.prog.s2r;
         let latency = u64::from(ctx.cfg.s2r_latency_cycles);
         if reads.count == 0 || latency == 0 {

@@ -42,3 +42,48 @@ fn a_launch_that_touches_global_memory_pays_the_memory_launch_cost() {
     assert!(param_exit(cfg.clone()) >= u64::from(cfg.launch_overhead_cycles));
     assert!(param_exit(cfg.clone()) < u64::from(cfg.launch_overhead_cycles) + extra);
 }
+
+/// The stats of `blocks` blocks of 32 threads of `write` (a store a
+/// thread, its first parameter a buffer of a word a thread) on `cfg`.
+fn write_grid(cfg: GpuConfig, blocks: u32) -> crate::KernelStats {
+    let text = include_str!("../../../hw/calib/kernels/write.kir");
+    launch_ir(cfg, "write.kir", text, blocks, 32, |g| {
+        vec![
+            ParamValue::U64(g.alloc(128 * u64::from(blocks))),
+            ParamValue::U32(32 * blocks),
+        ]
+    })
+}
+
+#[test]
+fn a_first_waves_warps_wait_for_their_first_instructions_within_the_fixed_cost() {
+    use crate::StallReason::NoInstruction;
+    let mut cfg = GpuConfig::h200();
+    cfg.num_sms = 2;
+    cfg.max_blocks_per_sm = 2;
+    let mut without = cfg.clone();
+    without.warp_start_fetch_cycles = 0;
+    let fetch = u64::from(cfg.warp_start_fetch_cycles);
+    assert!(fetch > 0);
+    // One wave (2 SMs x 2 blocks), then eight: only the first wave's 4
+    // warps wait, each `fetch` cycles, and the launch takes as long as
+    // with the wait left in the fixed cost.
+    for blocks in [4, 32] {
+        let (a, b) = (
+            write_grid(cfg.clone(), blocks),
+            write_grid(without.clone(), blocks),
+        );
+        assert_eq!(a.stall(NoInstruction), 4 * fetch, "{blocks} blocks");
+        assert_eq!(b.stall(NoInstruction), 0, "{blocks} blocks");
+        assert_eq!(a.cycles, b.cycles, "{blocks} blocks");
+    }
+}
+
+#[test]
+fn the_first_fetch_cannot_exceed_the_fixed_cost_it_is_part_of() {
+    let mut cfg = GpuConfig::h200();
+    cfg.launch_overhead_cycles = 100;
+    let errors = cfg.validate().unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].field, "warp_start_fetch_cycles");
+}

@@ -27,8 +27,15 @@ fn check_accounting(s: &KernelStats, what: &str) {
     for r in [StallReason::DispatchStall, StallReason::Membar] {
         assert_eq!(s.stall(r), 0, "{what}: {r} is not modelled");
     }
-    // These kernels fit the instruction cache's L0 (`crate::icache`).
-    assert_eq!(s.stall(StallReason::NoInstruction), 0, "{what}");
+    // These kernels fit the instruction cache's L0 (`crate::icache`): a
+    // warp waits for instructions only at its start, in a launch's first
+    // wave (`warp_start_fetch_cycles`), at the kernel's first instruction.
+    let waited = s
+        .per_pc
+        .iter()
+        .filter(|p| p.stalls[StallReason::NoInstruction.index()] > 0)
+        .count();
+    assert!(waited <= 1, "{what}: no_instruction at {waited} pcs");
     let wf: u64 = s.per_pc.iter().map(|p| p.smem_wavefronts).sum();
     let all = s.smem_ld_wavefronts + s.smem_st_wavefronts + s.smem_atom_wavefronts;
     assert_eq!(wf, all, "{what}");
