@@ -199,6 +199,29 @@ fn calibrating_a_bundle_against_its_own_report_is_exact() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("cycle MAPE 0.0%"), "{text}");
+    // The same metrics on both sides: the same stall split.
+    assert!(
+        text.contains("a launch's split differs by 0.0% of its warp-cycles"),
+        "{text}"
+    );
+    assert!(text.contains("  long_scoreboard "), "{text}");
+    let report = dir.join("calib.html");
+    let out = simsort(&[
+        "calibrate",
+        dir.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("stall reasons (share of a launch"),
+        "the table"
+    );
+    assert!(
+        html.contains("split differs by 0.0% of its warp-cycles"),
+        "the summary"
+    );
     assert!(
         !text.contains("whole sort"),
         "one launch is no sort: {text}"

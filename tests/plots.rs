@@ -558,6 +558,8 @@ fn calibrate_on_a_suite_draws_bands_labels_the_worst_and_names_the_error() {
             exact: Default::default(),
             hw_top_stall: String::new(),
             sim_top_stall: String::new(),
+            hw_stalls: Default::default(),
+            sim_stalls: Default::default(),
         })
         .collect();
     let summary = simsort::calib::compare::summarize(&pairs);
@@ -624,6 +626,8 @@ fn calibrate_labels_in_a_crowd_keep_off_every_point_and_each_other() {
                 exact: Default::default(),
                 hw_top_stall: String::new(),
                 sim_top_stall: String::new(),
+                hw_stalls: Default::default(),
+                sim_stalls: Default::default(),
             }
         })
         .collect();

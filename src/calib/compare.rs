@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::ncu::NcuLaunch;
+use super::stall_shares::{StallShares, shares};
 use super::whole::{WholeSort, whole_sorts};
 
 /// The cycle metric both sides report.
@@ -32,8 +33,9 @@ pub const EXACT: [&str; 10] = [
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
 ];
 
-const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
-const STALL_SUFFIX: &str = "_per_issue_active.ratio";
+/// A stall ratio's metric is its reason between these.
+pub(crate) const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
+pub(crate) const STALL_SUFFIX: &str = "_per_issue_active.ratio";
 
 /// One simulated launch: its kernel name and its metrics under Nsight
 /// Compute's names.
@@ -68,6 +70,11 @@ pub struct Pair {
     pub hw_top_stall: String,
     /// The simulator's largest.
     pub sim_top_stall: String,
+    /// The hardware's warp-cycles by reason, in percent
+    /// ([`super::stall_shares::shares`]; empty without stall metrics).
+    pub hw_stalls: BTreeMap<String, f64>,
+    /// The simulator's.
+    pub sim_stalls: BTreeMap<String, f64>,
 }
 
 impl Pair {
@@ -110,6 +117,8 @@ pub struct Summary {
     pub worst_launch: Option<Worst>,
     /// Launches more than 25% off the hardware's cycles.
     pub launches_beyond_25_percent: usize,
+    /// Both sides' warp-cycles by stall reason, averaged over launches.
+    pub stall_shares: StallShares,
 }
 
 impl Summary {
@@ -186,6 +195,8 @@ pub fn pair(entry: &str, hw: &[NcuLaunch], sim: &[SimLaunch]) -> Result<Vec<Pair
                 exact,
                 hw_top_stall: top_stall(&h.metrics),
                 sim_top_stall: top_stall(&s.metrics),
+                hw_stalls: shares(&h.metrics),
+                sim_stalls: shares(&s.metrics),
             })
         })
         .collect()
@@ -282,6 +293,7 @@ pub fn summarize(pairs: &[Pair]) -> Summary {
                 error_percent: p.error() * 100.0,
             }),
         launches_beyond_25_percent: pairs.iter().filter(|p| p.error().abs() > 0.25).count(),
+        stall_shares: super::stall_shares::summarize(pairs),
     }
 }
 

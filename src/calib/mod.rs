@@ -1,7 +1,8 @@
 //! Checking the simulator's clock and counters against real hardware:
 //! record a launch sequence ([`recorder`]), write it as a bundle a GPU can
 //! replay and profile ([`bundle`]), read Nsight Compute's CSV ([`ncu`]) and
-//! compare launch by launch ([`compare`]) and sort by sort ([`whole`]); set a new GPU's machine fields
+//! compare launch by launch ([`compare`]), sort by sort ([`whole`]) and stall
+//! reason by stall reason ([`stall_shares`]); set a new GPU's machine fields
 //! from its microbenchmarks ([`derive`]).
 
 pub mod bundle;
@@ -12,5 +13,6 @@ pub mod measured_on;
 pub mod ncu;
 pub mod plot;
 pub mod recorder;
+pub mod stall_shares;
 pub mod whole;
 pub mod zero_shared;

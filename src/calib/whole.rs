@@ -107,6 +107,8 @@ mod tests {
             exact: BTreeMap::new(),
             hw_top_stall: "-".into(),
             sim_top_stall: "-".into(),
+            hw_stalls: BTreeMap::new(),
+            sim_stalls: BTreeMap::new(),
         }
     }
 

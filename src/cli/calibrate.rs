@@ -557,5 +557,8 @@ fn table(pairs: &[Pair], summary: &Summary) -> String {
     for (k, (eq, n)) in &summary.exact {
         s += &format!("  {k}: {eq}/{n}\n");
     }
+    if let Some(block) = simsort::calib::stall_shares::block(&summary.stall_shares) {
+        s += &block;
+    }
     s
 }

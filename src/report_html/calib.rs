@@ -138,11 +138,30 @@ fn tables(pairs: &[Pair], summary: &Summary) -> Vec<Block> {
             })
             .collect(),
     };
-    // The sorts first: a handful of rows a reader wants before hundreds
-    // of launches.
+    let shares = &summary.stall_shares;
+    let stalls = Table {
+        caption: "stall reasons (share of a launch's warp-cycles, mean over launches)".into(),
+        header: ["reason", "hardware", "simulated"]
+            .map(String::from)
+            .to_vec(),
+        rows: crate::calib::stall_shares::rows(shares)
+            .into_iter()
+            .map(|(r, h, m)| {
+                vec![
+                    Cell::text(r),
+                    Cell::num(format!("{h:.1}%")),
+                    Cell::num(format!("{m:.1}%")),
+                ]
+            })
+            .collect(),
+    };
+    // The sorts and the stall split first: a handful of rows each, which
+    // a reader wants before hundreds of launches.
     let mut blocks = Vec::new();
-    if !sorts.rows.is_empty() {
-        blocks.push(Block::Table(sorts));
+    for small in [sorts, stalls] {
+        if !small.rows.is_empty() {
+            blocks.push(Block::Table(small));
+        }
     }
     blocks.extend([
         Block::Table(launches),
@@ -168,9 +187,16 @@ pub fn page(pairs: &[Pair], summary: &Summary, gpus: &str, provenance: Provenanc
     );
     // One line each, as the text report gives them, as sentences.
     let mut lines = vec![Block::Text(gpus.to_string()), Block::Text(figures)];
+    let shares = &summary.stall_shares;
     let extra = [
         summary.worst_line(),
         crate::calib::whole::line(&summary.whole_sorts),
+        (shares.launches > 0).then(|| {
+            format!(
+                "stall reasons: {}",
+                crate::calib::stall_shares::difference_line(shares)
+            )
+        }),
     ];
     for line in extra.into_iter().flatten() {
         lines.push(Block::Text(format!(
