@@ -336,6 +336,14 @@ fn the_committed_h200_launch_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_launch.txt", "hw/calib/figures_launch.txt");
 }
 
+/// Sectors left written in part in the L2, from 4 to 64 MB of them, and
+/// whole sectors for comparison: how many the H200's L2 holds before
+/// writing them back (docs/calibration.md, "Sectors written in part").
+#[test]
+fn the_committed_h200_partial_line_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_l2parts.txt", "hw/calib/figures_l2parts.txt");
+}
+
 /// Loads and stores of 16 bytes a lane, a line a lane or coalesced, from
 /// 1, 8 and 132 SMs: the suite that set the SM's port to L2
 /// (`l2_port_*`).
