@@ -230,15 +230,20 @@ fn prefix(entry: &str) -> String {
     }
 }
 
+/// Each stall reason of `metrics` with its ratio (warps stalled there per
+/// issue-active cycle), in name order.
+pub(crate) fn stall_ratios(metrics: &BTreeMap<String, f64>) -> impl Iterator<Item = (&str, f64)> {
+    metrics.iter().filter_map(|(k, v)| {
+        let reason = k.strip_prefix(STALL_PREFIX)?.strip_suffix(STALL_SUFFIX)?;
+        Some((reason, *v))
+    })
+}
+
 /// The reason with the largest stall ratio, `selected` left out (it is
 /// issuing, not stalling); `-` when every ratio is zero.
 pub fn top_stall(metrics: &BTreeMap<String, f64>) -> String {
-    metrics
-        .iter()
-        .filter_map(|(k, v)| {
-            let reason = k.strip_prefix(STALL_PREFIX)?.strip_suffix(STALL_SUFFIX)?;
-            (reason != "selected" && *v > 0.0).then_some((reason, *v))
-        })
+    stall_ratios(metrics)
+        .filter(|&(reason, v)| reason != "selected" && v > 0.0)
         .fold(None::<(&str, f64)>, |best, (r, v)| match best {
             Some((_, bv)) if bv >= v => best,
             _ => Some((r, v)),

@@ -17,18 +17,14 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::compare::{Pair, STALL_PREFIX, STALL_SUFFIX};
+use super::compare::{Pair, stall_ratios};
 
 /// A launch's warp-cycles by reason in percent of all of them, from its
 /// metrics. Reasons at zero are left out; empty when no ratio is positive
 /// (a launch recorded without stall metrics).
 pub fn shares(metrics: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
-    let ratios: Vec<(&str, f64)> = metrics
-        .iter()
-        .filter_map(|(k, v)| {
-            let reason = k.strip_prefix(STALL_PREFIX)?.strip_suffix(STALL_SUFFIX)?;
-            (*v > 0.0 && v.is_finite()).then_some((reason, *v))
-        })
+    let ratios: Vec<(&str, f64)> = stall_ratios(metrics)
+        .filter(|&(_, v)| v > 0.0 && v.is_finite())
         .collect();
     let total: f64 = ratios.iter().map(|(_, v)| v).sum();
     ratios
@@ -138,6 +134,7 @@ pub fn block(s: &StallShares) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calib::compare::{STALL_PREFIX, STALL_SUFFIX};
 
     fn metrics(ratios: &[(&str, f64)]) -> BTreeMap<String, f64> {
         ratios
