@@ -92,6 +92,8 @@ stalls (percent of resident warp-cycles; Nsight Compute's reason names):
   mio    = mio_throttle: shared-memory / shuffle queue full
   lg     = lg_throttle: global load/store queue full
   bar    = barrier: waits at bar.sync     math = math_pipe_throttle: ALU busy
+  other  = every other reason, mostly no_instruction: waits for its first or
+           next instructions (the JSON report has each reason)
 ";
 
 #[cfg(test)]
@@ -162,7 +164,7 @@ mod tests {
             assert!(line.chars().count() <= 80, "{line}");
         }
         for short in [
-            "select", "notsel", "longsb", "shrtsb", "wait", "mio", "lg", "bar", "math",
+            "select", "notsel", "longsb", "shrtsb", "wait", "mio", "lg", "bar", "math", "other",
         ] {
             assert!(
                 COLUMN_LEGEND.contains(&format!("{short} ")),

@@ -249,21 +249,32 @@ impl Report {
         let _ = writeln!(out);
         let _ = writeln!(out, "stall reasons (% of resident warp-cycles)");
         let _ = write!(out, "{:<w$}", "kernel");
+        // A share is at most 5 characters (`100.0`), so a column is as wide
+        // as its header or 5: the ten columns and a 12-character kernel
+        // name (sample sort's `find_buckets`) fit 80 columns.
         for (_, short) in STALL_COLUMNS {
-            let _ = write!(out, " {short:>6}");
+            let _ = write!(out, " {short:>0$}", stall_width(short));
         }
-        let _ = writeln!(out);
+        let _ = writeln!(out, " {OTHER_COLUMN:>0$}", stall_width(OTHER_COLUMN));
         for (name, s) in &rows {
             let _ = write!(out, "{name:<w$}");
-            for (reason, _) in STALL_COLUMNS {
-                let share = if s.warp_cycles == 0 {
+            let share = |cycles: u64| {
+                if s.warp_cycles == 0 {
                     0.0
                 } else {
-                    100.0 * s.stall(*reason) as f64 / s.warp_cycles as f64
-                };
-                let _ = write!(out, " {share:>6.1}");
+                    100.0 * cycles as f64 / s.warp_cycles as f64
+                }
+            };
+            for (reason, short) in STALL_COLUMNS {
+                let _ = write!(
+                    out,
+                    " {:>1$.1}",
+                    share(s.stall(*reason)),
+                    stall_width(short)
+                );
             }
-            let _ = writeln!(out);
+            let other = share(other_stalls(s));
+            let _ = writeln!(out, " {other:>0$.1}", stall_width(OTHER_COLUMN));
         }
         out
     }
@@ -282,8 +293,25 @@ pub fn group(n: u64) -> String {
     out
 }
 
-/// The stall reasons shown in the table, with 6-character headings; the
-/// JSON report has all of them.
+/// The stall table's last column: every reason without a column of its
+/// own (`no_instruction` above all: every warp of a launch's first wave
+/// waits for its first instructions), so that a row adds up to 100%.
+pub const OTHER_COLUMN: &str = "other";
+
+/// The width of the stall column headed `short`.
+fn stall_width(short: &str) -> usize {
+    short.len().max(5)
+}
+
+/// Warp-cycles of `s` in the reasons without a column of their own.
+fn other_stalls(s: &KernelStats) -> u64 {
+    StallReason::ALL
+        .iter()
+        .filter(|r| !STALL_COLUMNS.iter().any(|(c, _)| c == *r))
+        .map(|r| s.stall(*r))
+        .sum()
+}
+
 /// The short name the tables give the stall reason named `name` (the
 /// report's `stalls` key), or `name` itself for a reason without a column.
 pub fn stall_short(name: &str) -> &str {
@@ -293,6 +321,8 @@ pub fn stall_short(name: &str) -> &str {
         .map_or(name, |(_, short)| short)
 }
 
+/// The stall reasons with a column of their own, with 6-character
+/// headings (the rest share [`OTHER_COLUMN`]); the JSON report has each.
 const STALL_COLUMNS: &[(StallReason, &str)] = &[
     (StallReason::Selected, "select"),
     (StallReason::NotSelected, "notsel"),
@@ -361,6 +391,61 @@ mod tests {
                 assert_eq!(line.chars().count(), width, "{block}");
             }
         }
+    }
+
+    #[test]
+    fn the_stall_table_fits_80_columns_beside_a_12_character_kernel_name() {
+        let stats = KernelStats {
+            launches: 1,
+            cycles: sim::Cycle(100),
+            warp_cycles: 100,
+            ..KernelStats::default()
+        };
+        let mut full = stats.clone();
+        full.stalls[StallReason::NoInstruction.index()] = 100;
+        let report = Report::new(
+            serde_json::Map::new(),
+            1,
+            vec![
+                KernelRow::new("find_buckets", stats),
+                KernelRow::new("copy_buckets", full),
+            ],
+        );
+        let table = report.to_table();
+        let stalls = table.split("stall reasons").nth(1).unwrap();
+        for line in stalls.lines() {
+            assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
+        }
+        assert!(stalls.contains("100.0"), "{table}");
+    }
+
+    #[test]
+    fn a_stall_row_adds_up_to_100_percent_with_other() {
+        let mut stats = KernelStats {
+            launches: 1,
+            cycles: sim::Cycle(100),
+            warp_cycles: 200,
+            ..KernelStats::default()
+        };
+        stats.stalls[StallReason::Selected.index()] = 50;
+        stats.stalls[StallReason::NoInstruction.index()] = 120;
+        stats.stalls[StallReason::BranchResolving.index()] = 30;
+        let report = Report::new(serde_json::Map::new(), 1, vec![KernelRow::new("bs", stats)]);
+        let table = report.to_table();
+        let stalls = table.split("stall reasons").nth(1).unwrap();
+        let header: Vec<&str> = stalls.lines().nth(1).unwrap().split_whitespace().collect();
+        assert_eq!(header.last(), Some(&OTHER_COLUMN), "{table}");
+        let row: Vec<f64> = stalls
+            .lines()
+            .nth(2)
+            .unwrap()
+            .split_whitespace()
+            .skip(1)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(row[0], 25.0, "{table}");
+        assert_eq!(*row.last().unwrap(), 75.0, "{table}");
+        assert_eq!(row.iter().sum::<f64>(), 100.0, "{table}");
     }
 
     #[test]
