@@ -1,6 +1,7 @@
 //! simsort's integration tests: one binary, modules declared here.
 
 mod atomics;
+mod burst_data;
 mod calibration;
 mod cli;
 mod cli_bitonic;

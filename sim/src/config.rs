@@ -230,6 +230,15 @@ gpu_config! {
     /// Cycles between two block starts on one SM, >= 0: the block
     /// dispatcher hands an SM one block at a time, even into free slots.
     block_dispatch_cycles: u32,
+    /// Warps a cycle at which an SM's first blocks of a launch start, >= 0:
+    /// a block the SM takes at the launch's start begins ceil(its warps /
+    /// this) cycles after the one before where that is within
+    /// first_wave_window_cycles of the SM's first block; the rest keep
+    /// block_dispatch_cycles. 0: every block keeps block_dispatch_cycles.
+    first_wave_warps_per_cycle: u32,
+    /// Cycles after an SM's first block of a launch within which its next
+    /// ones may start at first_wave_warps_per_cycle, >= 0.
+    first_wave_window_cycles: u32,
     /// Global-memory sectors the SM's LSU (L1TEX) accepts per cycle, >= 1.
     lsu_sectors_per_cycle: u32,
     /// Global-memory instructions one sub-partition may have queued and not
@@ -465,6 +474,14 @@ impl GpuConfig {
             // per SM every 158-179 cycles, whatever the block's size and
             // however many slots are free.
             block_dispatch_cycles: 160,
+            // Measured (hw/burst.cu, hw/data/h200/burst): an SM's first
+            // blocks start 2-6 cycles apart for blocks of 4 and 8 warps,
+            // 8-10 for 16 and 18 for 32 (about 2 warps a cycle), those
+            // starting 17-27 cycles after the first at most (6 blocks of 8
+            // warps, 9-11 of 4, 3-4 of 16, 2 of 32); later ones 40-300
+            // cycles apart.
+            first_wave_warps_per_cycle: 2,
+            first_wave_window_cycles: 20,
             // L1TEX: 128 bytes per cycle per SM.
             lsu_sectors_per_cycle: 4,
             lsu_queue_depth: 8,
@@ -623,6 +640,8 @@ impl GpuConfig {
             memory_launch_cycles: 0,
             warp_start_fetch_cycles: 0,
             block_dispatch_cycles: 0,
+            first_wave_warps_per_cycle: 0,
+            first_wave_window_cycles: 0,
             lsu_sectors_per_cycle: 2,
             lsu_queue_depth: 2,
             // Off, and partial stores cost what whole ones do: the tiny

@@ -6,6 +6,7 @@ mod atomics;
 mod calibration;
 mod counters;
 mod faults;
+mod first_wave;
 mod functional;
 mod icache;
 mod l1;
