@@ -13,14 +13,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e = (x);                                                          \
-    if (e != cudaSuccess) {                                                       \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      return 1;                                                                   \
-    }                                                                             \
-  } while (0)
+#include "cuda_check.h"
 
 // Three dependent integer ops a step (add, min, max): the ALU latency.
 __global__ void alu_chain(const uint32_t *pad, uint32_t *out, long long *cyc, int steps) {

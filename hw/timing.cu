@@ -8,14 +8,7 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e = (x);                                                          \
-    if (e != cudaSuccess) {                                                       \
-      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      return 1;                                                                   \
-    }                                                                             \
-  } while (0)
+#include "cuda_check.h"
 
 __global__ void empty() {}
 
