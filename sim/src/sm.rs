@@ -317,14 +317,14 @@ impl Sm {
         // The dispatcher's turns count from when the block's warps can
         // issue, so the whole launch runs `fetch` later than without it,
         // as it did when the fixed cost carried the wait.
-        let issue = match self.starts {
-            Some((first, last)) => (t + fetch).max(last + dispatch_gap(t, first, last, ctx)),
-            None => t + fetch,
+        let (first, issue) = match self.starts {
+            Some((first, last)) => (
+                first,
+                (t + fetch).max(last + dispatch_gap(t, first, last, ctx)),
+            ),
+            None => (t + fetch, t + fetch),
         };
-        self.starts = Some(
-            self.starts
-                .map_or((issue, issue), |(first, _)| (first, issue)),
-        );
+        self.starts = Some((first, issue));
         let t = issue - fetch;
         let (gx, gy) = (u64::from(ctx.grid.x), u64::from(ctx.grid.y));
         let ctaid = [

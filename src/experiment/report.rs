@@ -321,8 +321,9 @@ pub fn stall_short(name: &str) -> &str {
         .map_or(name, |(_, short)| short)
 }
 
-/// The stall reasons with a column of their own, with 6-character
-/// headings (the rest share [`OTHER_COLUMN`]); the JSON report has each.
+/// The stall reasons with a column of their own, with their headings of
+/// at most 6 characters (the rest share [`OTHER_COLUMN`]); the JSON report
+/// has each.
 const STALL_COLUMNS: &[(StallReason, &str)] = &[
     (StallReason::Selected, "select"),
     (StallReason::NotSelected, "notsel"),
