@@ -226,16 +226,22 @@ fn calibrating_a_bundle_against_its_own_report_is_exact() {
         !text.contains("whole sort"),
         "one launch is no sort: {text}"
     );
-    // One launch has no whole sort to check.
+    // One launch has no whole sort to check: refused before the table
+    // or a plot is written, which would read as a passed check.
+    let plot = dir.join("refused.svg");
     let out = simsort(&[
         "calibrate",
         dir.to_str().unwrap(),
         "--max-whole-sort-error",
         "10",
+        "--plot",
+        plot.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the comparison has no whole sort"), "{err}");
+    assert!(out.stdout.is_empty(), "no table");
+    assert!(!plot.exists(), "no plot");
     // A profile of another launch sequence is refused by name.
     let csv = std::fs::read_to_string(dir.join("ncu.csv"))
         .unwrap()

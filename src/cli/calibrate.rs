@@ -190,6 +190,17 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         }));
     }
     let summary = compare::summarize(&pairs);
+    // Refused before any output is written: a plot, report or table of a
+    // comparison whose check cannot run would look like a passed one.
+    if args.max_whole_sort_error.is_some()
+        && simsort::calib::whole::worst(&summary.whole_sorts).is_none()
+    {
+        return Err(Failure::input(
+            "error: --max-whole-sort-error: the comparison has no whole sort (no suite entry \
+             or bundle of more than one launch) to check"
+                .to_string(),
+        ));
+    }
     if let Some(path) = &args.plot {
         simsort::calib::plot::plot(path, &pairs, &summary).map_err(|e| {
             Failure::run(format!(
@@ -231,14 +242,9 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             summary.cycle_pearson_r
         ));
     }
-    if let Some(max) = args.max_whole_sort_error {
-        let Some(w) = simsort::calib::whole::worst(&summary.whole_sorts) else {
-            return Err(Failure::input(
-                "error: --max-whole-sort-error: the comparison has no whole sort (no suite entry \
-                 or bundle of more than one launch) to check"
-                    .to_string(),
-            ));
-        };
+    if let Some(max) = args.max_whole_sort_error
+        && let Some(w) = simsort::calib::whole::worst(&summary.whole_sorts)
+    {
         if w.error_percent().abs() > max {
             failed.push(format!(
                 "whole sort {} is {:+.2}% off the hardware's cycles, beyond --max-whole-sort-error {max}%",
