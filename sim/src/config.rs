@@ -318,6 +318,13 @@ gpu_config! {
     l2_bytes: u64,
     /// L2 associativity, 1..=256.
     l2_ways: u32,
+    /// Lines with sectors written in part (by stores that did not cover
+    /// them) that one L2 set holds, 0..=l2_ways (0: no limit, such sectors
+    /// are held as whole ones): a store that makes one more such line in
+    /// its set fills the set's least recently used such line's sectors in
+    /// part from DRAM, a read and a sector of its slice's time each, and
+    /// writes its dirty sectors back; the line stays, whole and clean.
+    l2_partial_lines_per_set: u32,
     /// L2 line size, bytes: a power of two, sector_bytes..=64*sector_bytes.
     l2_line_bytes: u32,
     /// Global-memory sector size (the unit of coalescing), bytes: a power of two, 4..=4096.
@@ -547,6 +554,12 @@ impl GpuConfig {
             dram_fetch_bytes: 64,
             l2_bytes: 50 * 1024 * 1024,
             l2_ways: 16,
+            // Measured (hw/calib/suite_l2parts.txt, docs/calibration.md
+            // "Sectors written in part"): kernels that write one part of
+            // each sector of 8-64 MB have the H200 write back what a
+            // Poisson spread of their lines over the 25,600 sets leaves
+            // beyond four a set, and read 1.0-2.3 times as much first.
+            l2_partial_lines_per_set: 4,
             l2_line_bytes: 128,
             sector_bytes: 32,
             // Measured (hw/calib/suite_icache.txt, docs/calibration.md "The
@@ -672,6 +685,8 @@ impl GpuConfig {
             dram_fetch_bytes: 32,
             l2_bytes: 2048,
             l2_ways: 2,
+            // Off: the tiny machine keeps its tests' cycle counts.
+            l2_partial_lines_per_set: 0,
             l2_line_bytes: 128,
             sector_bytes: 32,
             // Off: every instruction fetch hits.
@@ -1023,6 +1038,15 @@ impl GpuConfig {
             max,
         );
         range(&mut errors, "l2_ways", self.l2_ways.into(), 1, 256);
+        if !bad(&errors, "l2_ways") {
+            range(
+                &mut errors,
+                "l2_partial_lines_per_set",
+                self.l2_partial_lines_per_set.into(),
+                0,
+                self.l2_ways.into(),
+            );
+        }
         range(
             &mut errors,
             "sector_bytes",

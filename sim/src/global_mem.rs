@@ -44,6 +44,23 @@
 //! scatter-like `sw_1m` and `sw_1m_b1024` 2.5): about 1.27 sectors a part
 //! and 1.13 a line. Whole-sector stores are timed as before.
 //!
+//! **Lines written in part.** An L2 set holds at most
+//! `l2_partial_lines_per_set` lines with sectors written in part
+//! ([`crate::l2`]); one more lets the least recently used such line go:
+//! its sectors in part are read from DRAM and written into the slice (a
+//! sector's time each, as a load miss's fill) and its dirty sectors go
+//! back to DRAM, all on the partition's DRAM queue. The line stays, whole
+//! and clean, so the parts that later complete its sectors do not make it
+//! go again. A line evicted with such sectors reads them first too. Why:
+//! the H200 lets go of sectors written in part long before whole ones
+//! (`hw/calib/suite_l2parts.txt`, docs/calibration.md "Sectors written in
+//! part": about what a Poisson spread of the lines leaves beyond four a
+//! set), and sample sort's `scatter` at 4M keys, whose 1,024 buckets keep
+//! lines in part on every SM, reads 14.5 MB more from DRAM than its loads
+//! need and writes its whole output back once. Letting such a line go
+//! and forgetting it instead (a prototype) moved four times that traffic:
+//! the scatter's next part to the line made it a line in part again.
+//!
 //! Load sectors that hit in the SM's L1 ([`crate::l1`]) never come here.
 //!
 //! **Not modelled.** DRAM banks, rows and refresh, the crossbar, TLBs, and the write-back of
@@ -319,14 +336,18 @@ impl PartTiming<'_> {
             c.l2_cost
         };
         self.l2_free[p] = start + cost;
-        let lookup = self.l2.access(sector, store, stamp);
-        if let Some((line, dirty)) = lookup.writeback {
-            // The evicted line shares the set, so the partition when the
-            // groups are several.
-            let q = c.partition(line * c.line_bytes) - self.first;
+        let lookup = self.l2.access(sector, store, partial, stamp);
+        for w in [lookup.writeback, lookup.let_go].into_iter().flatten() {
+            // The line shares the set, so the partition when the groups
+            // are several. Its sectors written in part are read first and
+            // written into the slice (a sector's time each, as a load
+            // miss's fill), then every dirty one goes back.
+            let q = c.partition(w.line * c.line_bytes) - self.first;
+            self.l2_free[q] += c.l2_cost * u64::from(w.partial);
             let begin = start.max(self.dram_free[q]);
-            self.dram_free[q] = begin + c.dram_cost * u64::from(dirty);
-            stats.dram_sectors_write += u64::from(dirty);
+            self.dram_free[q] = begin + c.dram_cost * u64::from(w.dirty + w.partial);
+            stats.dram_sectors_write += u64::from(w.dirty);
+            stats.dram_sectors_read += u64::from(w.partial);
         }
         if store {
             return (ceil_cycles(start + cost), false);
@@ -435,6 +456,49 @@ mod tests {
         assert_eq!(t.sector(0, 2, false, &mut s), 5 + 20);
         assert_eq!((s.l2_sector_hits, s.l2_sector_misses), (1, 2));
         assert_eq!(s.dram_sectors_read, 4);
+    }
+
+    #[test]
+    fn a_line_in_part_beyond_the_sets_limit_is_read_made_whole_and_written_back() {
+        // tiny, one line in part a set: lines 0, 8 and 16 share set 0
+        // (partition 0, a sector a cycle of its slice).
+        let run = |limit: u32| {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2_ways = 4;
+            cfg.l2_bytes = 4096;
+            cfg.l2_partial_lines_per_set = limit;
+            let mut t = MemTiming::new(&cfg);
+            t.start_launch(1);
+            let mut s = KernelStats::default();
+            t.sector(0, PARTIAL, true, &mut s);
+            // Line 8 in part: line 0 is let go of (its part read, then its
+            // dirty sector written back), and the slice fills it.
+            t.sector(0, 32 | PARTIAL, true, &mut s);
+            let after = t.sector(0, 64, true, &mut s);
+            let counts = (s.dram_sectors_read, s.dram_sectors_write);
+            // Line 0 stayed, whole: a load hits, and a part to the sector
+            // lets nothing go.
+            let hits = s.l2_sector_hits;
+            t.sector(100, 0, false, &mut s);
+            t.sector(200, PARTIAL, true, &mut s);
+            (
+                counts,
+                after,
+                s.l2_sector_hits - hits,
+                (s.dram_sectors_read, s.dram_sectors_write),
+            )
+        };
+        let (counts, after, hits, last) = run(1);
+        assert_eq!(counts, (1, 1));
+        assert_eq!(hits, 1);
+        assert_eq!(last, (1, 1), "a part to a whole sector lets nothing go");
+        let (none, before, _, _) = run(0);
+        assert_eq!(none, (0, 0), "no limit: nothing let go");
+        assert_eq!(
+            after,
+            before + 1,
+            "the fill takes a sector's time of the slice"
+        );
     }
 
     #[test]

@@ -30,12 +30,17 @@ const GEN_BITS: u32 = 20;
 const GEN_MASK: u64 = (1 << GEN_BITS) - 1;
 
 /// The most sectors per line whose way state packs into one word: the
-/// stamp in the high half, the dirty sectors in bits 16..32, the valid
-/// ones in bits 0..16. On `h200` (4 sectors a line) a set's state is then
-/// two host cache lines instead of five, and the whole L2's 6.5 MB
-/// instead of 11.5 MB: looking a sector up missed the host caches on
-/// those lines more than on anything else.
-const NARROW_SECTORS: u64 = 16;
+/// stamp in the high half, the sectors written in part in bits 16..24,
+/// the dirty ones in bits 8..16, the valid ones in bits 0..8. On `h200`
+/// (4 sectors a line) a set's state is then two host cache lines instead
+/// of eight, and the whole L2's 6.5 MB instead of 16.4 MB: looking a
+/// sector up missed the host caches on those lines more than on anything
+/// else.
+const NARROW_SECTORS: u64 = 8;
+
+/// Words of way state when a line has more than [`NARROW_SECTORS`]
+/// sectors: stamp, valid, dirty, written in part.
+const WIDE_WORDS: usize = 4;
 
 /// The L2: `sets * ways` lines, structure of arrays so a lookup scans
 /// only the set's keys (and its LRU stamps when it misses).
@@ -73,6 +78,10 @@ struct Shape {
     /// Sectors DRAM reads for a load miss (`dram_fetch_bytes`), a power of
     /// two dividing `sectors_per_line`.
     fetch_sectors: u64,
+    /// Lines with sectors written in part a set holds before it lets the
+    /// least recently used go (`l2_partial_lines_per_set`; 0: no limit,
+    /// and no such sector is tracked).
+    partial_lines: usize,
     /// The machine's memory partitions, which the views cut.
     parts: u64,
     layout: Layout,
@@ -153,12 +162,36 @@ impl Layout {
 /// What an L2 lookup found.
 pub(crate) struct Lookup {
     pub hit: bool,
-    /// Dirty sectors of an evicted line, and that line's number.
-    pub writeback: Option<(u64, u32)>,
+    /// The line evicted to make room: its number, its dirty sectors
+    /// (written back to DRAM) and its sectors written in part (read from
+    /// DRAM first, to make them whole).
+    pub writeback: Option<Writeback>,
+    /// The line let go of for holding sectors written in part beyond the
+    /// set's limit (`l2_partial_lines_per_set`), as [`Self::writeback`]
+    /// says; it stays in the cache, whole and clean.
+    pub let_go: Option<Writeback>,
     /// Sectors a load miss reads from DRAM: those of its fetch block
     /// (`dram_fetch_bytes`) the line did not hold, which are now valid.
     /// 0 for hits and stores.
     pub fetched: u32,
+}
+
+/// One way's state: its last use and its valid, dirty and written-in-part
+/// sectors (bit `k`: the line's sector `k`).
+#[derive(Clone, Copy, Debug)]
+struct Way {
+    stamp: u32,
+    valid: u64,
+    dirty: u64,
+    partial: u64,
+}
+
+/// A line written back to DRAM ([`Lookup::writeback`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Writeback {
+    pub line: u64,
+    pub dirty: u32,
+    pub partial: u32,
 }
 
 impl L2 {
@@ -174,7 +207,7 @@ impl L2 {
                 words: if sectors_per_line <= NARROW_SECTORS {
                     1
                 } else {
-                    3
+                    WIDE_WORDS
                 },
                 sets,
                 set_mod: FastMod::new(sets),
@@ -182,6 +215,7 @@ impl L2 {
                 sectors_per_line,
                 fetch_sectors: (u64::from(cfg.dram_fetch_bytes) / u64::from(cfg.sector_bytes))
                     .clamp(1, sectors_per_line),
+                partial_lines: cfg.l2_partial_lines_per_set as usize,
                 parts: u64::from(cfg.mem_partitions).max(1),
                 layout: Layout::of(cfg, sets),
             },
@@ -302,24 +336,41 @@ impl L2View<'_> {
         slot * self.shape.ways..(slot + 1) * self.shape.ways
     }
 
-    /// Way `i`'s last use, valid sectors and dirty sectors.
+    /// Way `i`'s last use, valid sectors, dirty sectors and sectors
+    /// written in part.
     #[inline]
-    fn state(&self, i: usize) -> (u32, u64, u64) {
+    fn state(&self, i: usize) -> Way {
         if self.shape.words == 1 {
             let m = self.meta[i];
-            ((m >> 32) as u32, m & 0xFFFF, (m >> 16) & 0xFFFF)
+            Way {
+                stamp: (m >> 32) as u32,
+                valid: m & 0xFF,
+                dirty: (m >> 8) & 0xFF,
+                partial: (m >> 16) & 0xFF,
+            }
         } else {
-            let m = &self.meta[3 * i..3 * i + 3];
-            (m[0] as u32, m[1], m[2])
+            let m = &self.meta[WIDE_WORDS * i..WIDE_WORDS * (i + 1)];
+            Way {
+                stamp: m[0] as u32,
+                valid: m[1],
+                dirty: m[2],
+                partial: m[3],
+            }
         }
     }
 
     #[inline]
-    fn set_state(&mut self, i: usize, lru: u32, valid: u64, dirty: u64) {
+    fn set_state(&mut self, i: usize, w: Way) {
         if self.shape.words == 1 {
-            self.meta[i] = (u64::from(lru) << 32) | (dirty << 16) | valid;
+            self.meta[i] =
+                (u64::from(w.stamp) << 32) | (w.partial << 16) | (w.dirty << 8) | w.valid;
         } else {
-            self.meta[3 * i..3 * i + 3].copy_from_slice(&[lru.into(), valid, dirty]);
+            self.meta[WIDE_WORDS * i..WIDE_WORDS * (i + 1)].copy_from_slice(&[
+                w.stamp.into(),
+                w.valid,
+                w.dirty,
+                w.partial,
+            ]);
         }
     }
 
@@ -337,15 +388,24 @@ impl L2View<'_> {
         }
     }
 
-    /// Looks `sector` up (a store if `write`) as the access with LRU stamp
-    /// `stamp` ([`L2::stamp`]), filling it on a miss.
-    pub fn access(&mut self, sector: u64, write: bool, stamp: u32) -> Lookup {
+    /// Looks `sector` up (a store if `write`, one that writes it only in
+    /// part if `part`) as the access with LRU stamp `stamp` ([`L2::stamp`]),
+    /// filling it on a miss.
+    ///
+    /// With a limit on lines written in part (`partial_lines`), a store's
+    /// part marks a sector the line did not hold as written in part (one
+    /// it held, whole or in part, stays as it was); a whole store makes it
+    /// whole. A line that so comes to hold such sectors, beyond the limit
+    /// of its set, lets the set's least recently used other such line go:
+    /// [`Lookup::let_go`], the line staying whole and clean.
+    pub fn access(&mut self, sector: u64, write: bool, part: bool, stamp: u32) -> Lookup {
         // Both sizes are powers of two (`GpuConfig::validate`): shifts.
         let per_line = self.shape.sectors_per_line;
         let tag = sector >> per_line.trailing_zeros();
         let bit = 1u64 << (sector & (per_line - 1));
         let ways = self.ways(tag);
         let generation = self.generation;
+        let track = write && self.shape.partial_lines > 0;
         debug_assert!(
             tag < 1 << (64 - GEN_BITS),
             "line numbers fit beside the generation"
@@ -359,40 +419,68 @@ impl L2View<'_> {
         };
         if let Some(i) = hit_way {
             self.last = (key, i);
-            let (_, valid, dirty) = self.state(i);
-            let hit = valid & bit != 0;
+            let w = self.state(i);
+            let hit = w.valid & bit != 0;
             let (fill, fetched) = if write || hit {
                 (bit, 0)
             } else {
-                let block = self.fetch_block(sector) & !valid;
+                let block = self.fetch_block(sector) & !w.valid;
                 (block, block.count_ones())
             };
-            let dirty = if write { dirty | bit } else { dirty };
-            self.set_state(i, stamp, valid | fill, dirty);
+            let partial = match (track, part) {
+                (false, _) => w.partial,
+                (true, false) => w.partial & !bit,
+                (true, true) if hit => w.partial,
+                (true, true) => w.partial | bit,
+            };
+            self.set_state(
+                i,
+                Way {
+                    stamp,
+                    valid: w.valid | fill,
+                    dirty: if write { w.dirty | bit } else { w.dirty },
+                    partial,
+                },
+            );
+            let let_go = if w.partial == 0 && partial != 0 {
+                self.let_go_in_part(ways, i)
+            } else {
+                None
+            };
             return Lookup {
                 hit,
                 writeback: None,
+                let_go,
                 fetched,
             };
         }
         // The victim: an invalid (flushed) way first, else the least recently used.
         let victim = if self.shape.words == 1 {
-            ways.start + lru_way(&self.keys[ways.clone()], &self.meta[ways], generation)
+            ways.start
+                + lru_way(
+                    &self.keys[ways.clone()],
+                    &self.meta[ways.clone()],
+                    generation,
+                )
         } else {
-            ways.min_by_key(|&i| {
-                if self.keys[i] & GEN_MASK == generation {
-                    self.state(i).0
-                } else {
-                    0
-                }
-            })
-            .expect("at least one way")
+            ways.clone()
+                .min_by_key(|&i| {
+                    if self.keys[i] & GEN_MASK == generation {
+                        self.state(i).stamp
+                    } else {
+                        0
+                    }
+                })
+                .expect("at least one way")
         };
         self.last = (key, victim);
         let old = self.keys[victim];
-        let dirty = self.state(victim).2;
-        let writeback = (old & GEN_MASK == generation && dirty != 0)
-            .then(|| (old >> GEN_BITS, dirty.count_ones()));
+        let gone = self.state(victim);
+        let writeback = (old & GEN_MASK == generation && gone.dirty != 0).then(|| Writeback {
+            line: old >> GEN_BITS,
+            dirty: gone.dirty.count_ones(),
+            partial: gone.partial.count_ones(),
+        });
         self.keys[victim] = key;
         let (fill, fetched) = if write {
             (bit, 0)
@@ -400,12 +488,68 @@ impl L2View<'_> {
             let block = self.fetch_block(sector);
             (block, block.count_ones())
         };
-        self.set_state(victim, stamp, fill, if write { bit } else { 0 });
+        let partial = if track && part { bit } else { 0 };
+        self.set_state(
+            victim,
+            Way {
+                stamp,
+                valid: fill,
+                dirty: if write { bit } else { 0 },
+                partial,
+            },
+        );
+        let let_go = if partial != 0 {
+            self.let_go_in_part(ways, victim)
+        } else {
+            None
+        };
         Lookup {
             hit: false,
             writeback,
+            let_go,
             fetched,
         }
+    }
+
+    /// Way `now` of the set `ways` has just come to hold sectors written in
+    /// part: if the set holds more such lines than the limit, its least
+    /// recently used other one is let go of (its sectors in part read from
+    /// DRAM and made whole, its dirty ones written back; it stays, clean).
+    fn let_go_in_part(&mut self, ways: std::ops::Range<usize>, now: usize) -> Option<Writeback> {
+        let generation = self.generation;
+        let mut held = 0;
+        let mut oldest: Option<(u32, usize)> = None;
+        for i in ways {
+            if self.keys[i] & GEN_MASK != generation {
+                continue;
+            }
+            let w = self.state(i);
+            if w.partial == 0 {
+                continue;
+            }
+            held += 1;
+            if i != now && oldest.is_none_or(|(stamp, _)| w.stamp < stamp) {
+                oldest = Some((w.stamp, i));
+            }
+        }
+        if held <= self.shape.partial_lines {
+            return None;
+        }
+        let (_, i) = oldest?;
+        let w = self.state(i);
+        self.set_state(
+            i,
+            Way {
+                dirty: 0,
+                partial: 0,
+                ..w
+            },
+        );
+        Some(Writeback {
+            line: self.keys[i] >> GEN_BITS,
+            dirty: w.dirty.count_ones(),
+            partial: w.partial.count_ones(),
+        })
     }
 
     /// The sector bits, within its line, of the DRAM fetch block that holds
@@ -597,54 +741,86 @@ mod tests {
 
     /// A plain model of a set-associative LRU cache of sectors, way by
     /// way: what [`L2`] must agree with, whatever its layout. A load miss
-    /// fills its aligned block of `fetch` sectors (those not yet valid).
+    /// fills its aligned block of `fetch` sectors (those not yet valid). A
+    /// store's part marks a sector the line did not hold as written in
+    /// part; beyond `limit` such lines in a set (0: none tracked), the
+    /// least recently used other one is let go of (made whole and clean).
+    /// A way of [`Plain`]: (line, valid, dirty, in part, last use).
+    type PlainWay = (u64, u64, u64, u64, u64);
+
     struct Plain {
-        /// Per set, its ways: (line, valid, dirty, last use).
-        sets: Vec<Vec<(u64, u64, u64, u64)>>,
+        /// Per set, its ways.
+        sets: Vec<Vec<PlainWay>>,
         ways: usize,
         per_line: u64,
         fetch: u64,
+        limit: usize,
         now: u64,
     }
 
-    /// What [`Plain::access`] gives: hit, write-back, sectors fetched.
-    type PlainLookup = (bool, Option<(u64, u32)>, u32);
+    /// What [`Plain::access`] gives: hit, write-back and let-go as (line,
+    /// dirty, in part), sectors fetched.
+    type PlainLookup = (bool, Option<(u64, u32, u32)>, Option<(u64, u32, u32)>, u32);
 
     impl Plain {
-        fn access(&mut self, sector: u64, write: bool) -> PlainLookup {
+        fn access(&mut self, sector: u64, write: bool, part: bool) -> PlainLookup {
             self.now += 1;
             let (line, index) = (sector / self.per_line, sector % self.per_line);
             let bit = 1u64 << index;
             let first = index / self.fetch * self.fetch;
             let block: u64 = (first..first + self.fetch).map(|i| 1u64 << i).sum();
             let n = self.sets.len() as u64;
+            let track = write && self.limit > 0;
+            let (limit, now) = (self.limit, self.now);
             let set = &mut self.sets[(line % n) as usize];
-            if let Some(w) = set.iter_mut().find(|w| w.0 == line) {
+            let (hit, writeback, fetched, at, became) = if let Some(i) =
+                set.iter().position(|w| w.0 == line)
+            {
+                let w = &mut set[i];
                 let hit = w.1 & bit != 0;
                 let fill = if write || hit { bit } else { block & !w.1 };
+                let before = w.3;
+                if track {
+                    if !part {
+                        w.3 &= !bit;
+                    } else if !hit {
+                        w.3 |= bit;
+                    }
+                }
                 w.1 |= fill;
                 w.2 |= if write { bit } else { 0 };
-                w.3 = self.now;
+                w.4 = now;
                 let fetched = if write || hit { 0 } else { fill.count_ones() };
-                return (hit, None, fetched);
-            }
-            let (fill, fetched) = if write {
-                (bit, 0)
+                (hit, None, fetched, i, before == 0 && w.3 != 0)
             } else {
-                (block, block.count_ones())
+                let (fill, fetched) = if write {
+                    (bit, 0)
+                } else {
+                    (block, block.count_ones())
+                };
+                let in_part = if track && part { bit } else { 0 };
+                let fresh = (line, fill, if write { bit } else { 0 }, in_part, now);
+                if set.len() < self.ways {
+                    set.push(fresh);
+                    (false, None, fetched, set.len() - 1, in_part != 0)
+                } else {
+                    let victim = (0..set.len()).min_by_key(|&i| set[i].4).unwrap();
+                    let old = std::mem::replace(&mut set[victim], fresh);
+                    let wb = (old.2 != 0).then(|| (old.0, old.2.count_ones(), old.3.count_ones()));
+                    (false, wb, fetched, victim, in_part != 0)
+                }
             };
-            let fresh = (line, fill, if write { bit } else { 0 }, self.now);
-            if set.len() < self.ways {
-                set.push(fresh);
-                return (false, None, fetched);
+            let mut let_go = None;
+            if became && set.iter().filter(|w| w.3 != 0).count() > limit {
+                let j = (0..set.len())
+                    .filter(|&j| j != at && set[j].3 != 0)
+                    .min_by_key(|&j| set[j].4)
+                    .unwrap();
+                let w = &mut set[j];
+                let_go = Some((w.0, w.2.count_ones(), w.3.count_ones()));
+                (w.2, w.3) = (0, 0);
             }
-            let victim = (0..set.len()).min_by_key(|&i| set[i].3).unwrap();
-            let old = std::mem::replace(&mut set[victim], fresh);
-            (
-                false,
-                (old.2 != 0).then(|| (old.0, old.2.count_ones())),
-                fetched,
-            )
+            (hit, writeback, let_go, fetched)
         }
     }
 
@@ -664,19 +840,22 @@ mod tests {
 
     #[test]
     fn the_l2_agrees_with_a_plain_lru_cache_however_it_is_cut() {
-        // 4 sectors a line (one word of state per way) and 32 (three), over
+        // 4 sectors a line (one word of state per way) and 32 (four), over
         // four launches; lines crowd few sets so evictions are frequent.
         // tiny's two partitions, looked up as one view or two, the views
         // changing from launch to launch where the machine allows two; DRAM
         // fetch blocks of one sector (tiny's), two (the H200's) and four.
-        for (line_bytes, ways, chunk, fetch) in [
-            (128, 2, 256, 32),
-            (1024, 4, 1024, 64),
-            (128, 3, 256, 64),
-            (128, 2, 64, 128),
-            (1024, 2, 1024, 128),
+        // A limit of one line in part a set on some.
+        for (line_bytes, ways, chunk, fetch, limit) in [
+            (128, 2, 256, 32, 0),
+            (1024, 4, 1024, 64, 0),
+            (128, 3, 256, 64, 1),
+            (128, 4, 256, 32, 2),
+            (128, 2, 64, 128, 0),
+            (1024, 2, 1024, 128, 1),
         ] {
             let mut cfg = GpuConfig::tiny();
+            cfg.l2_partial_lines_per_set = limit;
             cfg.dram_fetch_bytes = fetch;
             cfg.l2_line_bytes = line_bytes;
             cfg.l2_ways = ways;
@@ -686,6 +865,7 @@ mod tests {
             let per_line = l2.shape.sectors_per_line;
             let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
             let mut last = 0;
+            let mut let_go = 0;
             for want in [2, 1, 2, 1] {
                 l2.flush(want);
                 let sets = vec![Vec::new(); l2.shape.sets as usize];
@@ -694,6 +874,7 @@ mod tests {
                     ways: l2.shape.ways,
                     per_line,
                     fetch: u64::from(fetch / cfg.sector_bytes),
+                    limit: limit as usize,
                     now: 0,
                 };
                 let mut sectors = Vec::new();
@@ -709,18 +890,21 @@ mod tests {
                         seed % (per_line * l2.shape.sets * 3 * l2.shape.ways as u64)
                     };
                     last = sector;
-                    sectors.push((sector, seed >> 60 < 5));
+                    // Writes about a third; half of them in part.
+                    sectors.push((sector, seed >> 60 < 5, seed >> 59 & 1 == 0));
                 }
-                let owner: Vec<usize> = sectors.iter().map(|&(s, _)| view_of(&l2, s)).collect();
+                let owner: Vec<usize> = sectors.iter().map(|&(s, _, _)| view_of(&l2, s)).collect();
                 let stamps: Vec<u32> = (0..sectors.len()).map(|k| l2.stamp(k)).collect();
                 let by_part = matches!(l2.shape.layout, Layout::ByPartition { .. });
                 let mut views = l2.split();
                 assert_eq!(views.len(), if by_part { want as usize } else { 1 });
-                for (k, &(sector, write)) in sectors.iter().enumerate() {
-                    let got = views[owner[k]].access(sector, write, stamps[k]);
-                    let expected = plain.access(sector, write);
+                for (k, &(sector, write, part)) in sectors.iter().enumerate() {
+                    let got = views[owner[k]].access(sector, write, part, stamps[k]);
+                    let expected = plain.access(sector, write, part);
+                    let w = |w: Option<Writeback>| w.map(|w| (w.line, w.dirty, w.partial));
+                    let_go += usize::from(got.let_go.is_some());
                     assert_eq!(
-                        (got.hit, got.writeback, got.fetched),
+                        (got.hit, w(got.writeback), w(got.let_go), got.fetched),
                         expected,
                         "{line_bytes}-byte lines, sector {sector}"
                     );
@@ -728,6 +912,11 @@ mod tests {
                 drop(views);
                 l2.count(sectors.len());
             }
+            assert_eq!(
+                let_go > 0,
+                limit > 0,
+                "{line_bytes}-byte lines: {let_go} let go"
+            );
         }
     }
 
