@@ -67,7 +67,7 @@
 //! dirty lines still in L2 when the kernel ends.
 
 use crate::config::GpuConfig;
-use crate::l2::{L2, L2View};
+use crate::l2::{L2, L2View, Writeback};
 use crate::slice_hash::SliceHash;
 use crate::stats::KernelStats;
 pub(crate) use crate::store_combine::PARTIAL;
@@ -337,17 +337,11 @@ impl PartTiming<'_> {
         };
         self.l2_free[p] = start + cost;
         let lookup = self.l2.access(sector, store, partial, stamp);
-        for w in [lookup.writeback, lookup.let_go].into_iter().flatten() {
-            // The line shares the set, so the partition when the groups
-            // are several. Its sectors written in part are read first and
-            // written into the slice (a sector's time each, as a load
-            // miss's fill), then every dirty one goes back.
-            let q = c.partition(w.line * c.line_bytes) - self.first;
-            self.l2_free[q] += c.l2_cost * u64::from(w.partial);
-            let begin = start.max(self.dram_free[q]);
-            self.dram_free[q] = begin + c.dram_cost * u64::from(w.dirty + w.partial);
-            stats.dram_sectors_write += u64::from(w.dirty);
-            stats.dram_sectors_read += u64::from(w.partial);
+        if let Some(w) = lookup.writeback {
+            self.write_back(w, start, stats);
+        }
+        if let Some(w) = lookup.let_go {
+            self.write_back(w, start, stats);
         }
         if store {
             return (ceil_cycles(start + cost), false);
@@ -365,6 +359,26 @@ impl PartTiming<'_> {
             self.dram_free[p] = begin + c.dram_cost * u64::from(lookup.fetched);
             (ceil_cycles(begin) + c.dram_latency, true)
         }
+    }
+}
+
+impl PartTiming<'_> {
+    /// Times line `w` going back to DRAM from `start` (fixed-point): the
+    /// line shares the set, so the partition when the groups are several.
+    /// Its sectors written in part are read first and written into the
+    /// slice (a sector's time each, as a load miss's fill), then every
+    /// dirty one goes back. Rare beside lookups: kept out of
+    /// [`Self::sector`]'s body.
+    #[cold]
+    #[inline(never)]
+    fn write_back(&mut self, w: Writeback, start: u64, stats: &mut KernelStats) {
+        let c = self.costs;
+        let q = c.partition(w.line * c.line_bytes) - self.first;
+        self.l2_free[q] += c.l2_cost * u64::from(w.partial);
+        let begin = start.max(self.dram_free[q]);
+        self.dram_free[q] = begin + c.dram_cost * u64::from(w.dirty + w.partial);
+        stats.dram_sectors_write += u64::from(w.dirty);
+        stats.dram_sectors_read += u64::from(w.partial);
     }
 }
 

@@ -515,6 +515,8 @@ impl L2View<'_> {
     /// part: if the set holds more such lines than the limit, its least
     /// recently used other one is let go of (its sectors in part read from
     /// DRAM and made whole, its dirty ones written back; it stays, clean).
+    #[cold]
+    #[inline(never)]
     fn let_go_in_part(&mut self, ways: std::ops::Range<usize>, now: usize) -> Option<Writeback> {
         let generation = self.generation;
         let mut held = 0;
