@@ -1253,6 +1253,25 @@ mod tests {
             1,
             "out of range, not also odd"
         );
+        // More lines in part a set than the set has ways.
+        let mut cfg = GpuConfig::h200();
+        cfg.l2_partial_lines_per_set = 17;
+        let errors = cfg.validate().unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].field, "l2_partial_lines_per_set");
+        assert_eq!(errors[0].message, "17 is outside 0..=16");
+        cfg.l2_ways = 0;
+        let fields: Vec<String> = cfg
+            .validate()
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(
+            fields,
+            ["l2_ways"],
+            "a bad l2_ways is not also blamed on the limit"
+        );
     }
 
     #[test]
