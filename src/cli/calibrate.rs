@@ -190,11 +190,10 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         }));
     }
     let summary = compare::summarize(&pairs);
+    let worst_whole = simsort::calib::whole::worst(&summary.whole_sorts);
     // Refused before any output is written: a plot, report or table of a
     // comparison whose check cannot run would look like a passed one.
-    if args.max_whole_sort_error.is_some()
-        && simsort::calib::whole::worst(&summary.whole_sorts).is_none()
-    {
+    if args.max_whole_sort_error.is_some() && worst_whole.is_none() {
         return Err(Failure::input(
             "error: --max-whole-sort-error: the comparison has no whole sort (no suite entry \
              or bundle of more than one launch) to check"
@@ -243,7 +242,7 @@ pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         ));
     }
     if let Some(max) = args.max_whole_sort_error
-        && let Some(w) = simsort::calib::whole::worst(&summary.whole_sorts)
+        && let Some(w) = worst_whole
         && w.error_percent().abs() > max
     {
         failed.push(format!(
