@@ -360,9 +360,7 @@ impl PartTiming<'_> {
             (ceil_cycles(begin) + c.dram_latency, true)
         }
     }
-}
 
-impl PartTiming<'_> {
     /// Times line `w` going back to DRAM from `start` (fixed-point): the
     /// line shares the set, so the partition when the groups are several.
     /// Its sectors written in part are read first and written into the

@@ -186,7 +186,8 @@ struct Way {
     partial: u64,
 }
 
-/// A line written back to DRAM ([`Lookup::writeback`]).
+/// A line going back to DRAM, evicted ([`Lookup::writeback`]) or let go
+/// of ([`Lookup::let_go`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Writeback {
     pub line: u64,
