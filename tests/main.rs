@@ -2,6 +2,7 @@
 
 mod atomics;
 mod burst_data;
+mod burst_order_data;
 mod calibration;
 mod cli;
 mod cli_bitonic;
