@@ -15,18 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
-
-__device__ __forceinline__ uint64_t clock_now() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
-
-__device__ __forceinline__ uint32_t sm_id() {
-  uint32_t s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
+#include "probe_clock.h"
 
 // Each thread loads VECS 16-byte chunks of its block's tile, coalesced and
 // back to back (every load issued before the first is used, as ptxas
@@ -59,17 +48,6 @@ __global__ void burst(const uint4 *in, uint32_t *sink, uint64_t *rec) {
     rec[4 * w + 2] = t1;
     rec[4 * w + 3] = t2;
   }
-}
-
-// Evicts the L2 between runs (the simulator starts each launch with an
-// empty L2, as ncu's cache control does) by reading another buffer: its
-// lines are clean, so the burst's misses do not wait for write-backs.
-__global__ void scrub(const uint32_t *buf, size_t n, uint32_t *sink) {
-  uint32_t acc = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    acc += buf[i];
-  if (acc == 0xdeadbeef) sink[0] = acc;
 }
 
 int main() {

@@ -31,18 +31,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
-
-__device__ __forceinline__ uint64_t clock_now() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
-
-__device__ __forceinline__ uint32_t sm_id() {
-  uint32_t s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
+#include "probe_clock.h"
 
 // Where piece `s` (of `per_block`) of block `b` (of `blocks`) lies, in
 // 512-byte pieces: 0 in one piece, 1 interleaved, 2 scattered over `span`
@@ -86,16 +75,6 @@ __global__ void burst(const uint4 *in, int layout, size_t span, int only_sm, uin
     rec[5 * r + 3] = t1;
     rec[5 * r + 4] = t2;
   }
-}
-
-// Evicts the L2 between runs by reading another buffer (clean lines: the
-// burst's misses do not wait for write-backs).
-__global__ void scrub(const uint32_t *buf, size_t n, uint32_t *sink) {
-  uint32_t acc = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    acc += buf[i];
-  if (acc == 0xdeadbeef) sink[0] = acc;
 }
 
 int main() {
