@@ -1,6 +1,6 @@
 //! The committed H200 recording of `hw/burst_order.cu`
 //! (`hw/data/h200/burst_order/`): what docs/calibration.md ("In what order
-//! a burst lands") says of it. An SM issues its blocks' loads in the order
+//! a loaded burst lands") says of it. An SM issues its blocks' loads in the order
 //! the blocks started; under a loaded memory system each block's warps get
 //! their data spread over most of the burst, the blocks' landings
 //! overlapping, wherever the bytes lie.
