@@ -34,13 +34,8 @@ __global__ void burst(const uint4 *in, uint32_t *sink, uint64_t *rec) {
   uint32_t acc = 0;
 #pragma unroll
   for (int j = 0; j < VECS; j++) acc ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
-  // The store waits for every load (in-order issue), the clock after it.
-  ((volatile uint32_t *)sh)[threadIdx.x] = acc;
-  uint64_t t1 = clock_now();
-  __syncthreads();
-  uint64_t t2 = clock_now();
-  acc += ((volatile uint32_t *)sh)[(threadIdx.x + 32) % blockDim.x];
-  if (acc == 0xdeadbeef) sink[0] = acc;
+  uint64_t t1, t2;
+  land_and_release(acc, sh, sink, t1, t2);
   if (threadIdx.x % 32 == 0) {
     size_t w = (size_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     rec[4 * w + 0] = sm_id();
@@ -69,10 +64,8 @@ int main() {
       {"tile32k_b2x1024", 2, 1024, 2},  // 64 warps an SM in blocks of 32
   };
   const int runs = 2;
-  size_t scrub_n = (size_t)64 << 20;  // 256 MB of u32
   uint32_t *scrub_buf, *sink;
-  CHECK(cudaMalloc(&scrub_buf, scrub_n * 4));
-  CHECK(cudaMemset(scrub_buf, 0, scrub_n * 4));
+  if (alloc_scrub(&scrub_buf)) return 1;
   CHECK(cudaMalloc(&sink, 4));
   // One row per block and run: its SM, when its first warp started, when
   // its first and its last warp had their loads, when its barrier let the
@@ -93,7 +86,7 @@ int main() {
     // the run right after another, so the tile is in L2.
     for (int warm = 0; warm < 2; warm++) {
       for (int r_i = 0; r_i < runs; r_i++) {
-        if (!warm) scrub<<<4 * sms, 1024>>>(scrub_buf, scrub_n, sink);
+        if (!warm) scrub<<<4 * sms, 1024>>>(scrub_buf, SCRUB_WORDS, sink);
         if (v.vecs == 4)
           burst<4><<<blocks, v.threads, v.threads * 4>>>(in, sink, rec);
         else

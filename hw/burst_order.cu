@@ -60,13 +60,8 @@ __global__ void burst(const uint4 *in, int layout, size_t span, int only_sm, uin
     uint4 b = in[p1 * 32 + lane];
     acc = a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w;
   }
-  // The store waits for both loads (in-order issue), the clock after it.
-  ((volatile uint32_t *)sh)[threadIdx.x] = acc;
-  uint64_t t1 = clock_now();
-  __syncthreads();
-  uint64_t t2 = clock_now();
-  acc += ((volatile uint32_t *)sh)[(threadIdx.x + 32) % blockDim.x];
-  if (acc == 0xdeadbeef) sink[0] = acc;
+  uint64_t t1, t2;
+  land_and_release(acc, sh, sink, t1, t2);
   if (lane == 0) {
     size_t r = (size_t)blockIdx.x * warps + w;
     rec[5 * r + 0] = sm;
@@ -96,10 +91,8 @@ int main() {
       {"c_b8_sm0", 8, 0, 0},  // only SM 0's eight blocks load
   };
   const int threads = 256, runs = 2;
-  size_t scrub_n = (size_t)64 << 20;  // 256 MB of u32
   uint32_t *scrub_buf, *sink;
-  CHECK(cudaMalloc(&scrub_buf, scrub_n * 4));
-  CHECK(cudaMemset(scrub_buf, 0, scrub_n * 4));
+  if (alloc_scrub(&scrub_buf)) return 1;
   CHECK(cudaMalloc(&sink, 4));
   printf("variant,l2,block,warp,sm,start,issued,landed,released\n");
   for (const Variant &v : variants) {
@@ -116,7 +109,7 @@ int main() {
     uint64_t *host = new uint64_t[(size_t)warps * 5];
     for (int warm = 0; warm < 2; warm++) {
       for (int r_i = 0; r_i < runs; r_i++) {
-        if (!warm) scrub<<<4 * sms, 1024>>>(scrub_buf, scrub_n, sink);
+        if (!warm) scrub<<<4 * sms, 1024>>>(scrub_buf, SCRUB_WORDS, sink);
         burst<<<blocks, threads, threads * 4>>>(in, v.layout, span, v.only_sm, sink, rec);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
