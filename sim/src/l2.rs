@@ -195,6 +195,17 @@ pub(crate) struct Writeback {
     pub partial: u32,
 }
 
+impl Way {
+    /// Line `line`, held in this state, going back to DRAM.
+    fn back(self, line: u64) -> Writeback {
+        Writeback {
+            line,
+            dirty: self.dirty.count_ones(),
+            partial: self.partial.count_ones(),
+        }
+    }
+}
+
 impl L2 {
     pub fn new(cfg: &GpuConfig) -> L2 {
         let line_bytes = u64::from(cfg.l2_line_bytes);
@@ -477,11 +488,8 @@ impl L2View<'_> {
         self.last = (key, victim);
         let old = self.keys[victim];
         let gone = self.state(victim);
-        let writeback = (old & GEN_MASK == generation && gone.dirty != 0).then(|| Writeback {
-            line: old >> GEN_BITS,
-            dirty: gone.dirty.count_ones(),
-            partial: gone.partial.count_ones(),
-        });
+        let writeback =
+            (old & GEN_MASK == generation && gone.dirty != 0).then(|| gone.back(old >> GEN_BITS));
         self.keys[victim] = key;
         let (fill, fetched) = if write {
             (bit, 0)
@@ -521,7 +529,7 @@ impl L2View<'_> {
     fn let_go_in_part(&mut self, ways: std::ops::Range<usize>, now: usize) -> Option<Writeback> {
         let generation = self.generation;
         let mut held = 0;
-        let mut oldest: Option<(u32, usize)> = None;
+        let mut oldest: Option<(Way, usize)> = None;
         for i in ways {
             if self.keys[i] & GEN_MASK != generation {
                 continue;
@@ -531,15 +539,14 @@ impl L2View<'_> {
                 continue;
             }
             held += 1;
-            if i != now && oldest.is_none_or(|(stamp, _)| w.stamp < stamp) {
-                oldest = Some((w.stamp, i));
+            if i != now && oldest.is_none_or(|(o, _)| w.stamp < o.stamp) {
+                oldest = Some((w, i));
             }
         }
         if held <= self.shape.partial_lines {
             return None;
         }
-        let (_, i) = oldest?;
-        let w = self.state(i);
+        let (w, i) = oldest?;
         self.set_state(
             i,
             Way {
@@ -548,11 +555,7 @@ impl L2View<'_> {
                 ..w
             },
         );
-        Some(Writeback {
-            line: self.keys[i] >> GEN_BITS,
-            dirty: w.dirty.count_ones(),
-            partial: w.partial.count_ones(),
-        })
+        Some(w.back(self.keys[i] >> GEN_BITS))
     }
 
     /// The sector bits, within its line, of the DRAM fetch block that holds
