@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::sync::OnceLock;
 
 /// One warp's record: when its block started, when it issued its first
 /// load and when its loads had landed (SM clock cycles).
@@ -20,7 +21,13 @@ struct Warp {
 /// (variant, L2 state) -> SM -> block -> its warps.
 type Recording = BTreeMap<(String, String), BTreeMap<u32, BTreeMap<u32, Vec<Warp>>>>;
 
-fn recording() -> Recording {
+/// The recording, decompressed and parsed once for every test.
+fn recording() -> &'static Recording {
+    static REC: OnceLock<Recording> = OnceLock::new();
+    REC.get_or_init(parse)
+}
+
+fn parse() -> Recording {
     let gz = include_bytes!("../hw/data/h200/burst_order/burst_order.csv.gz");
     let mut text = String::new();
     flate2::read::GzDecoder::new(&gz[..])
@@ -105,7 +112,7 @@ fn every_warp_of_every_variant_is_recorded() {
 fn an_sm_issues_its_blocks_loads_in_the_order_the_blocks_started() {
     let rec = recording();
     for l2 in ["cold", "warm"] {
-        let sms = sms(&rec, "c_b4", l2);
+        let sms = sms(rec, "c_b4", l2);
         let first: Vec<f64> = (0..4)
             .map(|k| {
                 median(
@@ -157,9 +164,9 @@ fn where_the_tiles_lie_does_not_change_when_they_land() {
     // each block's median landing within 10% of the whole tiles'.
     let rec = recording();
     for l2 in ["cold", "warm"] {
-        let whole = landings(&rec, "c_b4", l2);
+        let whole = landings(rec, "c_b4", l2);
         for other in ["i_b4", "s_b4"] {
-            let o = landings(&rec, other, l2);
+            let o = landings(rec, other, l2);
             for (k, (a, b)) in whole.iter().zip(&o).enumerate() {
                 assert!(
                     (a[1] - b[1]).abs() <= 0.1 * a[1],
@@ -175,7 +182,7 @@ fn where_the_tiles_lie_does_not_change_when_they_land() {
 #[test]
 fn under_load_a_blocks_warps_land_over_most_of_the_burst() {
     let rec = recording();
-    let l = landings(&rec, "c_b4", "cold");
+    let l = landings(rec, "c_b4", "cold");
     let burst = l[3][2] - l[0][0];
     // The first block's warps land over more than half the burst, and its
     // last after the last block's first: the blocks overlap.
@@ -183,7 +190,7 @@ fn under_load_a_blocks_warps_land_over_most_of_the_burst() {
     assert!(l[0][2] > l[3][0], "{l:?}");
     // Alone on the memory system, the same four blocks take under half
     // that long.
-    let alone = landings(&rec, "c_b4_sm0", "cold");
+    let alone = landings(rec, "c_b4_sm0", "cold");
     assert!(
         alone[3][2] - alone[0][0] < 0.5 * burst,
         "{alone:?} against {l:?}"
