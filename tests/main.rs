@@ -37,6 +37,7 @@ mod snapshots_ptx;
 mod snapshots_samplesort;
 mod snapshots_terasort;
 mod stall_charges;
+mod step_l1_data;
 mod terminal;
 mod threads;
 mod traces;
