@@ -61,7 +61,10 @@ fn the_partners_distance_and_mirroring_do_not_change_the_time() {
     // The whole array comes from DRAM once in every variant.
     for v in rec.keys() {
         let read = metric(&rec, v, "dram__bytes_read.sum");
-        assert!((read - 33_554_432.0).abs() < 0.01 * 33_554_432.0, "{v}: {read}");
+        assert!(
+            (read - 33_554_432.0).abs() < 0.01 * 33_554_432.0,
+            "{v}: {read}"
+        );
     }
 }
 
@@ -69,12 +72,28 @@ fn the_partners_distance_and_mirroring_do_not_change_the_time() {
 fn the_stores_hit_the_lines_the_loads_brought_into_l1() {
     let rec = recording();
     for v in rec.keys() {
-        let hit = metric(&rec, v, "l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup_hit.sum");
-        let miss = metric(&rec, v, "l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup_miss.sum");
+        let hit = metric(
+            &rec,
+            v,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup_hit.sum",
+        );
+        let miss = metric(
+            &rec,
+            v,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup_miss.sum",
+        );
         assert!(hit / (hit + miss) > 0.98, "{v}: {hit} hits, {miss} misses");
         // Half of the 16-byte load chunks hit the sector the other half fetched.
-        let ld_hit = metric(&rec, v, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum");
-        let ld_miss = metric(&rec, v, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum");
+        let ld_hit = metric(
+            &rec,
+            v,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+        );
+        let ld_miss = metric(
+            &rec,
+            v,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum",
+        );
         assert_eq!((ld_hit, ld_miss), (1_048_576.0, 1_048_576.0), "{v}");
     }
 }
@@ -84,6 +103,10 @@ fn ptxas_registers_allow_two_blocks_an_sm() {
     let rec = recording();
     for v in rec.keys() {
         assert_eq!(metric(&rec, v, "launch__registers_per_thread"), 84.0, "{v}");
-        assert_eq!(metric(&rec, v, "launch__occupancy_limit_registers"), 2.0, "{v}");
+        assert_eq!(
+            metric(&rec, v, "launch__occupancy_limit_registers"),
+            2.0,
+            "{v}"
+        );
     }
 }
