@@ -318,6 +318,14 @@ fn the_committed_h200_load_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_loads.txt", "hw/calib/figures_loads.txt");
 }
 
+/// 16-byte reads in order and scattered, from L2 and from DRAM: what the
+/// H200's DRAM moves when every read opens another row (`dram_banks`,
+/// `dram_row_open_bytes`).
+#[test]
+fn the_committed_h200_gather_suite_meets_its_figures() {
+    suite_meets_its_figures("hw/calib/suite_gather.txt", "hw/calib/figures_gather.txt");
+}
+
 /// Dependent loads that hit in the SM's L1 data cache: the hit latency
 /// of a chain (`l1_latency_cycles`).
 #[test]

@@ -314,6 +314,17 @@ gpu_config! {
     /// loads that use one sector of every 64 bytes read twice their
     /// sectors' bytes from DRAM (`dram__bytes_read`).
     dram_fetch_bytes: u32,
+    /// Bytes of a partition's own addresses one DRAM row holds: a power of
+    /// two, dram_fetch_bytes..=1048576. A partition's addresses go to its
+    /// banks a row at a time, in turn.
+    dram_row_bytes: u32,
+    /// DRAM banks of each partition, 0..=65536, each with one row open (0:
+    /// rows not modelled, every access costs the same).
+    dram_banks: u32,
+    /// DRAM bandwidth, bytes, >= 0, that an access to a row its bank does
+    /// not have open takes from its partition's channel besides its data
+    /// (opening the row).
+    dram_row_open_bytes: u32,
     /// L2 capacity, bytes, >= l2_line_bytes * l2_ways.
     l2_bytes: u64,
     /// L2 associativity, 1..=256.
@@ -552,6 +563,13 @@ impl GpuConfig {
             // keygen reads 67.1 MB from DRAM for 33.6 MB of load sectors
             // (hw/data/calib/ts1m.csv).
             dram_fetch_bytes: 64,
+            // Fitted to hw/calib/suite_gather.txt (docs/calibration.md,
+            // "Random reads from DRAM"): 16-byte reads scattered over 64 and
+            // 256 MB move 1,635 and 1,452 DRAM bytes a cycle on the H200,
+            // reads in order 1,991 and 2,282. A row of 1 KB as HBM3's.
+            dram_row_bytes: 1024,
+            dram_banks: 1024,
+            dram_row_open_bytes: 42,
             l2_bytes: 50 * 1024 * 1024,
             l2_ways: 16,
             // Measured (hw/calib/suite_l2parts.txt, docs/calibration.md
@@ -683,6 +701,10 @@ impl GpuConfig {
             l2_partial_line_bytes: 0,
             dram_bytes_per_cycle: 32,
             dram_fetch_bytes: 32,
+            dram_row_bytes: 1024,
+            // Off: the tiny machine keeps its tests' cycle counts.
+            dram_banks: 0,
+            dram_row_open_bytes: 0,
             l2_bytes: 2048,
             l2_ways: 2,
             // Off: the tiny machine keeps its tests' cycle counts.
@@ -1084,6 +1106,23 @@ impl GpuConfig {
                 self.l2_line_bytes.into(),
             );
         }
+        if !bad(&errors, "dram_fetch_bytes") {
+            range(
+                &mut errors,
+                "dram_row_bytes",
+                self.dram_row_bytes.into(),
+                self.dram_fetch_bytes.into(),
+                1 << 20,
+            );
+        }
+        range(&mut errors, "dram_banks", self.dram_banks.into(), 0, 65536);
+        range(
+            &mut errors,
+            "dram_row_open_bytes",
+            self.dram_row_open_bytes.into(),
+            0,
+            1 << 20,
+        );
         if !bad(&errors, "sector_bytes") {
             range(
                 &mut errors,
@@ -1163,6 +1202,7 @@ impl GpuConfig {
             ("l2_line_bytes", self.l2_line_bytes),
             ("sector_bytes", self.sector_bytes),
             ("dram_fetch_bytes", self.dram_fetch_bytes),
+            ("dram_row_bytes", self.dram_row_bytes),
             ("icache_line_bytes", self.icache_line_bytes),
             (
                 "partition_interleave_bytes",

@@ -63,8 +63,22 @@
 //!
 //! Load sectors that hit in the SM's L1 ([`crate::l1`]) never come here.
 //!
-//! **Not modelled.** DRAM banks, rows and refresh, the crossbar, TLBs, and the write-back of
-//! dirty lines still in L2 when the kernel ends.
+//! **DRAM rows.** Each partition's addresses go to its `dram_banks` banks
+//! a row (`dram_row_bytes` of the partition's own addresses) at a time, in
+//! turn, and each bank keeps one row open. A DRAM access (a load miss's
+//! fetch, a line going back) to a row its bank does not have open takes
+//! `dram_row_open_bytes` more of the channel's bandwidth. Why: on the
+//! H200 (`hw/calib/suite_gather.txt`, docs/calibration.md "Random reads
+//! from DRAM") 16-byte reads scattered over 64 and 256 MB, each its own
+//! 64-byte fetch, move 1,635 and 1,452 DRAM bytes a cycle where reads in
+//! order move 1,991 and 2,282; with every access costing the same the
+//! model moved the scattered ones at its full 2,320-2,403 (-30% and -40%).
+//! Streams in address order find their rows open. It opens no row sooner
+//! for a later request: the latency is `dram_latency_cycles` either way.
+//!
+//! **Not modelled.** DRAM refresh and bank timing beyond the open row, the
+//! crossbar, TLBs, and the write-back of dirty lines still in L2 when the
+//! kernel ends.
 
 use crate::config::GpuConfig;
 use crate::l2::{L2, L2View, Writeback};
@@ -87,6 +101,8 @@ pub(crate) struct MemTiming {
     /// Per partition: the line its slice last wrote in part (`u64::MAX`:
     /// none this launch).
     partial_line: Vec<u64>,
+    /// Per partition and DRAM bank: the row it has open (`u64::MAX`: none).
+    open_rows: Vec<u64>,
     costs: Costs,
     /// Per partition, its group in this launch ([`Self::start_launch`]).
     group_of: Vec<u32>,
@@ -133,6 +149,13 @@ struct Costs {
     line_shift: u32,
     l2_latency: u64,
     dram_latency: u64,
+    /// DRAM rows: bytes of a partition's own addresses a row holds, banks
+    /// a partition has (each with one open row; 0: rows not modelled),
+    /// and the fixed-point cycles of its DRAM channel opening another row
+    /// takes.
+    row_bytes: u64,
+    banks: u64,
+    row_miss_cost: u64,
     /// Which partition owns a sector ([`crate::slice_hash`]).
     hash: SliceHash,
 }
@@ -164,6 +187,7 @@ impl MemTiming {
             l2_free: vec![0; parts as usize],
             dram_free: vec![0; parts as usize],
             partial_line: vec![u64::MAX; parts as usize],
+            open_rows: vec![u64::MAX; (parts * u64::from(cfg.dram_banks)) as usize],
             costs: Costs {
                 l2_cost: share(cfg.l2_bytes_per_cycle),
                 dram_cost: share(cfg.dram_bytes_per_cycle),
@@ -176,6 +200,9 @@ impl MemTiming {
                 line_shift: cfg.line_sector_shift(),
                 l2_latency: cfg.l2_latency_cycles.into(),
                 dram_latency: cfg.dram_latency_cycles.into(),
+                row_bytes: cfg.dram_row_bytes.into(),
+                banks: cfg.dram_banks.into(),
+                row_miss_cost: cost(cfg.dram_row_open_bytes, cfg.dram_bytes_per_cycle),
                 hash: SliceHash::new(
                     cfg.partition_hash,
                     parts,
@@ -201,6 +228,7 @@ impl MemTiming {
         self.l2_free.iter_mut().for_each(|t| *t = 0);
         self.dram_free.iter_mut().for_each(|t| *t = 0);
         self.partial_line.iter_mut().for_each(|l| *l = u64::MAX);
+        self.open_rows.iter_mut().for_each(|r| *r = u64::MAX);
     }
 
     /// Which group each sector is in, when this launch has several.
@@ -233,6 +261,8 @@ impl MemTiming {
         let views = self.l2.split();
         let (mut l2_free, mut dram_free) = (&mut self.l2_free[..], &mut self.dram_free[..]);
         let mut partial_line = &mut self.partial_line[..];
+        let mut open_rows = &mut self.open_rows[..];
+        let banks = self.costs.banks as usize;
         let mut out = Vec::with_capacity(views.len());
         // The views come in partition order, so each group's queues are
         // the next `len` of them.
@@ -245,11 +275,14 @@ impl MemTiming {
             dram_free = rest;
             let (c, rest) = std::mem::take(&mut partial_line).split_at_mut(len);
             partial_line = rest;
+            let (o, rest) = std::mem::take(&mut open_rows).split_at_mut(len * banks);
+            open_rows = rest;
             out.push(PartTiming {
                 l2,
                 l2_free: a,
                 dram_free: b,
                 partial_line: c,
+                open_rows: o,
                 first: first as usize,
                 costs: self.costs,
             });
@@ -283,6 +316,7 @@ pub(crate) struct PartTiming<'a> {
     l2_free: &'a mut [u64],
     dram_free: &'a mut [u64],
     partial_line: &'a mut [u64],
+    open_rows: &'a mut [u64],
     first: usize,
     costs: Costs,
 }
@@ -356,7 +390,8 @@ impl PartTiming<'_> {
             // sector's time of its bandwidth.
             self.l2_free[p] += c.l2_cost;
             let begin = (start + c.l2_cost).max(self.dram_free[p]);
-            self.dram_free[p] = begin + c.dram_cost * u64::from(lookup.fetched);
+            let open = self.open_row(p, addr);
+            self.dram_free[p] = begin + open + c.dram_cost * u64::from(lookup.fetched);
             (ceil_cycles(begin) + c.dram_latency, true)
         }
     }
@@ -374,9 +409,40 @@ impl PartTiming<'_> {
         let q = c.partition(w.line * c.line_bytes) - self.first;
         self.l2_free[q] += c.l2_cost * u64::from(w.partial);
         let begin = start.max(self.dram_free[q]);
-        self.dram_free[q] = begin + c.dram_cost * u64::from(w.dirty + w.partial);
+        let open = self.open_row(q, w.line * c.line_bytes);
+        self.dram_free[q] = begin + open + c.dram_cost * u64::from(w.dirty + w.partial);
         stats.dram_sectors_write += u64::from(w.dirty);
         stats.dram_sectors_read += u64::from(w.partial);
+    }
+}
+
+impl PartTiming<'_> {
+    /// What opening the DRAM row of `addr` (a hashed address of the
+    /// group's partition `p`) adds to the partition's channel: nothing
+    /// when its bank has that row open.
+    #[inline]
+    fn open_row(&mut self, p: usize, addr: u64) -> u64 {
+        let c = self.costs;
+        if c.banks == 0 {
+            return 0;
+        }
+        let shift = c.interleave.trailing_zeros();
+        let chunk = addr >> shift;
+        let own = if c.parts.is_power_of_two() {
+            chunk >> c.parts.trailing_zeros()
+        } else {
+            chunk / c.parts
+        };
+        let local = (own << shift) | (addr & (c.interleave - 1));
+        let group = local / c.row_bytes;
+        let (bank, row) = (group % c.banks, group / c.banks);
+        let slot = &mut self.open_rows[p * c.banks as usize + bank as usize];
+        if *slot == row {
+            0
+        } else {
+            *slot = row;
+            c.row_miss_cost
+        }
     }
 }
 
@@ -413,6 +479,41 @@ mod tests {
         let done: Vec<u64> = (0..4).map(|i| t.sector(0, i, false, &mut s)).collect();
         // DRAM: one sector per 2 cycles in partition 0 (sectors 0..8 share it).
         assert_eq!(done, [21, 23, 25, 27]);
+    }
+
+    /// The cycle the last of `sectors` (all issued at 0) is ready, on the
+    /// tiny machine with `banks` DRAM banks a partition and a row opening
+    /// costing 64 bytes (4 cycles of a partition's channel).
+    fn last_ready(banks: u32, sectors: impl Iterator<Item = u64>) -> u64 {
+        let mut cfg = GpuConfig::tiny();
+        cfg.dram_banks = banks;
+        cfg.dram_row_open_bytes = 64;
+        let mut t = MemTiming::new(&cfg);
+        t.start_launch(1);
+        let mut s = KernelStats::default();
+        sectors
+            .map(|k| t.sector(0, k, false, &mut s))
+            .max()
+            .unwrap()
+    }
+
+    #[test]
+    fn reads_in_one_row_open_it_once_and_scattered_reads_once_each() {
+        // tiny: 2 partitions of 256-byte chunks, 1 KB rows. Partition 0's
+        // chunks 0, 2, 4, 6 are its own first 1 KB: one row of bank 0.
+        let in_row = || (0..4u64).flat_map(|c| (0..4).map(move |s| c * 16 + s));
+        // Partition 0's own rows 0, 4, 8, ... (8 KB apart): bank 0 of 4,
+        // another row each time.
+        let scattered = || (0..16u64).map(|m| m * 256);
+        assert_eq!(last_ready(0, in_row()), last_ready(0, scattered()));
+        // Each read takes a DRAM slot of 2 cycles; a row it opens, 4 more
+        // of the channel after it. The last read waits for the rows the
+        // 15 before it opened: 15 scattered, 1 in the row.
+        assert_eq!(
+            last_ready(4, scattered()) - last_ready(4, in_row()),
+            (15 - 1) * 4
+        );
+        assert_eq!(last_ready(4, in_row()) - last_ready(0, in_row()), 4);
     }
 
     #[test]
