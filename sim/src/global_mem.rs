@@ -73,8 +73,9 @@
 //! 64-byte fetch, move 1,635 and 1,452 DRAM bytes a cycle where reads in
 //! order move 1,991 and 2,282; with every access costing the same the
 //! model moved the scattered ones at its full 2,320-2,403 (-30% and -40%).
-//! Streams in address order find their rows open. It opens no row sooner
-//! for a later request: the latency is `dram_latency_cycles` either way.
+//! Streams in address order find their rows open. Opening a row delays
+//! the channel's later accesses, not this one: its latency stays
+//! `dram_latency_cycles`.
 //!
 //! **Not modelled.** DRAM refresh and bank timing beyond the open row, the
 //! crossbar, TLBs, and the write-back of dirty lines still in L2 when the
@@ -414,9 +415,7 @@ impl PartTiming<'_> {
         stats.dram_sectors_write += u64::from(w.dirty);
         stats.dram_sectors_read += u64::from(w.partial);
     }
-}
 
-impl PartTiming<'_> {
     /// What opening the DRAM row of `addr` (a hashed address of the
     /// group's partition `p`) adds to the partition's channel: nothing
     /// when its bank has that row open.
