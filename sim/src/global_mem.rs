@@ -174,6 +174,20 @@ impl Costs {
             (chunk % self.parts) as usize
         }
     }
+
+    /// `addr` among its partition's own addresses: its interleave chunks
+    /// numbered within the partition, as its DRAM channel sees them.
+    #[inline]
+    fn own_address(&self, addr: u64) -> u64 {
+        let shift = self.interleave.trailing_zeros();
+        let chunk = addr >> shift;
+        let own = if self.parts.is_power_of_two() {
+            chunk >> self.parts.trailing_zeros()
+        } else {
+            chunk / self.parts
+        };
+        (own << shift) | (addr & (self.interleave - 1))
+    }
 }
 
 impl MemTiming {
@@ -425,15 +439,7 @@ impl PartTiming<'_> {
         if c.banks == 0 {
             return 0;
         }
-        let shift = c.interleave.trailing_zeros();
-        let chunk = addr >> shift;
-        let own = if c.parts.is_power_of_two() {
-            chunk >> c.parts.trailing_zeros()
-        } else {
-            chunk / c.parts
-        };
-        let local = (own << shift) | (addr & (c.interleave - 1));
-        let group = local / c.row_bytes;
+        let group = c.own_address(addr) / c.row_bytes;
         let (bank, row) = (group % c.banks, group / c.banks);
         let slot = &mut self.open_rows[p * c.banks as usize + bank as usize];
         if *slot == row {
