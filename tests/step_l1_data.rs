@@ -7,33 +7,24 @@
 
 use std::collections::BTreeMap;
 
-/// Variant name -> metric -> value, from the raw ncu CSV and the variant
-/// list written beside it (one row a variant, in that order).
+use simsort::calib::ncu;
+
+/// Variant name -> metric -> value: the raw ncu CSV (one row a variant,
+/// all of ID 0, kept in file order) named by the variant list written
+/// beside it.
 fn recording() -> BTreeMap<String, BTreeMap<String, f64>> {
     let csv = include_str!("../hw/data/h200/step_l1/step_l1.csv");
     let names = include_str!("../hw/data/h200/step_l1/variants.txt");
-    // Quoted fields; numbers carry thousands separators inside the quotes.
-    let fields = |line: &str| -> Vec<String> {
-        line.trim()
-            .trim_matches('"')
-            .split("\",\"")
-            .map(str::to_string)
-            .collect()
-    };
-    let mut lines = csv.lines().filter(|l| l.starts_with('"'));
-    let header = fields(lines.next().expect("a header"));
-    let _units = lines.next();
-    let mut out = BTreeMap::new();
-    for (row, variant) in lines.zip(names.lines()) {
-        let name = variant.split_whitespace().next().expect("a name");
-        let values = header
-            .iter()
-            .zip(fields(row))
-            .filter_map(|(h, v)| Some((h.clone(), v.replace(',', "").parse::<f64>().ok()?)))
-            .collect();
-        out.insert(name.to_string(), values);
-    }
-    out
+    let launches = ncu::parse(csv).expect("the recording parses");
+    assert_eq!(launches.len(), names.lines().count(), "a row a variant");
+    names
+        .lines()
+        .zip(launches)
+        .map(|(variant, launch)| {
+            let name = variant.split_whitespace().next().expect("a name");
+            (name.to_string(), launch.metrics)
+        })
+        .collect()
 }
 
 fn metric(rec: &BTreeMap<String, BTreeMap<String, f64>>, variant: &str, name: &str) -> f64 {
