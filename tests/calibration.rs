@@ -470,6 +470,20 @@ fn the_committed_h200_icache_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_icache.txt", "hw/calib/figures_icache.txt");
 }
 
+/// Loops a KB at a time past the L0's 32 KB and the L1's 128 KB, and
+/// GPUTeraSort's `head` over one-thread blocks in one to five waves: the
+/// instruction caches' ways (`icache_l0_ways`, `icache_l1_ways`; a minute
+/// to simulate: `.ci/release-checks` runs it, by this name's prefix
+/// `the_committed_h200_icache`).
+#[test]
+#[ignore]
+fn the_committed_h200_icache_knee_suite_meets_its_figures() {
+    suite_meets_its_figures(
+        "hw/calib/suite_icache_knee.txt",
+        "hw/calib/figures_icache_knee.txt",
+    );
+}
+
 /// GPUTeraSort, measured on the H200 and never used to fit the model
 /// (several minutes to simulate: `.ci/release-checks` runs it).
 #[test]

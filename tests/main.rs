@@ -23,6 +23,7 @@ mod fuzz;
 mod hardware;
 mod hostile;
 mod html_report;
+mod icache_knee_data;
 mod launch_labels;
 mod plots;
 mod properties;

@@ -348,6 +348,13 @@ gpu_config! {
     /// icache_line_bytes, >= icache_l0_bytes; its sub-partitions' L0 misses
     /// fetch here.
     icache_l1_bytes: u32,
+    /// Ways of each sub-partition's L0 instruction cache, 1..=64: line `i`
+    /// of the code goes to set `i` mod (its lines / icache_l0_ways), which
+    /// keeps its icache_l0_ways most recently used lines; its lines are a
+    /// multiple of it (an L0 of fewer lines is one set).
+    icache_l0_ways: u32,
+    /// Ways of each SM's L1 instruction cache, 1..=64, as icache_l0_ways.
+    icache_l1_ways: u32,
     /// Instruction-cache line, bytes: a power of two, 16..=4096 (a SASS
     /// instruction is 16 bytes).
     icache_line_bytes: u32,
@@ -377,8 +384,9 @@ gpu_config! {
     /// Bytes of a kernel's code, from its start, that a launch brings into
     /// each SM's L1 instruction cache before the first warp issues, if the
     /// L1 holds the whole kernel: a multiple of icache_line_bytes, <=
-    /// icache_l1_bytes. Its lines past them (all past the L0's of a larger
-    /// kernel) stream in when first asked for (icache_cold_line_cycles).
+    /// icache_l1_bytes. The L1 also holds the first icache_l0_bytes the
+    /// launch brings into every L0, of any kernel; lines past both stream
+    /// in when first asked for (icache_cold_line_cycles).
     icache_warm_bytes: u32,
     /// SM clock, MHz, >= 1; only converts cycles to time in reports.
     clock_mhz: u32,
@@ -587,6 +595,14 @@ impl GpuConfig {
             // per sub-partition, an L1 of 128 KB per SM.
             icache_l0_bytes: 32 * 1024,
             icache_l1_bytes: 128 * 1024,
+            // Measured (hw/calib/suite_icache_knee.txt, docs/calibration.md
+            // "Loops just past a cache"): one warp looping over 32 to 40 KB
+            // of code, or 128 to 144 KB, slows by steps as the loop grows
+            // a KB at a time, where a cache missing on every line once the
+            // loop is larger than it (LRU over all its lines) slows at
+            // once; four ways a set follow the steps.
+            icache_l0_ways: 4,
+            icache_l1_ways: 4,
             icache_line_bytes: 128,
             // Fitted to the same suite: an L0 miss costs one warp about 16
             // cycles more a 128-byte line from 48 to 128 KB, an L1 miss
@@ -714,6 +730,8 @@ impl GpuConfig {
             // Off: every instruction fetch hits.
             icache_l0_bytes: 0,
             icache_l1_bytes: 0,
+            icache_l0_ways: 4,
+            icache_l1_ways: 4,
             icache_line_bytes: 128,
             icache_l1_latency_cycles: 0,
             icache_l1_line_cycles: 0,
@@ -1139,6 +1157,20 @@ impl GpuConfig {
             16,
             4096,
         );
+        range(
+            &mut errors,
+            "icache_l0_ways",
+            self.icache_l0_ways.into(),
+            1,
+            64,
+        );
+        range(
+            &mut errors,
+            "icache_l1_ways",
+            self.icache_l1_ways.into(),
+            1,
+            64,
+        );
         if !bad(&errors, "icache_line_bytes") {
             let line = self.icache_line_bytes;
             for (field, value) in [
@@ -1150,6 +1182,18 @@ impl GpuConfig {
                     errors.push(ConfigError::new(
                         field,
                         format!("{value} is not a multiple of icache_line_bytes ({line})"),
+                    ));
+                }
+            }
+            for (field, bytes, ways) in [
+                ("icache_l0_ways", self.icache_l0_bytes, self.icache_l0_ways),
+                ("icache_l1_ways", self.icache_l1_bytes, self.icache_l1_ways),
+            ] {
+                let lines = bytes / line;
+                if (1..=64).contains(&ways) && lines >= ways && !lines.is_multiple_of(ways) {
+                    errors.push(ConfigError::new(
+                        field,
+                        format!("{ways} does not divide the cache's {lines} lines"),
                     ));
                 }
             }
@@ -1312,6 +1356,28 @@ mod tests {
             ["l2_ways"],
             "a bad l2_ways is not also blamed on the limit"
         );
+        // Instruction-cache ways must divide the level's lines (256 and
+        // 1,024 on the H200), and a bad line size blames only itself.
+        let mut cfg = GpuConfig::h200();
+        cfg.icache_l0_ways = 3;
+        let errors = cfg.validate().unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].field, "icache_l0_ways");
+        assert_eq!(errors[0].message, "3 does not divide the cache's 256 lines");
+        cfg.icache_l0_ways = 64;
+        cfg.icache_l1_ways = 65;
+        let errors = cfg.validate().unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].message, "65 is outside 1..=64");
+        cfg.icache_l1_ways = 4;
+        cfg.icache_line_bytes = 8;
+        let fields: Vec<String> = cfg
+            .validate()
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(fields, ["icache_line_bytes"]);
     }
 
     #[test]

@@ -30,9 +30,19 @@
 //! `icache_fetch_lines` - 1 such lines on their way, each arriving
 //! `dram_latency_cycles` after it was asked for and at least
 //! `icache_cold_line_cycles` after the one before it. The warp's wait is
-//! charged to `no_instruction`. Both levels replace the line filled
-//! longest ago (FIFO, which for straight-line code and loops behaves as
-//! LRU does).
+//! charged to `no_instruction`.
+//!
+//! **Sets.** Both levels are set-associative (`icache_l0_ways`,
+//! `icache_l1_ways`: line `i` of the code in set `i` mod the level's sets),
+//! each set replacing its least recently used line. A loop a few lines
+//! larger than a level then misses in the few sets it overfills and hits in
+//! the rest, as on the H200: one warp looping over 33, 34, 36 and 40 KB
+//! (`hw/calib/suite_icache_knee.txt`) takes 6%, 24%, 43% and 79% more
+//! cycles an instruction than over 32 KB, and over 136 and 144 KB 38% and
+//! 75% more than over 130 KB. LRU over all of a level's lines (or FIFO, the model before)
+//! misses on every line of any loop larger than it, and ran those loops at
+//! the full miss cost from 32 KB and from 128 KB on (+121%); four ways
+//! follow the H200's steps.
 //!
 //! **Why a stream.** One trip over code no SM ran costs the H200 the same
 //! with 1, 4, 8 or 16 warps an SM (`ic_w*_i1`: 55-58 K cycles for 64 KB,
@@ -57,9 +67,9 @@
 //! another sub-partition takes that read, arriving with it.
 //!
 //! **Cold start.** Each launch starts with the kernel's first
-//! `icache_l0_bytes` in every L0 and, for a kernel the SM's L1 holds
-//! (at most `icache_l1_bytes`), its first `icache_warm_bytes` (64 KB on
-//! the H200) in the L1: the fixed
+//! `icache_l0_bytes` in every L0 and in the L1 (they came through it)
+//! and, for a kernel the SM's L1 holds (at most `icache_l1_bytes`), its
+//! first `icache_warm_bytes` (64 KB on the H200) in the L1: the fixed
 //! launch cost (`launch_overhead_cycles`, fitted over kernels that fit the
 //! caches) already pays their first fetch, so a kernel that fits the L0
 //! runs exactly as it did without this model, and its lookups are skipped
@@ -83,46 +93,66 @@ use crate::decode::Program;
 /// Bytes of one SASS instruction (Volta and later encode every one in 16).
 pub(crate) const SASS_INST_BYTES: u32 = 16;
 
-/// A stamp of a line never filled.
+/// A slot that holds no line.
 const ABSENT: u32 = u32::MAX;
 
-/// One cache level over the kernel's lines: per line, the fill it came in
-/// with (its FIFO position) and when it arrives.
+/// One cache level over the kernel's lines: set-associative, each set
+/// keeping its most recently used lines, and per line when it arrives.
 #[derive(Clone, Debug, Default)]
 struct Level {
-    stamp: Vec<u32>,
+    /// Per set, its `ways` slots, the most recently used line first
+    /// (`ABSENT` where none).
+    slots: Vec<u32>,
+    ways: usize,
+    sets: usize,
     ready: Vec<u64>,
-    /// Fills so far: a line is held while it is one of the last `cap`.
-    fills: u32,
-    cap: u32,
 }
 
 impl Level {
-    /// Empties the level of `cap` lines for a kernel of `lines` lines,
-    /// holding its first `warm` (the cold start).
-    fn reset(&mut self, lines: usize, cap: u32, warm: u32) {
-        self.cap = cap;
-        self.stamp.clear();
-        self.stamp.resize(lines, ABSENT);
+    /// Empties the level of `cap` lines in sets of `ways` (one set when it
+    /// has fewer lines) for a kernel of `lines` lines, holding its first
+    /// `warm` (the cold start).
+    fn reset(&mut self, lines: usize, cap: u32, ways: u32, warm: u32) {
+        let cap = cap.max(1) as usize;
+        self.ways = (ways.max(1) as usize).min(cap);
+        self.sets = cap / self.ways;
+        self.slots.clear();
+        self.slots.resize(self.sets * self.ways, ABSENT);
         self.ready.clear();
         self.ready.resize(lines, 0);
-        let warm = (warm.min(cap) as usize).min(lines);
-        for (l, s) in self.stamp[..warm].iter_mut().enumerate() {
-            *s = l as u32;
+        for line in 0..(warm as usize).min(cap).min(lines) {
+            self.fill(line, 0);
         }
-        self.fills = warm as u32;
     }
 
+    /// The slots of `line`'s set.
     #[inline]
-    fn holds(&self, line: usize) -> bool {
-        let s = self.stamp[line];
-        s != ABSENT && self.fills - s <= self.cap
+    fn set(&mut self, line: usize) -> &mut [u32] {
+        let first = (line % self.sets) * self.ways;
+        &mut self.slots[first..first + self.ways]
     }
 
+    /// Whether the level holds `line`, which then becomes its set's most
+    /// recently used.
+    #[inline]
+    fn touch(&mut self, line: usize) -> bool {
+        let set = self.set(line);
+        match set.iter().position(|&l| l == line as u32) {
+            Some(i) => {
+                set[..=i].rotate_right(1);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Brings `line` in, arriving at `ready`, in place of its set's least
+    /// recently used line.
     #[inline]
     fn fill(&mut self, line: usize, ready: u64) {
-        self.stamp[line] = self.fills;
-        self.fills += 1;
+        let set = self.set(line);
+        set.rotate_right(1);
+        set[0] = line as u32;
         self.ready[line] = ready;
     }
 }
@@ -137,6 +167,9 @@ pub(crate) struct ICache {
     pub shift: u32,
     l0: Vec<Level>,
     l1: Level,
+    /// Per line, whether the SM's L1 fetched it before in the launch (its
+    /// cold start counts): a miss for it then reads L2, else it streams.
+    fetched: Vec<bool>,
     /// The next cycle the SM's L1 can start delivering a line.
     l1_free_at: u64,
     l1_latency: u64,
@@ -174,18 +207,24 @@ impl ICache {
         }
         let l1_cap = cfg.icache_l1_bytes / cfg.icache_line_bytes;
         // The launch brings the first `icache_warm_bytes` of a kernel the
-        // L1 holds; a larger one starts with the L0's lines only.
+        // L1 holds; a larger one starts with the L0's lines, which came
+        // through the L1 (without them, the second wave of GPUTeraSort's
+        // one-thread `head` blocks streamed the code's first lines from
+        // DRAM again: docs/calibration.md, "Loops just past a cache").
         let l1_warm = if lines <= l1_cap as usize {
-            cfg.icache_warm_bytes / cfg.icache_line_bytes
+            (cfg.icache_warm_bytes / cfg.icache_line_bytes).max(l0_cap)
         } else {
-            0
+            l0_cap
         };
         let nsp = cfg.num_subpartitions as usize;
         self.l0.resize_with(nsp, Level::default);
         for l0 in &mut self.l0 {
-            l0.reset(lines, l0_cap, l0_cap);
+            l0.reset(lines, l0_cap, cfg.icache_l0_ways, l0_cap);
         }
-        self.l1.reset(lines, l1_cap, l1_warm);
+        self.l1.reset(lines, l1_cap, cfg.icache_l1_ways, l1_warm);
+        self.fetched.clear();
+        self.fetched.resize(lines, false);
+        self.fetched[..(l1_warm as usize).min(lines)].fill(true);
         self.out_ready.clear();
         self.out_ready.resize(lines, 0);
         self.out_sharers.clear();
@@ -208,7 +247,7 @@ impl ICache {
     pub fn fetch(&mut self, sp: usize, line: u32, t: u64) -> u64 {
         let line = line as usize;
         let l0 = &mut self.l0[sp];
-        if l0.holds(line) {
+        if l0.touch(line) {
             return l0.ready[line];
         }
         if t < self.out_ready[line] && self.out_sharers[line] < self.sharers {
@@ -221,9 +260,9 @@ impl ICache {
         }
         let start = t.max(self.l1_free_at);
         self.l1_free_at = start + self.l1_line;
-        let ready = if self.l1.holds(line) {
+        let ready = if self.l1.touch(line) {
             start.max(self.l1.ready[line]) + self.l1_latency
-        } else if self.l1.stamp[line] == ABSENT {
+        } else if !self.fetched[line] {
             self.stream(line, start)
         } else {
             let ready = start + self.l2_latency;
@@ -235,14 +274,14 @@ impl ICache {
         self.out_sharers[line] = 1;
         // The L1 keeps the code after it that the SM never fetched coming
         // (a sequential prefetch): behind this line, one after another.
-        let end = (line + 1 + self.ahead).min(self.l1.stamp.len());
+        let end = (line + 1 + self.ahead).min(self.fetched.len());
         let mut next = if self.pf_next > line && self.pf_next <= end {
             self.pf_next
         } else {
             line + 1
         };
         while next < end {
-            if self.l1.stamp[next] == ABSENT {
+            if !self.fetched[next] {
                 self.stream(next, start);
             }
             next += 1;
@@ -258,6 +297,7 @@ impl ICache {
     fn stream(&mut self, line: usize, start: u64) -> u64 {
         let ready = (start + self.dram_latency).max(self.fill_free_at + self.cold_line);
         self.fill_free_at = ready;
+        self.fetched[line] = true;
         self.l1.fill(line, ready);
         ready
     }
@@ -267,21 +307,62 @@ impl ICache {
 mod tests {
     use super::*;
 
-    fn level(lines: usize, cap: u32) -> Level {
+    /// A level of `cap` lines in sets of `ways` for a kernel of `lines`,
+    /// holding its first `cap`.
+    fn level(lines: usize, cap: u32, ways: u32) -> Level {
         let mut l = Level::default();
-        l.reset(lines, cap, cap);
+        l.reset(lines, cap, ways, cap);
         l
     }
 
+    /// Whether `l` holds `line`, without making it the most recently used.
+    fn holds(l: &Level, line: usize) -> bool {
+        l.slots.contains(&(line as u32))
+    }
+
     #[test]
-    fn a_level_starts_with_the_kernels_first_lines_and_evicts_the_oldest() {
-        let mut l = level(10, 4);
-        assert!((0..4).all(|i| l.holds(i)));
-        assert!(!l.holds(4));
+    fn a_level_starts_with_the_kernels_first_lines_and_evicts_its_sets_least_recent() {
+        // Four lines in two sets of two: lines 0, 2, 4 go to set 0.
+        let mut l = level(10, 4, 2);
+        assert!((0..4).all(|i| holds(&l, i)));
+        assert!(!holds(&l, 4));
+        assert!(l.touch(0), "a hit; 0 is now set 0's most recent");
         l.fill(4, 7);
-        assert!(!l.holds(0), "the line filled longest ago goes");
-        assert!(l.holds(1) && l.holds(4));
+        assert!(!holds(&l, 2), "set 0's least recently used goes");
+        assert!(holds(&l, 0) && holds(&l, 4) && holds(&l, 1) && holds(&l, 3));
         assert_eq!(l.ready[4], 7);
+        // Fewer lines than ways: one set of all of them.
+        let l = level(10, 2, 4);
+        assert_eq!((l.sets, l.ways), (1, 2));
+    }
+
+    /// Misses a loop over lines `0..n` makes in one trip, after a first.
+    fn loop_misses(l: &mut Level, n: usize) -> usize {
+        let mut trip = || {
+            (0..n)
+                .filter(|&line| {
+                    let hit = l.touch(line);
+                    if !hit {
+                        l.fill(line, 0);
+                    }
+                    !hit
+                })
+                .count()
+        };
+        trip();
+        trip()
+    }
+
+    #[test]
+    fn a_loop_a_set_larger_than_the_level_misses_in_that_set_only() {
+        // Eight lines in four sets of two; a loop of ten lines puts three
+        // in sets 0 and 1 (which then miss on each) and two in sets 2 and
+        // 3 (which keep theirs).
+        assert_eq!(loop_misses(&mut level(10, 8, 2), 10), 6);
+        // One set of eight (LRU over all of it) misses on every line.
+        assert_eq!(loop_misses(&mut level(10, 8, 8), 10), 10);
+        // A loop the level holds misses on none.
+        assert_eq!(loop_misses(&mut level(10, 8, 2), 8), 0);
     }
 
     /// An L0 of `l0` bytes and an L1 of `l1` (all of it warm), 128-byte

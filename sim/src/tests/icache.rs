@@ -16,6 +16,10 @@ fn with_icache(l0: u32) -> GpuConfig {
     cfg.icache_l0_bytes = l0;
     cfg.icache_l1_bytes = 128.max(l0);
     cfg.icache_line_bytes = 128;
+    // One line a set, so that any size is valid: straight-line code asks
+    // for each line once, which no replacement changes.
+    cfg.icache_l0_ways = 1;
+    cfg.icache_l1_ways = 1;
     cfg.icache_l1_latency_cycles = 10;
     cfg.icache_l1_line_cycles = 3;
     cfg.icache_l2_latency_cycles = 20;
