@@ -1340,19 +1340,12 @@ mod tests {
         // More lines in part a set than the set has ways.
         let mut cfg = GpuConfig::h200();
         cfg.l2_partial_lines_per_set = 17;
-        let errors = cfg.validate().unwrap_err();
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(errors[0].field, "l2_partial_lines_per_set");
-        assert_eq!(errors[0].message, "17 is outside 0..=16");
+        let error = only_error(&cfg);
+        assert_eq!(error.field, "l2_partial_lines_per_set");
+        assert_eq!(error.message, "17 is outside 0..=16");
         cfg.l2_ways = 0;
-        let fields: Vec<String> = cfg
-            .validate()
-            .unwrap_err()
-            .into_iter()
-            .map(|e| e.field)
-            .collect();
         assert_eq!(
-            fields,
+            blamed(&cfg),
             ["l2_ways"],
             "a bad l2_ways is not also blamed on the limit"
         );
@@ -1360,24 +1353,31 @@ mod tests {
         // 1,024 on the H200), and a bad line size blames only itself.
         let mut cfg = GpuConfig::h200();
         cfg.icache_l0_ways = 3;
-        let errors = cfg.validate().unwrap_err();
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(errors[0].field, "icache_l0_ways");
-        assert_eq!(errors[0].message, "3 does not divide the cache's 256 lines");
+        let error = only_error(&cfg);
+        assert_eq!(error.field, "icache_l0_ways");
+        assert_eq!(error.message, "3 does not divide the cache's 256 lines");
         cfg.icache_l0_ways = 64;
         cfg.icache_l1_ways = 65;
-        let errors = cfg.validate().unwrap_err();
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(errors[0].message, "65 is outside 1..=64");
+        assert_eq!(only_error(&cfg).message, "65 is outside 1..=64");
         cfg.icache_l1_ways = 4;
         cfg.icache_line_bytes = 8;
-        let fields: Vec<String> = cfg
-            .validate()
+        assert_eq!(blamed(&cfg), ["icache_line_bytes"]);
+    }
+
+    /// `cfg`'s one validation error (failing on none or more).
+    fn only_error(cfg: &GpuConfig) -> ConfigError {
+        let errors = cfg.validate().unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        errors.into_iter().next().unwrap()
+    }
+
+    /// The fields `cfg`'s validation errors name.
+    fn blamed(cfg: &GpuConfig) -> Vec<String> {
+        cfg.validate()
             .unwrap_err()
             .into_iter()
             .map(|e| e.field)
-            .collect();
-        assert_eq!(fields, ["icache_line_bytes"]);
+            .collect()
     }
 
     #[test]
