@@ -1190,7 +1190,7 @@ impl GpuConfig {
                 ("icache_l1_ways", self.icache_l1_bytes, self.icache_l1_ways),
             ] {
                 let lines = bytes / line;
-                if (1..=64).contains(&ways) && lines >= ways && !lines.is_multiple_of(ways) {
+                if !bad(&errors, field) && lines >= ways && !lines.is_multiple_of(ways) {
                     errors.push(ConfigError::new(
                         field,
                         format!("{ways} does not divide the cache's {lines} lines"),
