@@ -350,6 +350,17 @@ fn the_committed_h200_launch_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_launch.txt", "hw/calib/figures_launch.txt");
 }
 
+/// One-warp launches over 1 to 132 SMs. Fails without
+/// `launch_all_sms_cycles` (Pearson r 0.4731: every launch would cost what
+/// one over a single SM does).
+#[test]
+fn the_committed_h200_launch_sms_suite_meets_its_figures() {
+    suite_meets_its_figures(
+        "hw/calib/suite_launch_sms.txt",
+        "hw/calib/figures_launch_sms.txt",
+    );
+}
+
 /// Sectors left written in part in the L2, from 4 to 64 MB of them, and
 /// whole sectors for comparison: how many the H200's L2 holds before
 /// writing them back (docs/calibration.md, "Sectors written in part").

@@ -25,6 +25,7 @@ mod hostile;
 mod html_report;
 mod icache_knee_data;
 mod launch_labels;
+mod launch_sms_data;
 mod plots;
 mod properties;
 mod roundtrip;

@@ -459,13 +459,32 @@ fn launch_end(cfg: &GpuConfig, warps_done: u64, last_store: u64, stats: &KernelS
 }
 
 /// The cycles a launch with counters `stats` costs beyond its blocks'
-/// work: `launch_overhead_cycles`, and `memory_launch_cycles` more when it
-/// read or wrote global memory.
+/// work: `launch_overhead_cycles`, `memory_launch_cycles` more when it
+/// read or wrote global memory, and the part of `launch_all_sms_cycles`
+/// for the SMs its blocks used ([`sms_part`]).
 pub(crate) fn fixed_launch_cycles(cfg: &GpuConfig, stats: &KernelStats) -> u64 {
     let memory = if stats.gmem_ld_requests + stats.gmem_st_requests > 0 {
         cfg.memory_launch_cycles
     } else {
         0
     };
-    u64::from(cfg.launch_overhead_cycles) + u64::from(memory)
+    let blocks: u64 = stats.grid.iter().map(|&d| u64::from(d)).product();
+    u64::from(cfg.launch_overhead_cycles) + u64::from(memory) + sms_part(cfg, blocks)
+}
+
+/// What a launch of `blocks` blocks pays of `launch_all_sms_cycles`: the
+/// field times sqrt((s - 1) / (n - 1)) for s of the n SMs used (the first
+/// wave puts block i on SM i). On the H200 the same one-warp kernel ends
+/// about 400 cycles later over 132 SMs than over one, 175 later over 16
+/// (hw/calib/suite_launch_sms.txt), while its blocks start and end within
+/// 32 ns of each other on every SM (hw/launch_spread.cu): the time is the
+/// launch's, outside the blocks, so it is charged at the end.
+fn sms_part(cfg: &GpuConfig, blocks: u64) -> u64 {
+    let n = u64::from(cfg.num_sms);
+    let used = blocks.min(n);
+    if n < 2 || used < 2 {
+        return 0;
+    }
+    let share = ((used - 1) as f64 / (n - 1) as f64).sqrt();
+    (f64::from(cfg.launch_all_sms_cycles) * share).round() as u64
 }

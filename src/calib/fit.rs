@@ -44,6 +44,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "bar_release_cycles_per_warp",
     "launch_overhead_cycles",
     "memory_launch_cycles",
+    "launch_all_sms_cycles",
     "block_dispatch_cycles",
     "lsu_sectors_per_cycle",
     "store_combine_cycles",

@@ -1,6 +1,7 @@
 //! A launch's fixed costs through the committed microbenchmarks of
 //! `hw/calib/suite_launch.txt`: every launch pays `launch_overhead_cycles`,
-//! one that reads or writes global memory `memory_launch_cycles` more.
+//! one that reads or writes global memory `memory_launch_cycles` more, and
+//! one over several SMs part of `launch_all_sms_cycles`.
 
 use kernels_ir::ParamValue;
 
@@ -86,4 +87,34 @@ fn the_first_fetch_cannot_exceed_the_fixed_cost_it_is_part_of() {
     let errors = cfg.validate().unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].field, "warp_start_fetch_cycles");
+}
+
+/// Cycles of `blocks` one-warp blocks of the empty kernel on `cfg`.
+fn empty_grid(cfg: GpuConfig, blocks: u32) -> u64 {
+    let text = include_str!("../../../hw/calib/kernels/empty.kir");
+    launch_ir(cfg, "empty.kir", text, blocks, 32, |_| vec![])
+        .cycles
+        .0
+}
+
+#[test]
+fn a_launch_over_more_sms_pays_the_square_root_of_their_share() {
+    // One empty block an SM: every SM's work is the same, so the launches
+    // differ by the SMs' part of the fixed cost alone.
+    let cfg = GpuConfig::h200();
+    let (n, all) = (cfg.num_sms, u64::from(cfg.launch_all_sms_cycles));
+    assert_eq!((n, all), (132, 400));
+    let one = empty_grid(cfg.clone(), 1);
+    assert_eq!(empty_grid(cfg.clone(), n) - one, all);
+    // 34 SMs: sqrt(33 / 131) = 0.502 of it.
+    assert_eq!(empty_grid(cfg.clone(), 34) - one, 201);
+    // Two blocks an SM pay what one does over every SM: the second block
+    // of each SM starts a cycle after the first (`first_wave_*`).
+    assert_eq!(
+        empty_grid(cfg.clone(), 2 * n) - empty_grid(cfg.clone(), n),
+        1
+    );
+    let mut off = cfg;
+    off.launch_all_sms_cycles = 0;
+    assert_eq!(empty_grid(off.clone(), n), empty_grid(off, 1));
 }

@@ -15,6 +15,7 @@ fn l2_bound() -> GpuConfig {
     cfg.l2_bytes_per_cycle = 256;
     cfg.launch_overhead_cycles = 0;
     cfg.memory_launch_cycles = 0;
+    cfg.launch_all_sms_cycles = 0;
     cfg.warp_start_fetch_cycles = 0;
     cfg.block_dispatch_cycles = 0;
     // Nor the warps' special-register reads at their start.

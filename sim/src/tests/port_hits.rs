@@ -70,6 +70,7 @@ fn hits_hold_back_the_stores_after_them_not_the_idle_port() {
     let mut cfg = GpuConfig::h200();
     cfg.launch_overhead_cycles = 0;
     cfg.memory_launch_cycles = 0;
+    cfg.launch_all_sms_cycles = 0;
     cfg.warp_start_fetch_cycles = 0;
     // 64 stores of 32 half sectors (64 port cycles each); 32 of the 64
     // loads hit the sector the load before fetches, in 32 wavefronts each.

@@ -55,6 +55,7 @@ fn camp(hash: Option<u32>) -> (u64, crate::KernelStats) {
     }
     cfg.launch_overhead_cycles = 0;
     cfg.memory_launch_cycles = 0;
+    cfg.launch_all_sms_cycles = 0;
     cfg.warp_start_fetch_cycles = 0;
     let s = launch_ir(cfg, "camp.kir", CAMP, 64, 256, |g| {
         vec![ParamValue::U64(g.alloc(64 << 20))]

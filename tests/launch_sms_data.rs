@@ -1,0 +1,173 @@
+//! The committed H200 recording of `hw/calib/suite_launch_sms.txt`
+//! (`hw/data/calib/lsm_*.csv`) against the `h200` preset's
+//! `launch_all_sms_cycles`: the same one-warp kernel, one block an SM,
+//! ends later the more SMs it uses, by about the preset's field over all
+//! of them, rising as the square root of the SMs used
+//! (docs/calibration.md, "A launch's fixed cost grows with its SMs").
+//! `hw/launch_spread.cu`'s recording (`hw/data/h200/launch_spread/`) shows
+//! that time is not its blocks': they start and end together on every SM.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use sim::GpuConfig;
+use simsort::calib::ncu;
+
+use crate::util::repo_root;
+
+/// The series of one-warp launches over 1 to 132 SMs: entry names with `{}`
+/// for the grid.
+const SERIES: [&str; 4] = [
+    "lsm_empty_{}",
+    "lsm_param_{}_a",
+    "lsm_param_{}_b",
+    "lsm_store_{}",
+];
+
+/// The grids of every series.
+const GRIDS: [u32; 9] = [1, 2, 4, 8, 16, 33, 66, 99, 132];
+
+/// The H200's cycles of entry `name`'s one launch.
+fn cycles(name: &str) -> f64 {
+    let path = repo_root().join(format!("hw/data/calib/{name}.csv"));
+    let csv = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let launches = ncu::parse(&csv).expect("the recording parses");
+    assert_eq!(launches.len(), 1, "{name}: one launch");
+    launches[0].metrics["sm__cycles_elapsed.max"]
+}
+
+/// Per series, its launch over `grid` SMs less its launch over one.
+fn growth(grid: u32) -> Vec<f64> {
+    SERIES
+        .iter()
+        .map(|s| cycles(&s.replace("{}", &grid.to_string())) - cycles(&s.replace("{}", "1")))
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    (v[(n - 1) / 2] + v[n / 2]) / 2.0
+}
+
+#[test]
+fn every_entry_is_recorded_once() {
+    let text = std::fs::read_to_string(repo_root().join("hw/calib/suite_launch_sms.txt"))
+        .expect("the suite");
+    let names: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().expect("a name"))
+        .collect();
+    assert_eq!(names.len(), 42);
+    for series in SERIES {
+        for grid in GRIDS {
+            let name = series.replace("{}", &grid.to_string());
+            assert!(names.contains(&name.as_str()), "{name} is in the suite");
+        }
+    }
+    for name in names {
+        assert!(cycles(name) > 2000.0, "{name}");
+    }
+}
+
+#[test]
+fn a_launch_over_every_sm_ends_about_the_presets_cost_later() {
+    // Over 99 and 132 SMs, eight launches in all.
+    let all: Vec<f64> = growth(99).into_iter().chain(growth(132)).collect();
+    let cost = f64::from(GpuConfig::h200().launch_all_sms_cycles);
+    let m = median(all);
+    assert!(
+        (m - cost).abs() <= 0.1 * cost,
+        "median growth {m} cycles, preset {cost}"
+    );
+}
+
+#[test]
+fn the_growth_follows_a_square_root_closer_than_a_line() {
+    // The medians over the four series at every grid, against the
+    // preset's field times each shape of (s - 1) / 131: the square root
+    // the model charges, and a line.
+    let cost = f64::from(GpuConfig::h200().launch_all_sms_cycles);
+    let residual = |shape: fn(f64) -> f64| -> f64 {
+        GRIDS
+            .iter()
+            .map(|&g| {
+                let share = f64::from(g - 1) / 131.0;
+                (median(growth(g)) - cost * shape(share)).powi(2)
+            })
+            .sum()
+    };
+    let (root, line) = (residual(f64::sqrt), residual(|x| x));
+    assert!(root < 0.5 * line, "square root {root}, line {line}");
+}
+
+#[test]
+fn the_growth_rises_with_the_sms_used() {
+    // Launches this short vary by a few hundred cycles, so the test holds
+    // medians over the four series, a step of several grids apart.
+    let (few, some, all) = (median(growth(4)), median(growth(16)), median(growth(132)));
+    assert!(few < some && some < all, "{few} {some} {all}");
+    assert!(few < 100.0, "{few}");
+}
+
+/// A launch of `hw/launch_spread.cu`: its grid, spin loop and index.
+type LaunchId = (u32, u32, u32);
+
+/// A block of such a launch: its SM, start and end (%globaltimer, ns).
+type Block = (u32, u64, u64);
+
+/// Every launch of `hw/launch_spread.cu`'s recording, with its blocks.
+fn spread_recording() -> BTreeMap<LaunchId, Vec<Block>> {
+    let gz = include_bytes!("../hw/data/h200/launch_spread/launch_spread.csv.gz");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut text)
+        .expect("the recording decompresses");
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let cols = ["grid", "spin", "launch", "sm", "start_ns", "end_ns"].map(col);
+    let mut out: BTreeMap<LaunchId, Vec<Block>> = BTreeMap::new();
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let n = |i: usize| f[cols[i]].parse::<u64>().expect("a number");
+        out.entry((n(0) as u32, n(1) as u32, n(2) as u32))
+            .or_default()
+            .push((n(3) as u32, n(4), n(5)));
+    }
+    out
+}
+
+#[test]
+fn the_blocks_of_a_launch_over_every_sm_start_and_end_together() {
+    // At 1,980 MHz the preset's 400 cycles are 202 ns; the timer steps by
+    // 32 ns. Over every SM, a launch's blocks start within two steps of
+    // each other and end within four (their spin loops differ a little),
+    // so the cycles a launch over more SMs costs are outside its blocks.
+    let cost_ns = f64::from(GpuConfig::h200().launch_all_sms_cycles) / 1.98;
+    let rec = spread_recording();
+    let mut launches = 0;
+    for ((grid, spin, launch), blocks) in &rec {
+        let sms: std::collections::BTreeSet<u32> = blocks.iter().map(|b| b.0).collect();
+        assert_eq!(
+            sms.len(),
+            (*grid).min(132) as usize,
+            "{grid} {spin} {launch}"
+        );
+        if *grid < 132 {
+            continue;
+        }
+        launches += 1;
+        let spread = |v: Vec<u64>| v.iter().max().unwrap() - v.iter().min().unwrap();
+        let starts = spread(blocks.iter().map(|b| b.1).collect());
+        let ends = spread(blocks.iter().map(|b| b.2).collect());
+        assert!(
+            starts <= 64,
+            "{grid} {spin} {launch}: starts over {starts} ns"
+        );
+        assert!(ends <= 128, "{grid} {spin} {launch}: ends over {ends} ns");
+        assert!((starts as f64) < cost_ns / 3.0);
+    }
+    assert_eq!(launches, 80);
+}
