@@ -223,8 +223,9 @@ gpu_config! {
     memory_launch_cycles: u32,
     /// Cycles a launch whose blocks use every SM costs beyond one whose
     /// blocks use one, >= 0, charged at its end: a launch over s of n SMs
-    /// pays this x sqrt((s - 1) / (n - 1)). Its blocks start and end
-    /// together on every SM (%globaltimer), so the time is the launch's.
+    /// pays this times the square root of (s - 1) / (n - 1). Its blocks
+    /// start and end together on every SM (%globaltimer), so the time is
+    /// the launch's.
     launch_all_sms_cycles: u32,
     /// Cycles each warp of the blocks an SM holds at a launch's start waits
     /// for its first instructions (`no_instruction`), 0..=
