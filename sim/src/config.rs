@@ -502,10 +502,11 @@ impl GpuConfig {
             // A load a thread adds 722-1,292 (the model charges the DRAM
             // latency, 640, for the load itself).
             memory_launch_cycles: 540,
-            // Measured (hw/calib/suite_launch_sms.txt): the same one-warp
-            // kernel over 1 to 132 SMs, one block an SM, ends a median
-            // 410 cycles later over 99 and 132 SMs than over one, 175
-            // over 16 (four series: empty, parameter twice, store); the
+            // Measured (hw/calib/suite_launch_sms.txt): the same kernel
+            // over 1 to 132 SMs, one block an SM, ends 44-844 cycles later
+            // over 99 and 132 SMs than over one (14 launches of eight
+            // series, quartiles 277 and 489, median 328; 410 in the first
+            // four series, recorded together), about 180 over 16; the
             // square root follows that rise closer than a line.
             launch_all_sms_cycles: 400,
             // Measured (hw/data/calib, ncu's no_instruction stall a warp):

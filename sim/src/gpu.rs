@@ -474,11 +474,11 @@ pub(crate) fn fixed_launch_cycles(cfg: &GpuConfig, stats: &KernelStats) -> u64 {
 
 /// What a launch of `blocks` blocks pays of `launch_all_sms_cycles`: the
 /// field times sqrt((s - 1) / (n - 1)) for s of the n SMs used (the first
-/// wave puts block i on SM i). On the H200 the same one-warp kernel ends
-/// about 400 cycles later over 132 SMs than over one, 175 later over 16
-/// (hw/calib/suite_launch_sms.txt), while its blocks start and end within
-/// 32 ns of each other on every SM (hw/launch_spread.cu): the time is the
-/// launch's, outside the blocks, so it is charged at the end.
+/// wave puts block i on SM i). On the H200 the same kernel ends some
+/// 300-500 cycles later over 132 SMs than over one, about 180 later over
+/// 16 (hw/calib/suite_launch_sms.txt), while its blocks start within 64 ns
+/// of each other on every SM and end within 128 (hw/launch_spread.cu): the
+/// time is the launch's, outside the blocks, so it is charged at the end.
 fn sms_part(cfg: &GpuConfig, blocks: u64) -> u64 {
     let n = u64::from(cfg.num_sms);
     let used = blocks.min(n);
