@@ -5,18 +5,14 @@
 
 use kernels_ir::ParamValue;
 
-use super::util::launch_ir;
+use super::util::{launch_ir, without_launch_costs};
 use crate::GpuConfig;
 
 /// `h200` with an L2 of 8 sectors a cycle and no fixed launch or dispatch
 /// cost, so that a launch's cycles are its L2 time.
 fn l2_bound() -> GpuConfig {
-    let mut cfg = GpuConfig::h200();
+    let mut cfg = without_launch_costs(GpuConfig::h200());
     cfg.l2_bytes_per_cycle = 256;
-    cfg.launch_overhead_cycles = 0;
-    cfg.memory_launch_cycles = 0;
-    cfg.launch_all_sms_cycles = 0;
-    cfg.warp_start_fetch_cycles = 0;
     cfg.block_dispatch_cycles = 0;
     // Nor the warps' special-register reads at their start.
     cfg.s2r_latency_cycles = 0;

@@ -12,7 +12,7 @@
 
 use kernels_ir::ParamValue;
 
-use super::util::launch_ir;
+use super::util::{launch_ir, without_launch_costs};
 use crate::GpuConfig;
 
 /// Cycles of `hw/calib/kernels/xbar.kir` on one SM (a block of 256
@@ -67,11 +67,7 @@ fn one_round(cfg: GpuConfig) -> u64 {
 
 #[test]
 fn hits_hold_back_the_stores_after_them_not_the_idle_port() {
-    let mut cfg = GpuConfig::h200();
-    cfg.launch_overhead_cycles = 0;
-    cfg.memory_launch_cycles = 0;
-    cfg.launch_all_sms_cycles = 0;
-    cfg.warp_start_fetch_cycles = 0;
+    let cfg = without_launch_costs(GpuConfig::h200());
     // 64 stores of 32 half sectors (64 port cycles each); 32 of the 64
     // loads hit the sector the load before fetches, in 32 wavefronts each.
     let stores = 64 * 64;

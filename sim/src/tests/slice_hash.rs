@@ -6,7 +6,7 @@
 
 use kernels_ir::ParamValue;
 
-use super::util::launch_ir;
+use super::util::{launch_ir, without_launch_costs};
 use crate::GpuConfig;
 
 /// Warp `w` of the grid writes one line at `w * 8 KB`, then 15 more,
@@ -49,14 +49,10 @@ const CAMP: &str = "kernel camp {
 /// `partition_hash` bits folded (`None`: the preset's) and no fixed
 /// launch cost.
 fn camp(hash: Option<u32>) -> (u64, crate::KernelStats) {
-    let mut cfg = GpuConfig::h200();
+    let mut cfg = without_launch_costs(GpuConfig::h200());
     if let Some(bits) = hash {
         cfg.partition_hash = bits;
     }
-    cfg.launch_overhead_cycles = 0;
-    cfg.memory_launch_cycles = 0;
-    cfg.launch_all_sms_cycles = 0;
-    cfg.warp_start_fetch_cycles = 0;
     let s = launch_ir(cfg, "camp.kir", CAMP, 64, 256, |g| {
         vec![ParamValue::U64(g.alloc(64 << 20))]
     });

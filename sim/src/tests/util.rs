@@ -16,6 +16,18 @@ pub fn gpu(cfg: GpuConfig) -> Gpu {
     Gpu::new(cfg, RunOptions::default()).expect("valid config")
 }
 
+/// `cfg` without the launch's fixed costs (`launch_overhead_cycles`,
+/// `memory_launch_cycles`, `launch_all_sms_cycles`, and the first fetch
+/// they hold, `warp_start_fetch_cycles`), so a launch's cycles are its
+/// blocks' work alone.
+pub fn without_launch_costs(mut cfg: GpuConfig) -> GpuConfig {
+    cfg.launch_overhead_cycles = 0;
+    cfg.memory_launch_cycles = 0;
+    cfg.launch_all_sms_cycles = 0;
+    cfg.warp_start_fetch_cycles = 0;
+    cfg
+}
+
 /// Parses and verifies the IR `text` (`name` in its errors) and launches
 /// it once on a fresh GPU of `cfg` over `grid` blocks of `block` threads,
 /// with the parameters `params` makes (allocating their buffers on that
