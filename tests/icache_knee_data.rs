@@ -7,9 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use simsort::calib::ncu;
-
-use crate::util::repo_root;
+use crate::util::{calib_cycles, repo_root};
 
 /// The suite's lines: entry name -> the rest of its line.
 fn suite() -> BTreeMap<String, String> {
@@ -24,15 +22,6 @@ fn suite() -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The H200's cycles of entry `name`'s one launch.
-fn cycles(name: &str) -> f64 {
-    let path = repo_root().join(format!("hw/data/calib/{name}.csv"));
-    let csv = std::fs::read_to_string(&path).expect("the recording");
-    let launches = ncu::parse(&csv).expect("the recording parses");
-    assert_eq!(launches.len(), 1, "{name}: one launch");
-    launches[0].metrics["sm__cycles_elapsed.max"]
-}
-
 /// Cycles per instruction of the loop entry `ik_wW_SK` of `suite`: its
 /// cycles over its trips times S KB of 16-byte instructions.
 fn per_inst(suite: &BTreeMap<String, String>, warps: u32, kb: u32) -> f64 {
@@ -44,13 +33,13 @@ fn per_inst(suite: &BTreeMap<String, String>, warps: u32, kb: u32) -> f64 {
         .expect("an iters parameter")
         .parse()
         .unwrap();
-    cycles(&name) / (iters * f64::from(kb) * 64.0)
+    calib_cycles(&name) / (iters * f64::from(kb) * 64.0)
 }
 
 #[test]
 fn every_entry_is_recorded() {
     for name in suite().keys() {
-        assert!(cycles(name) > 0.0, "{name}");
+        assert!(calib_cycles(name) > 0.0, "{name}");
     }
 }
 
@@ -91,8 +80,8 @@ fn a_warp_on_each_sub_partition_runs_as_one_warp_does() {
 
 #[test]
 fn the_heads_waves_after_the_first_take_about_7000_cycles() {
-    let one = ["th_132", "th_264", "th_396"].map(cycles);
-    let two = ["th_528", "th_792"].map(cycles);
+    let one = ["th_132", "th_264", "th_396"].map(calib_cycles);
+    let two = ["th_528", "th_792"].map(calib_cycles);
     for group in [&one[..], &two[..]] {
         let (lo, hi) = group
             .iter()
@@ -102,6 +91,6 @@ fn the_heads_waves_after_the_first_take_about_7000_cycles() {
     let wave = two[0] - one[2];
     assert!((6_000.0..8_000.0).contains(&wave), "a second wave: {wave}");
     // 2,000 blocks, three an SM: four waves and a part after the first.
-    let later = (cycles("th_2000") - one[2]) / wave;
+    let later = (calib_cycles("th_2000") - one[2]) / wave;
     assert!((3.8..4.8).contains(&later), "{later} waves after the first");
 }

@@ -11,9 +11,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use sim::GpuConfig;
-use simsort::calib::ncu;
 
-use crate::util::repo_root;
+use crate::util::{calib_cycles, repo_root};
 
 /// The series of one-warp launches over 1 to 132 SMs: entry names with `{}`
 /// for the grid.
@@ -36,20 +35,13 @@ const BLOCK_SERIES: [(&str, &[u32]); 3] = [
 /// The grids of every series.
 const GRIDS: [u32; 9] = [1, 2, 4, 8, 16, 33, 66, 99, 132];
 
-/// The H200's cycles of entry `name`'s one launch.
-fn cycles(name: &str) -> f64 {
-    let path = repo_root().join(format!("hw/data/calib/{name}.csv"));
-    let csv = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let launches = ncu::parse(&csv).expect("the recording parses");
-    assert_eq!(launches.len(), 1, "{name}: one launch");
-    launches[0].metrics["sm__cycles_elapsed.max"]
-}
-
 /// Per series, its launch over `grid` SMs less its launch over one.
 fn growth(grid: u32) -> Vec<f64> {
     SERIES
         .iter()
-        .map(|s| cycles(&s.replace("{}", &grid.to_string())) - cycles(&s.replace("{}", "1")))
+        .map(|s| {
+            calib_cycles(&s.replace("{}", &grid.to_string())) - calib_cycles(&s.replace("{}", "1"))
+        })
         .collect()
 }
 
@@ -76,7 +68,7 @@ fn every_entry_is_recorded_once() {
         }
     }
     for name in names {
-        assert!(cycles(name) > 2000.0, "{name}");
+        assert!(calib_cycles(name) > 2000.0, "{name}");
     }
 }
 
@@ -88,7 +80,7 @@ fn a_launch_over_every_sm_ends_about_the_presets_cost_later() {
     // their quartiles (277 and 489) and within 25% of their median.
     let mut all: Vec<f64> = growth(99).into_iter().chain(growth(132)).collect();
     for (series, grids) in BLOCK_SERIES {
-        let at = |g: u32| cycles(&series.replace("{}", &g.to_string()));
+        let at = |g: u32| calib_cycles(&series.replace("{}", &g.to_string()));
         for g in [99, 132].into_iter().filter(|g| grids.contains(g)) {
             all.push(at(g) - at(1));
         }

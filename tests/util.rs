@@ -106,6 +106,16 @@ pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
+/// The H200's cycles (`sm__cycles_elapsed.max`) of calibration entry
+/// `name`'s one launch, from its committed recording
+/// `hw/data/calib/NAME.csv`.
+pub fn calib_cycles(name: &str) -> f64 {
+    let csv = read(&repo_root().join(format!("hw/data/calib/{name}.csv")));
+    let launches = simsort::calib::ncu::parse(&csv).expect("the recording parses");
+    assert_eq!(launches.len(), 1, "{name}: one launch");
+    launches[0].metrics["sm__cycles_elapsed.max"]
+}
+
 /// Runs the `simsort` binary with `args` (no colour) and waits for it.
 pub fn simsort(args: &[&str]) -> std::process::Output {
     Command::new(simsort_bin())
