@@ -7,6 +7,9 @@ hardware's (an ncu CSV of hw/data/calib) or the simulator's (the JSON of
 Usage:
   warp_budget.py hw CSV KERNEL
       The first launch of KERNEL in CSV.
+  warp_budget.py hw-all CSV KERNEL
+      Every launch of KERNEL in CSV: cycles a launch and each reason's
+      cycles a warp, averaged over the launches' warps (as `sim` does).
   warp_budget.py sim JSON KERNEL
       The launches of KERNEL in the report (of a sort, or of `simsort run
       KIR ... --json`), averaged.
@@ -94,11 +97,29 @@ def main(argv):
                       f"wavefronts/load={sum(x[1] for x in v) / n:.2f} "
                       f"mio/load={sum(x[2] for x in v) / n:.1f}")
         return 0
-    if len(argv) != 3 or argv[0] not in ("hw", "sim"):
+    if len(argv) != 3 or argv[0] not in ("hw", "hw-all", "sim"):
         print(__doc__, file=sys.stderr)
         return 2
     what, path, kernel = argv
-    if what == "hw":
+    if what == "hw-all":
+        launches, cycles, warps, total, lds_total = 0, 0.0, 0, {}, 0.0
+        for d in hw_rows(path):
+            if d["Kernel Name"] != kernel:
+                continue
+            w = threads(d["Grid Size"]) * threads(d["Block Size"]) // 32
+            out, lds = budget(d, w)
+            launches += 1
+            cycles += num(d["sm__cycles_elapsed.max"])
+            warps += w
+            lds_total += lds * w
+            for k, v in out.items():
+                total[k] = total.get(k, 0) + v * w
+        if launches:
+            out = {k: v / warps for k, v in total.items()}
+            print(f"{launches} launches")
+            show("hw", cycles / launches, warps // launches, out, lds_total / warps)
+            return 0
+    elif what == "hw":
         for d in hw_rows(path):
             if d["Kernel Name"] == kernel:
                 warps = threads(d["Grid Size"]) * threads(d["Block Size"]) // 32
