@@ -28,6 +28,7 @@ mod launch_labels;
 mod launch_sms_data;
 mod plots;
 mod properties;
+mod repeats_data;
 mod roundtrip;
 mod snapshot_files;
 mod snapshots_bitonic;

@@ -494,8 +494,12 @@ impl GpuConfig {
             // SMs' part of every launch. The five H200 sort suites fitted
             // before have their lowest mean cycle MAPE from 350 to 400
             // less; at 350 each is within 6% (docs/calibration.md, "A
-            // launch's fixed cost grows with its SMs").
-            launch_overhead_cycles: 3110,
+            // launch's fixed cost grows with its SMs"). 50 less again
+            // since launch_all_sms_cycles took its measured 330 and the
+            // sample sort suites were recorded anew (2026-11-30): over 0 to
+            // 150 less, 25 apart, the five suites' mean is lowest there
+            // (4.998%; the kept-apart suite not used).
+            launch_overhead_cycles: 3060,
             // Measured (hw/calib/suite_launch.txt): a store a thread adds
             // -126 to 857 cycles to a launch that reads its parameter and
             // exits, in eight pairs of two recordings; 540 is their median.
@@ -506,9 +510,10 @@ impl GpuConfig {
             // over 1 to 132 SMs, one block an SM, ends 44-844 cycles later
             // over 99 and 132 SMs than over one (14 launches of eight
             // series, quartiles 277 and 489, median 328; 410 in the first
-            // four series, recorded together), about 180 over 16; the
-            // square root follows that rise closer than a line.
-            launch_all_sms_cycles: 400,
+            // four series, recorded together, which the preset took until
+            // 2026-11-30), about 180 over 16; the square root follows that
+            // rise closer than a line.
+            launch_all_sms_cycles: 330,
             // Measured (hw/data/calib, ncu's no_instruction stall a warp):
             // the median over the 325 launches of one wave (at most 132
             // blocks) of at most 50 instructions a warp, whose code the

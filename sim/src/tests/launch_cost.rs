@@ -103,11 +103,11 @@ fn a_launch_over_more_sms_pays_the_square_root_of_their_share() {
     // differ by the SMs' part of the fixed cost alone.
     let cfg = GpuConfig::h200();
     let (n, all) = (cfg.num_sms, u64::from(cfg.launch_all_sms_cycles));
-    assert_eq!((n, all), (132, 400));
+    assert_eq!((n, all), (132, 330));
     let one = empty_grid(cfg.clone(), 1);
     assert_eq!(empty_grid(cfg.clone(), n) - one, all);
     // 34 SMs: sqrt(33 / 131) = 0.502 of it.
-    assert_eq!(empty_grid(cfg.clone(), 34) - one, 201);
+    assert_eq!(empty_grid(cfg.clone(), 34) - one, 166);
     // Two blocks an SM pay what one does over every SM: the second block
     // of each SM starts a cycle after the first (`first_wave_*`).
     assert_eq!(
