@@ -6,7 +6,9 @@
 //! (docs/calibration.md, "How much a recording varies"). And
 //! `hw/nounroll.sh`'s recording (`hw/data/h200/nounroll/`): the same
 //! 1M-key sample sort with every loop kept rolled, whose `minmax` waits
-//! less for its instructions.
+//! less for its instructions. And a second recording of the
+//! algorithm suites (`hw/data/h200/repeats/second/`), which runs the same
+//! code as their committed one.
 
 use simsort::calib::ncu::{NcuLaunch, parse};
 
@@ -133,4 +135,64 @@ fn minmax_kept_rolled_is_less_code_and_waits_less_for_it() {
     // 40 launches: 4.3% fewer cycles, 38% less waiting for instructions.
     assert!(r_cycles < 0.97 * u_cycles, "{r_cycles} against {u_cycles}");
     assert!(r_fetch < 0.7 * u_fetch, "{r_fetch} against {u_fetch}");
+}
+
+/// Every launch of the second recording of `suite` (`algos` or `wide`)
+/// beside the committed one, per launch: the kernel, the cycles of both
+/// and the instructions of both.
+fn second_recording(suite: &str) -> Vec<(String, [f64; 2], [f64; 2])> {
+    let dir = repo_root().join("hw/data/h200/repeats/second").join(suite);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the second recording")
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".csv"))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let again = launches(&format!("hw/data/h200/repeats/second/{suite}/{name}"));
+        let first = launches(&format!("hw/data/calib/{name}"));
+        assert_eq!(again.len(), first.len(), "{name}: the same launches");
+        for (a, f) in again.iter().zip(&first) {
+            assert_eq!(a.kernel, f.kernel, "{name}");
+            let m = |l: &NcuLaunch, k: &str| l.metrics[k];
+            out.push((
+                a.kernel.clone(),
+                [m(f, CYCLES), m(a, CYCLES)],
+                [m(f, INSTS), m(a, INSTS)],
+            ));
+        }
+    }
+    out
+}
+
+const INSTS: &str = "smsp__inst_executed.sum";
+
+#[test]
+fn a_second_recording_of_the_algorithm_suites_runs_the_same_code_within_a_few_percent() {
+    for (suite, launches, mean_abs) in [("algos", 382, 0.0337), ("wide", 481, 0.0199)] {
+        let rows = second_recording(suite);
+        assert_eq!(rows.len(), launches, "{suite}");
+        // The same SASS: every launch issues the same instructions, but
+        // for sample sort's, whose atomics order the keys differently run
+        // to run (at most 2.9% in `wide`).
+        for (kernel, _, [first, again]) in &rows {
+            let exact =
+                suite == "algos" || (!kernel.starts_with("small_sort") && kernel != "create_bst");
+            if exact {
+                assert_eq!(first, again, "{suite} {kernel}: the same instructions");
+            } else {
+                assert!((again / first - 1.0).abs() < 0.03, "{suite} {kernel}");
+            }
+        }
+        // Cycles: a few percent a launch, nothing systematic.
+        let d: Vec<f64> = rows.iter().map(|(_, [f, a], _)| a / f - 1.0).collect();
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        let abs = d.iter().map(|x| x.abs()).sum::<f64>() / d.len() as f64;
+        assert!(mean.abs() < 0.01, "{suite}: mean {mean}");
+        assert!(
+            (abs - mean_abs).abs() < 0.0005,
+            "{suite}: mean difference {abs}"
+        );
+    }
 }
