@@ -10,9 +10,9 @@
 //! algorithm suites (`hw/data/h200/repeats/second/`), which runs the same
 //! code as their committed one.
 
-use simsort::calib::ncu::{NcuLaunch, parse};
+use simsort::calib::ncu::NcuLaunch;
 
-use crate::util::{read, repo_root};
+use crate::util::{ncu_launches as launches, read, repo_root};
 
 /// The suite entries recorded three times: both sample sort suites.
 const ENTRIES: [&str; 11] = [
@@ -30,10 +30,7 @@ const ENTRIES: [&str; 11] = [
 ];
 
 const CYCLES: &str = "sm__cycles_elapsed.max";
-
-fn launches(path: &str) -> Vec<NcuLaunch> {
-    parse(&read(&repo_root().join(path))).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+const INSTS: &str = "smsp__inst_executed.sum";
 
 /// Entry `name`'s three recordings.
 fn runs(name: &str) -> [Vec<NcuLaunch>; 3] {
@@ -107,7 +104,7 @@ fn total(path: &str, kernel: &str, reason: &str) -> (f64, f64) {
         .filter(|l| l.kernel == kernel)
         .fold((0.0, 0.0), |(c, s), l| {
             let m = &l.metrics;
-            (c + m[CYCLES], s + m[&ratio] * m["smsp__inst_executed.sum"])
+            (c + m[CYCLES], s + m[&ratio] * m[INSTS])
         })
 }
 
@@ -165,8 +162,6 @@ fn second_recording(suite: &str) -> Vec<(String, [f64; 2], [f64; 2])> {
     }
     out
 }
-
-const INSTS: &str = "smsp__inst_executed.sum";
 
 #[test]
 fn a_second_recording_of_the_algorithm_suites_runs_the_same_code_within_a_few_percent() {

@@ -106,12 +106,18 @@ pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
+/// The launches of the committed ncu recording at `path` (from the
+/// repository's root), in ID order.
+pub fn ncu_launches(path: &str) -> Vec<simsort::calib::ncu::NcuLaunch> {
+    simsort::calib::ncu::parse(&read(&repo_root().join(path)))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// The H200's cycles (`sm__cycles_elapsed.max`) of calibration entry
 /// `name`'s one launch, from its committed recording
 /// `hw/data/calib/NAME.csv`.
 pub fn calib_cycles(name: &str) -> f64 {
-    let csv = read(&repo_root().join(format!("hw/data/calib/{name}.csv")));
-    let launches = simsort::calib::ncu::parse(&csv).expect("the recording parses");
+    let launches = ncu_launches(&format!("hw/data/calib/{name}.csv"));
     assert_eq!(launches.len(), 1, "{name}: one launch");
     launches[0].metrics["sm__cycles_elapsed.max"]
 }
