@@ -15,7 +15,9 @@
 # first (recording is CPU work, and a simulated one can take a minute);
 # the runs and profiles then go one at a time on the GPU. METRICS=FILE
 # records that list instead of hw/metrics.txt (hw/data/h200/imc/ adds the
-# constant cache's).
+# constant cache's). REPEATS=N runs and profiles each bundle N times,
+# recorded once, into OUTDIR/run1 .. OUTDIR/runN (hw/calib/median_runs.py
+# then keeps each launch's median row).
 set -euo pipefail
 simsort=${1:?usage: measure.sh SIMSORT SUITE OUTDIR}
 suite=${2:?usage: measure.sh SIMSORT SUITE OUTDIR}
@@ -44,21 +46,28 @@ export -f record
 export simsort work mode metrics metrics_file
 # shellcheck disable=SC2016
 echo "$entries" | xargs -P "$jobs" -L 1 bash -c 'record "$@"' _
-# One entry: run and check, profile. A failing entry is reported and the
-# others go on.
+# One entry: run and check, profile into directory $2. A failing entry is
+# reported and the others go on.
 measure() {
-  local name=$1
+  local name=$1 dir=$2
   [ -d "$work/$name" ] || { cat "$work/$name.err" >&2; return 1; }
   "$work/host" "$work/$name/manifest.txt" </dev/null &&
     ncu --clock-control none --csv --page raw --metrics "$metrics" \
       "$work/host" "$work/$name/manifest.txt" </dev/null >"$work/$name.raw.csv" &&
-    python3 hw/calib/trim.py "$work/$name.raw.csv" "$metrics_file" >"$out/$name.csv"
+    python3 hw/calib/trim.py "$work/$name.raw.csv" "$metrics_file" >"$dir/$name.csv"
 }
-echo "$entries" | while read -r name _; do
-  if measure "$name"; then
-    echo "$name: $(($(wc -l <"$out/$name.csv") - 2)) launches"
-  else
-    echo "$name: FAILED"
-  fi
-  rm -rf "${work:?}/$name" "$work/$name.raw.csv"
+repeats=${REPEATS:-1}
+# Repeats go over the whole suite in turn, so that two recordings of an
+# entry are minutes apart, as separate runs of this script would be.
+for ((r = 1; r <= repeats; r++)); do
+  dir=$out
+  [ "$repeats" -gt 1 ] && dir=$out/run$r && mkdir -p "$dir"
+  echo "$entries" | while read -r name _; do
+    if measure "$name" "$dir"; then
+      echo "$name${dir#"$out"}: $(($(wc -l <"$dir/$name.csv") - 2)) launches"
+    else
+      echo "$name${dir#"$out"}: FAILED"
+    fi
+    rm -f "$work/$name.raw.csv"
+  done
 done
