@@ -45,8 +45,11 @@ fn entries(suite: &str) -> Vec<String> {
         .collect()
 }
 
+/// A suite entry's name and its three recordings.
+type Recorded = (String, [Vec<NcuLaunch>; 3]);
+
 /// Every recorded suite with its entries, each entry's three recordings.
-fn recorded() -> Vec<(&'static str, Vec<(String, [Vec<NcuLaunch>; 3])>)> {
+fn recorded() -> Vec<(&'static str, Vec<Recorded>)> {
     let dir = "hw/data/h200/repeats";
     let mut out = Vec::new();
     for suite in SAME_DAY {
