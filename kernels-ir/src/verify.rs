@@ -110,6 +110,9 @@ pub struct VerifiedKernel {
     target: Vec<u32>,
     /// The most register words live at once ([`crate::live`]).
     live_words: u32,
+    /// Whether a load or store moves 16 bytes a lane
+    /// ([`crate::live::moves_16_bytes`]).
+    moves_16_bytes: bool,
 }
 
 impl VerifiedKernel {
@@ -133,6 +136,12 @@ impl VerifiedKernel {
     /// ([`crate::live::max_live_words`]), worked out once here.
     pub fn live_words(&self) -> u32 {
         self.live_words
+    }
+
+    /// Whether a load or store moves 16 bytes a lane, which holds more
+    /// registers ([`crate::live::allocated_words`]), worked out once here.
+    pub fn moves_16_bytes(&self) -> bool {
+        self.moves_16_bytes
     }
 }
 
@@ -168,11 +177,13 @@ pub fn verify_kernel(kernel: Kernel) -> Result<VerifiedKernel, VerifierErrors> {
         }
     }
     let live_words = crate::live::max_live_words(&kernel);
+    let moves_16_bytes = crate::live::moves_16_bytes(&kernel);
     Ok(VerifiedKernel {
         kernel,
         reconverge,
         target,
         live_words,
+        moves_16_bytes,
     })
 }
 

@@ -190,9 +190,20 @@ impl Gpu {
         }
         let warps = threads.div_ceil(cfg.warp_size.into()).max(1);
         // The registers the machine code would allocate: the live words and
-        // what the compiler adds, never more than the IR declares.
-        let allocated =
-            kernels_ir::live::allocated_words(kernel.live_words(), regs, cfg.reg_words_beyond_live);
+        // what the compiler adds, never more than the IR declares but for
+        // kernels moving 16 bytes a lane in an access.
+        let b128_floor = if kernel.moves_16_bytes() {
+            cfg.reg_words_beyond_live_b128
+        } else {
+            0
+        };
+        let allocated = kernels_ir::live::allocated_words(
+            kernel.live_words(),
+            regs,
+            cfg.reg_words_beyond_live,
+            b128_floor,
+        )
+        .min(cfg.max_regs_per_thread);
         let regs_per_warp = (u64::from(allocated) * u64::from(cfg.warp_size))
             .next_multiple_of(cfg.reg_alloc_unit.into());
         let limits = [

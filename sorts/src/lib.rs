@@ -45,6 +45,10 @@ pub struct Limits {
     /// (the machine's `reg_words_beyond_live`; see
     /// [`kernels_ir::live::allocated_words`]).
     pub reg_words_beyond_live: u32,
+    /// At least this many beyond the live words for a kernel moving 16
+    /// bytes a lane in an access (the machine's
+    /// `reg_words_beyond_live_b128`).
+    pub reg_words_beyond_live_b128: u32,
 }
 
 impl Limits {
@@ -59,13 +63,20 @@ impl Limits {
 
     /// The register words per thread the simulator allocates for `kernel`
     /// on this machine (its live words and what a compiler adds, at most
-    /// the declared words).
+    /// the declared words but for a kernel moving 16 bytes a lane).
     pub fn allocated_words(&self, kernel: &Kernel) -> u32 {
+        let b128_floor = if kernels_ir::live::moves_16_bytes(kernel) {
+            self.reg_words_beyond_live_b128
+        } else {
+            0
+        };
         kernels_ir::live::allocated_words(
             kernels_ir::live::max_live_words(kernel),
             kernel.regs.words_per_thread(),
             self.reg_words_beyond_live,
+            b128_floor,
         )
+        .min(self.max_regs_per_thread)
     }
 
     /// Whether the simulator holds one block of `threads` threads of

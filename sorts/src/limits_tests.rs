@@ -17,6 +17,7 @@ fn limits(reg_words_beyond_live: u32) -> Limits {
         reg_alloc_unit: 256,
         max_regs_per_thread: 255,
         reg_words_beyond_live,
+        reg_words_beyond_live_b128: 0,
     }
 }
 
@@ -31,4 +32,19 @@ fn a_block_fits_on_the_words_the_simulator_allocates() {
     // A machine that allocates the declared words refuses the block.
     assert_eq!(limits(255).allocated_words(&k), 64);
     assert!(!limits(255).kernel_block_fits(1024, &k));
+}
+
+#[test]
+fn a_kernel_moving_16_bytes_a_lane_is_allocated_its_floor_beyond_the_declared_words() {
+    let (k, _) =
+        kernels_ir::parse_kernel(include_str!("../../tests/kernels/vcopy4.kir")).expect("parses");
+    // 13 declared words, 6 live: 9 with 3 beyond the live ones; with a
+    // floor of 16 for its 16-byte accesses, 22.
+    assert_eq!(limits(3).allocated_words(&k), 9);
+    let mut wide = limits(3);
+    wide.reg_words_beyond_live_b128 = 16;
+    assert_eq!(wide.allocated_words(&k), 22);
+    // A kernel without such accesses keeps its cap at the declared words.
+    let (many, _) = kernels_ir::parse_kernel(DECLARES_MANY).expect("parses");
+    assert_eq!(wide.allocated_words(&many), 6);
 }

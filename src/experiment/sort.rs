@@ -444,6 +444,7 @@ pub fn limits(gpu: &GpuConfig) -> Limits {
         reg_alloc_unit: gpu.reg_alloc_unit,
         max_regs_per_thread: gpu.max_regs_per_thread,
         reg_words_beyond_live: gpu.reg_words_beyond_live,
+        reg_words_beyond_live_b128: gpu.reg_words_beyond_live_b128,
     }
 }
 

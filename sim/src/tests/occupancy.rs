@@ -35,3 +35,26 @@ fn k_live() -> u32 {
         kernels_ir::parser::parse_and_verify("declares_many", DECLARES_MANY).expect("verifies");
     k.live_words()
 }
+
+/// Copies 16 bytes a lane with one load and one store: declares 13 words,
+/// keeps 6 live.
+const VCOPY4: &str = include_str!("../../../tests/kernels/vcopy4.kir");
+
+#[test]
+fn a_kernel_moving_16_bytes_a_lane_holds_more_than_it_declares() {
+    let (k, _) = kernels_ir::parser::parse_and_verify("vcopy4", VCOPY4).expect("verifies");
+    assert_eq!((k.live_words(), k.moves_16_bytes()), (6, true));
+    // A register file of 16,384 so that registers decide. Blocks of 256
+    // threads (8 warps). 6 live words plus 16 is 22, beyond the 13
+    // declared: 704 registers a warp, rounded to 768, 6,144 a block, 2
+    // blocks. Without the floor, 6 plus 3 is 9: 288, rounded to 512, 4,096
+    // a block, 4 blocks.
+    let mut cfg = GpuConfig::h200();
+    cfg.regs_per_sm = 16384;
+    assert_eq!(cfg.reg_words_beyond_live_b128, 16);
+    let occ = gpu(cfg.clone()).occupancy(&k, Dim3::x(256)).expect("fits");
+    assert_eq!((occ.blocks_per_sm, occ.limited_by), (2, "registers"));
+    cfg.reg_words_beyond_live_b128 = 0;
+    let occ = gpu(cfg).occupancy(&k, Dim3::x(256)).expect("fits");
+    assert_eq!((occ.blocks_per_sm, occ.limited_by), (4, "registers"));
+}

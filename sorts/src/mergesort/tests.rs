@@ -20,6 +20,7 @@ fn limits(warp: u32) -> Limits {
         reg_alloc_unit: 256,
         max_regs_per_thread: 255,
         reg_words_beyond_live: 255,
+        reg_words_beyond_live_b128: 0,
     }
 }
 

@@ -414,6 +414,7 @@ mod tests {
             reg_alloc_unit: 256,
             max_regs_per_thread: 255,
             reg_words_beyond_live: 255,
+            reg_words_beyond_live_b128: 0,
         };
         let vector = |l: &Limits| match configure(&opts, l).unwrap().network {
             Network::Fused(b) => b.vector,
