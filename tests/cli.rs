@@ -95,6 +95,34 @@ fn check_of_a_missing_or_binary_file_is_one_line_and_exits_2() {
 }
 
 #[test]
+fn kernels_lists_the_words_the_machine_allocates() {
+    // GPUTeraSort's `step` (four 16-byte loads a partner) keeps 68 words
+    // live and declares 74; the H200 allocates 84, as ptxas does, and the
+    // tiny test machine its declared words.
+    let line = |gpu: &str| {
+        let out = simsort(&["kernels", "--algo", "terasort", "--gpu", gpu], None);
+        assert_eq!(out.status.code(), Some(0));
+        let list = text(&out.stdout);
+        let step = list
+            .lines()
+            .find(|l| l.starts_with("step "))
+            .map(str::to_string);
+        step.unwrap_or_else(|| panic!("no step line:\n{list}"))
+    };
+    assert!(
+        line("h200").contains("( 68 live,  84 allocated)"),
+        "{}",
+        line("h200")
+    );
+    // tiny's step (a narrower vector) declares 26 words and keeps 20 live.
+    assert!(
+        line("tiny").contains("26 register words per thread ( 20 live,  26 allocated)"),
+        "{}",
+        line("tiny")
+    );
+}
+
+#[test]
 fn kernels_lists_and_prints_the_catalogue() {
     let out = simsort(&["kernels"], None);
     assert_eq!(out.status.code(), Some(0));

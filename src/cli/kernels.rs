@@ -9,7 +9,7 @@ use kernels_ir::kernels::{self, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::options::KernelOptionArgs;
-use simsort::experiment::sort::algo_kernels;
+use simsort::experiment::sort::{algo_kernels, limits, machine_config};
 use sorts::{bitonic, hotsort};
 
 use super::{Failure, output_error};
@@ -85,7 +85,14 @@ pub fn run(args: &KernelsArgs, out: &mut dyn Write) -> Result<(), Failure> {
         None => {
             args.build.check_warp()?;
             let (title, hotsort) = args.build.hotsort()?;
-            list(args.build.warp()) + &list_hotsort(&title, &hotsort)
+            // Valid here: building the kernels checked the machine.
+            let limits = machine_config(&args.build.options.options())
+                .map(|gpu| limits(&gpu))
+                .map_err(|e| Failure {
+                    status: e.exit_status(),
+                    message: format!("error: {e}"),
+                })?;
+            list(args.build.warp()) + &list_hotsort(&title, &hotsort, &limits)
         }
     };
     out.write_all(text.as_bytes()).map_err(output_error)
@@ -107,8 +114,10 @@ fn list(warp: u32) -> String {
     text
 }
 
-/// The algorithm's kernels with their size: instructions, registers, shared memory.
-fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
+/// The algorithm's kernels with their size: instructions, registers (the
+/// IR's declared words, the most it keeps live, and what the machine
+/// allocates for occupancy), shared memory.
+fn list_hotsort(title: &str, hotsort: &[Kernel], limits: &sorts::Limits) -> String {
     let mut text = format!("\n{title}:\n");
     // As wide as the longest name, so `small_sort_512` keeps the columns.
     let w = hotsort
@@ -119,11 +128,12 @@ fn list_hotsort(title: &str, hotsort: &[Kernel]) -> String {
         .max(10);
     for k in hotsort {
         text += &format!(
-            "{:w$}  {:>6} instructions, {:>3} register words per thread ({:>3} live), {:>6} bytes shared\n",
+            "{:w$}  {:>6} instructions, {:>3} register words per thread ({:>3} live, {:>3} allocated), {:>6} bytes shared\n",
             k.name,
             k.insts.len(),
             k.regs.words_per_thread(),
             kernels_ir::live::max_live_words(k),
+            limits.allocated_words(k),
             k.shared_bytes
         );
         if let Some(meaning) = simsort::experiment::glossary::kernel_meaning(&k.name) {
