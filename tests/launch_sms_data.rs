@@ -12,7 +12,7 @@ use std::io::Read;
 
 use sim::GpuConfig;
 
-use crate::util::{calib_cycles, repo_root};
+use crate::util::{calib_cycles, suite_names};
 
 /// The series of one-warp launches over 1 to 132 SMs: entry names with `{}`
 /// for the grid.
@@ -53,22 +53,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 #[test]
 fn every_entry_is_recorded_once() {
-    let text = std::fs::read_to_string(repo_root().join("hw/calib/suite_launch_sms.txt"))
-        .expect("the suite");
-    let names: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.split_whitespace().next().expect("a name"))
-        .collect();
+    let names = suite_names("suite_launch_sms");
     assert_eq!(names.len(), 64);
     for series in SERIES {
         for grid in GRIDS {
             let name = series.replace("{}", &grid.to_string());
-            assert!(names.contains(&name.as_str()), "{name} is in the suite");
+            assert!(names.contains(&name), "{name} is in the suite");
         }
     }
     for name in names {
-        assert!(calib_cycles(name) > 2000.0, "{name}");
+        assert!(calib_cycles(&name) > 2000.0, "{name}");
     }
 }
 

@@ -17,7 +17,7 @@
 
 use simsort::calib::ncu::NcuLaunch;
 
-use crate::util::{ncu_launches as launches, read, repo_root};
+use crate::util::{ncu_launches as launches, read, repo_root, suite_names};
 
 /// Suites whose three recordings are `run1/` to `run3/`.
 const SAME_DAY: [&str; 5] = [
@@ -35,16 +35,6 @@ const ALGORITHMS: [(&str, &str); 2] = [("suite_algos", "algos"), ("suite_wide", 
 const CYCLES: &str = "sm__cycles_elapsed.max";
 const INSTS: &str = "smsp__inst_executed.sum";
 
-/// The entries of `hw/calib/SUITE.txt` (each line's first word).
-fn entries(suite: &str) -> Vec<String> {
-    read(&repo_root().join(format!("hw/calib/{suite}.txt")))
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .collect()
-}
-
 /// A suite entry's name and its three recordings.
 type Recorded = (String, [Vec<NcuLaunch>; 3]);
 
@@ -53,7 +43,7 @@ fn recorded() -> Vec<(&'static str, Vec<Recorded>)> {
     let dir = "hw/data/h200/repeats";
     let mut out = Vec::new();
     for suite in SAME_DAY {
-        let runs = entries(suite)
+        let runs = suite_names(suite)
             .into_iter()
             .map(|n| {
                 let r = [1, 2, 3].map(|i| launches(&format!("{dir}/run{i}/{n}.csv")));
@@ -63,7 +53,7 @@ fn recorded() -> Vec<(&'static str, Vec<Recorded>)> {
         out.push((suite, runs));
     }
     for (suite, sub) in ALGORITHMS {
-        let runs = entries(suite)
+        let runs = suite_names(suite)
             .into_iter()
             .map(|n| {
                 let r = ["first", "second", "third"]

@@ -23,7 +23,7 @@ fn kernels() -> Vec<(String, Kernel)> {
             warp: REFERENCE_WARP_SIZE,
             ..SortOptions::default()
         };
-        let (_, generated) = algo_kernels(&opts)
+        let (_, generated, _) = algo_kernels(&opts)
             .unwrap_or_else(|e| panic!("{}'s default options: {e}", algo.name()));
         assert!(!generated.is_empty(), "{} has no kernels", algo.name());
         for k in generated {

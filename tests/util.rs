@@ -113,6 +113,16 @@ pub fn ncu_launches(path: &str) -> Vec<simsort::calib::ncu::NcuLaunch> {
         .unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The entry names of calibration suite `hw/calib/SUITE.txt` (each line's
+/// first word; `#` lines are comments), in order.
+pub fn suite_names(suite: &str) -> Vec<String> {
+    read(&repo_root().join(format!("hw/calib/{suite}.txt")))
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().expect("a name").to_string())
+        .collect()
+}
+
 /// The H200's cycles (`sm__cycles_elapsed.max`) of calibration entry
 /// `name`'s one launch, from its committed recording
 /// `hw/data/calib/NAME.csv`.

@@ -97,27 +97,46 @@ fn transfer(layout: &Layout, inst: &crate::inst::Inst, live: &mut Set) {
     });
 }
 
-/// The register words per thread a machine allocates for a kernel that
-/// keeps `live` words live and declares `declared`: the live words and the
-/// `beyond_live` a compiler adds (addresses, predicates kept apart,
-/// scheduling), never more than the IR declares; but at least the live
-/// words and `b128_floor` for a kernel that moves 16 bytes a lane in one
-/// access (the caller passes 0 for any other kernel, see
-/// [`moves_16_bytes`]), which may exceed the declared words: each such
-/// access needs four consecutive aligned registers, and ptxas gives
-/// GPUTeraSort's `step` 84 registers where its IR declares 74 and keeps 68
-/// live. One rule for the simulator's occupancy and the sorts' checks of a
-/// block, so that a sort never refuses a block the simulator would hold,
-/// nor accepts one it would refuse.
-pub fn allocated_words(live: u32, declared: u32, beyond_live: u32, b128_floor: u32) -> u32 {
-    live.saturating_add(beyond_live)
-        .min(declared)
-        .max(live.saturating_add(b128_floor))
+/// How a machine allocates a thread's registers beyond the words its kernel
+/// keeps live (the machine fields of the same names). One rule for the
+/// simulator's occupancy and the sorts' checks of a block, so that a sort
+/// never refuses a block the simulator would hold, nor accepts one it would
+/// refuse.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RegAllocation {
+    /// What a compiler adds to the live words (addresses, predicates kept
+    /// apart, scheduling), never beyond the declared words.
+    pub reg_words_beyond_live: u32,
+    /// At least this many beyond the live words, even beyond the declared
+    /// ones, for a kernel that moves 16 bytes a lane in one access
+    /// ([`moves_16_bytes`]): each such access needs four consecutive
+    /// aligned registers, and ptxas gives GPUTeraSort's `step` 84
+    /// registers where its IR declares 74 and keeps 68 live.
+    pub reg_words_beyond_live_b128: u32,
+    /// The most a thread may have.
+    pub max_regs_per_thread: u32,
+}
+
+impl RegAllocation {
+    /// The register words per thread allocated for a kernel that keeps
+    /// `live` words live, declares `declared` and moves 16 bytes a lane in
+    /// an access or not (`moves_16_bytes`).
+    pub fn words(&self, live: u32, declared: u32, moves_16_bytes: bool) -> u32 {
+        let floor = if moves_16_bytes {
+            self.reg_words_beyond_live_b128
+        } else {
+            0
+        };
+        live.saturating_add(self.reg_words_beyond_live)
+            .min(declared)
+            .max(live.saturating_add(floor))
+            .min(self.max_regs_per_thread)
+    }
 }
 
 /// Whether `kernel` loads or stores 16 bytes a lane in one instruction
 /// (`ld.*.b128`, `st.*.b128`): such kernels hold more registers beyond
-/// their live words than others ([`allocated_words`]).
+/// their live words than others ([`RegAllocation`]).
 pub fn moves_16_bytes(kernel: &Kernel) -> bool {
     kernel
         .insts

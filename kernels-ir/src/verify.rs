@@ -139,7 +139,7 @@ impl VerifiedKernel {
     }
 
     /// Whether a load or store moves 16 bytes a lane, which holds more
-    /// registers ([`crate::live::allocated_words`]), worked out once here.
+    /// registers ([`crate::live::RegAllocation`]), worked out once here.
     pub fn moves_16_bytes(&self) -> bool {
         self.moves_16_bytes
     }

@@ -192,18 +192,12 @@ impl Gpu {
         // The registers the machine code would allocate: the live words and
         // what the compiler adds, never more than the IR declares but for
         // kernels moving 16 bytes a lane in an access.
-        let b128_floor = if kernel.moves_16_bytes() {
-            cfg.reg_words_beyond_live_b128
-        } else {
-            0
-        };
-        let allocated = kernels_ir::live::allocated_words(
-            kernel.live_words(),
-            regs,
-            cfg.reg_words_beyond_live,
-            b128_floor,
-        )
-        .min(cfg.max_regs_per_thread);
+        let allocated = kernels_ir::live::RegAllocation {
+            reg_words_beyond_live: cfg.reg_words_beyond_live,
+            reg_words_beyond_live_b128: cfg.reg_words_beyond_live_b128,
+            max_regs_per_thread: cfg.max_regs_per_thread,
+        }
+        .words(kernel.live_words(), regs, kernel.moves_16_bytes());
         let regs_per_warp = (u64::from(allocated) * u64::from(cfg.warp_size))
             .next_multiple_of(cfg.reg_alloc_unit.into());
         let limits = [

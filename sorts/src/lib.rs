@@ -43,7 +43,7 @@ pub struct Limits {
     pub max_regs_per_thread: u32,
     /// Register words a compiler allocates beyond a kernel's live words
     /// (the machine's `reg_words_beyond_live`; see
-    /// [`kernels_ir::live::allocated_words`]).
+    /// [`kernels_ir::live::RegAllocation`]).
     pub reg_words_beyond_live: u32,
     /// At least this many beyond the live words for a kernel moving 16
     /// bytes a lane in an access (the machine's
@@ -65,18 +65,16 @@ impl Limits {
     /// on this machine (its live words and what a compiler adds, at most
     /// the declared words but for a kernel moving 16 bytes a lane).
     pub fn allocated_words(&self, kernel: &Kernel) -> u32 {
-        let b128_floor = if kernels_ir::live::moves_16_bytes(kernel) {
-            self.reg_words_beyond_live_b128
-        } else {
-            0
-        };
-        kernels_ir::live::allocated_words(
+        kernels_ir::live::RegAllocation {
+            reg_words_beyond_live: self.reg_words_beyond_live,
+            reg_words_beyond_live_b128: self.reg_words_beyond_live_b128,
+            max_regs_per_thread: self.max_regs_per_thread,
+        }
+        .words(
             kernels_ir::live::max_live_words(kernel),
             kernel.regs.words_per_thread(),
-            self.reg_words_beyond_live,
-            b128_floor,
+            kernels_ir::live::moves_16_bytes(kernel),
         )
-        .min(self.max_regs_per_thread)
     }
 
     /// Whether the simulator holds one block of `threads` threads of

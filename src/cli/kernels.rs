@@ -9,7 +9,7 @@ use kernels_ir::kernels::{self, STRIDES};
 use kernels_ir::parser::closest_name;
 use kernels_ir::printer::print_kernel;
 use simsort::experiment::options::KernelOptionArgs;
-use simsort::experiment::sort::{algo_kernels, limits, machine_config};
+use simsort::experiment::sort::algo_kernels;
 use sorts::{bitonic, hotsort};
 
 use super::{Failure, output_error};
@@ -52,9 +52,9 @@ impl BuildArgs {
         Ok(())
     }
 
-    /// The selected algorithm's kernels these flags describe, or every
-    /// problem with them.
-    fn hotsort(&self) -> Result<(String, Vec<Kernel>), Failure> {
+    /// The selected algorithm's kernels these flags describe, with the
+    /// machine's limits, or every problem with them.
+    fn hotsort(&self) -> Result<(String, Vec<Kernel>, sorts::Limits), Failure> {
         let invalid = |e: simsort::experiment::ExperimentError| Failure {
             status: e.exit_status(),
             message: format!("error: {e}"),
@@ -67,7 +67,7 @@ impl BuildArgs {
     /// or `--kernel`), for the message when there is none.
     pub fn find(&self, name: &str, flag: &str) -> Result<Kernel, Failure> {
         self.check_warp()?;
-        let (_, hotsort) = self.hotsort()?;
+        let (_, hotsort, _) = self.hotsort()?;
         match hotsort.into_iter().find(|k| k.name == *name) {
             Some(k) => Ok(k),
             None => match kernels::find(name, self.warp()) {
@@ -84,14 +84,7 @@ pub fn run(args: &KernelsArgs, out: &mut dyn Write) -> Result<(), Failure> {
         Some(name) => print_kernel(&args.build.find(name, "--print")?),
         None => {
             args.build.check_warp()?;
-            let (title, hotsort) = args.build.hotsort()?;
-            // Valid here: building the kernels checked the machine.
-            let limits = machine_config(&args.build.options.options())
-                .map(|gpu| limits(&gpu))
-                .map_err(|e| Failure {
-                    status: e.exit_status(),
-                    message: format!("error: {e}"),
-                })?;
+            let (title, hotsort, limits) = args.build.hotsort()?;
             list(args.build.warp()) + &list_hotsort(&title, &hotsort, &limits)
         }
     };

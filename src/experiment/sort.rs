@@ -466,8 +466,9 @@ pub fn hotsort_config(
 }
 
 /// The selected algorithm's kernels for these options (unverified, in launch
-/// order) with a one-line title: what `simsort kernels` lists.
-pub fn algo_kernels(opts: &SortOptions) -> Result<(String, Vec<Kernel>), ExperimentError> {
+/// order) with a one-line title and the machine's limits (the registers it
+/// allocates them): what `simsort kernels` lists.
+pub fn algo_kernels(opts: &SortOptions) -> Result<(String, Vec<Kernel>, Limits), ExperimentError> {
     let gpu = machine_config(opts)?;
     with_algo!(opts.algo, A => {
         let foreign = foreign_options::<A>(opts);
@@ -475,7 +476,7 @@ pub fn algo_kernels(opts: &SortOptions) -> Result<(String, Vec<Kernel>), Experim
             return Err(ExperimentError::Invalid(foreign));
         }
         let cfg = algo_config::<A>(opts, &gpu)?;
-        Ok((A::describe(&cfg), A::generate(&cfg)))
+        Ok((A::describe(&cfg), A::generate(&cfg), limits(&gpu)))
     })
 }
 
