@@ -258,6 +258,18 @@ gpu_config! {
     /// Global-memory instructions one sub-partition may have queued and not
     /// yet started in the LSU, 1..=256; beyond it warps stall in `lg_throttle`.
     lsu_queue_depth: u32,
+    /// Whether a global store whose data pass the L1's data stage (lanes on
+    /// lines the L1 holds, in more wavefronts than its tag-stage cycles)
+    /// keeps its place in the sub-partition's LSU queue until the SM's port
+    /// to L2 takes it, 0 or 1 (0: until the LSU starts it, as any other
+    /// instruction): the warps behind it stall in `lg_throttle`.
+    store_port_hold: u32,
+    /// Four-register quads ptxas stages 16-byte global stores of computed
+    /// data in, 0..=4 (0: none): each such store takes the next quad in turn
+    /// and issues only once the store before it on that quad has read its
+    /// registers (`long_scoreboard`), which a store held for the port
+    /// (`store_port_hold`) does when the port takes it, any other at once.
+    store_staging_quads: u32,
     /// L2 lines the SM's store-combining buffer holds, 0..=64 (0: none):
     /// stores that write part of a sector of a line it holds merge there
     /// and reach L2 as one write.
@@ -550,6 +562,18 @@ impl GpuConfig {
             // L1TEX: 128 bytes per cycle per SM.
             lsu_sectors_per_cycle: 4,
             lsu_queue_depth: 8,
+            // Measured (hw/data/calib/ts*.csv): GPUTeraSort's `tail` waits in
+            // `lg_throttle` on the H200 in all 37 launches of its suite, and
+            // in `lg_throttle` and `drain` for as long as the port takes its
+            // block's 128 stores of half sectors (docs/calibration.md,
+            // "Stores that wait for the port").
+            store_port_hold: 1,
+            // ptxas's SASS of GPUTeraSort's `step`
+            // (hw/data/h200/sass/terasort_64k/): 10 of its 16 16-byte stores
+            // are built in two quads (`R8`-`R11`, `R20`-`R23`) with
+            // `IMAD.MOV`, each rewrite waiting for the store before to read
+            // its quad; the H200's top stall there is `long_scoreboard`.
+            store_staging_quads: 2,
             // Measured (hw/calib/suite_parts.txt, docs/calibration.md): the
             // parts of a sector that warps of one SM store within a few
             // cycles of each other reach L2 as one write (8 warps' parts of
@@ -732,6 +756,9 @@ impl GpuConfig {
             first_wave_window_cycles: 0,
             lsu_sectors_per_cycle: 2,
             lsu_queue_depth: 2,
+            // Off: the tiny machine keeps its tests' cycle counts.
+            store_port_hold: 0,
+            store_staging_quads: 0,
             // Off, and partial stores cost what whole ones do: the tiny
             // machine keeps its tests' cycle counts as they were.
             store_combine_lines: 0,
@@ -1019,6 +1046,20 @@ impl GpuConfig {
             self.lsu_queue_depth.into(),
             1,
             256,
+        );
+        range(
+            &mut errors,
+            "store_port_hold",
+            self.store_port_hold.into(),
+            0,
+            1,
+        );
+        range(
+            &mut errors,
+            "store_staging_quads",
+            self.store_staging_quads.into(),
+            0,
+            crate::store_staging::MAX_QUADS as u64,
         );
         range(
             &mut errors,

@@ -160,6 +160,10 @@ pub(crate) struct DInst {
     /// The back edge of a loop where ptxas puts a `YIELD`
     /// ([`crate::yield_loop`]): it holds the warp `yield_cycles` more.
     pub yields: bool,
+    /// A 16-byte global store of computed data, which ptxas stages in a
+    /// quad of registers it shares with other such stores
+    /// ([`crate::store_staging`]).
+    pub staged: bool,
 }
 
 impl DInst {
@@ -523,6 +527,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
     }
     let renamed = crate::sass_size::renames(kernel);
     let yields = crate::yield_loop::yield_back_edges(kernel);
+    let staged = crate::store_staging::staged_stores(kernel);
     // Scoreboard entries: the registers, the predicates, then one per
     // special for its `S2R`s ([`crate::s2r`]).
     let special_sb = d.nregs + regs.pred;
@@ -598,6 +603,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             new_line: false,
             spaced: pipe == Pipe::Smem,
             yields: yields[pc],
+            staged: staged[pc],
         });
     }
     if insts.is_empty() {
@@ -618,6 +624,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
             new_line: false,
             spaced: false,
             yields: false,
+            staged: false,
         });
     }
     let entry = d.first(0);

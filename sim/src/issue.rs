@@ -153,6 +153,14 @@ impl Sm {
             // the same either way: the ALU is busy until then.
             floor = floor.max(pack(self.sps[sp].alu_free_at, StallReason::Wait));
         }
+        if prog.insts[next as usize].staged {
+            // A 16-byte store of computed data waits until the store before
+            // it on its staging quad has read it ([`crate::store_staging`]).
+            floor = floor.max(pack(
+                self.quads[slot as usize].free_at(),
+                StallReason::LongScoreboard,
+            ));
+        }
         if prog.insts[next as usize].spaced {
             // A shared access waits out the spacing after the warp's last
             // one (`GpuConfig::smem_issue_interval_cycles`).
@@ -400,7 +408,15 @@ impl Sm {
             self.lsu_free_at = start + pipe.at_issue();
             self.port.hits(held);
         }
-        self.sps[sp].lsu.push(start);
+        // A store whose data pass the data stage keeps its place in the
+        // queue until the port to L2 takes it (`store_port_hold`): the
+        // sub-partition's later global accesses wait behind it.
+        let held_for_port = op.store && held > 0 && ctx.cfg.store_port_hold != 0;
+        if !held_for_port {
+            self.sps[sp].lsu.push(start);
+        }
+        // When the store reads its data registers: as it leaves the queue.
+        let mut read_at = t;
         let writes = ctx.prog.insts[pc as usize].writes();
         if n == 0 {
             // Nothing leaves the SM: the (guarded-off) load is done at once.
@@ -442,6 +458,21 @@ impl Sm {
             } else {
                 self.port.load(start, lines)
             };
+            if held_for_port {
+                self.sps[sp].lsu.push(sent);
+                read_at = sent;
+                // Its data registers are read then: an instruction that
+                // writes one waits for that (the scoreboard holds readers
+                // too, which the sorts' stored values never have).
+                let read = pack(sent, StallReason::LongScoreboard);
+                let b32 = ctx.prog.b32;
+                for &(slot, bytes) in &op.regs[..usize::from(op.nregs)] {
+                    // A 64-bit register's entry follows the 32-bit ones.
+                    let r = if bytes == 8 { b32 + slot } else { slot };
+                    let e = &mut w.rf.sb_mut()[r as usize];
+                    *e = (*e).max(read);
+                }
+            }
             self.requests.push(Pending {
                 t,
                 sm: self.id,
@@ -466,6 +497,10 @@ impl Sm {
                     pack(UNRESOLVED, StallReason::LongScoreboard),
                 );
             }
+        }
+        let quads = ctx.cfg.store_staging_quads;
+        if quads > 0 && ctx.prog.insts[pc as usize].staged {
+            self.quads[slot as usize].take(quads, read_at);
         }
         let w = &self.warps[slot as usize];
         let block = self.blocks[w.block as usize].id;

@@ -162,6 +162,7 @@ mod sm;
 mod stats;
 mod store_combine;
 mod store_log;
+mod store_staging;
 mod team;
 mod team_batch;
 mod time;

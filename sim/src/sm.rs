@@ -94,6 +94,10 @@ pub(crate) struct Sm {
     /// The next cycle the SM's L1 data stage can pass a returning load's
     /// wavefront ([`crate::lsu_pipe`]).
     pub data_free_at: u64,
+    /// Per warp slot, its staging quads ([`crate::store_staging`]): apart
+    /// from [`Warp`], whose fields are laid out for the cache lines,
+    /// as only a staged store reads them.
+    pub quads: Vec<crate::store_staging::Quads>,
     /// What a request costs the SM's port to L2 ([`crate::l2_port`]).
     pub(crate) port: crate::l2_port::Port,
     /// When the SM takes in the next sector from L2 ([`crate::l1_fill`]).
@@ -178,6 +182,7 @@ impl Sm {
             s2r_free_at: vec![0; cfg.num_subpartitions as usize],
             lsu_free_at: 0,
             data_free_at: 0,
+            quads: vec![Default::default(); cfg.max_warps_per_sm as usize],
             port: crate::l2_port::Port::new(cfg),
             fill: crate::l1_fill::Fill::new(cfg),
             bar_free_at: 0,
@@ -360,6 +365,7 @@ impl Sm {
             init_warp(warp, ctx, b as u16, index, lanes, ctaid);
             warp.age = self.age_counter;
             warp.start = t;
+            self.quads[slot] = Default::default();
             let (h, sp) = self.hot_of[slot];
             let (h, sp) = (h as usize, sp as usize);
             self.scan_len[sp] = self.scan_len[sp].max(h - sp * self.per_sp + 1);
