@@ -245,6 +245,13 @@ impl Program {
         };
         traces::RegRef { class, index }
     }
+
+    /// The scoreboard entry of a memory operand's value register, given as
+    /// [`MemOp::regs`] holds it (its slot and its bytes): 64-bit registers'
+    /// entries follow the 32-bit ones, as [`Program::reg_of`] reads them.
+    pub fn value_sb(&self, slot: u32, bytes: u32) -> u32 {
+        if bytes == 8 { self.b32 + slot } else { slot }
+    }
 }
 
 /// The launch facts decoding depends on.

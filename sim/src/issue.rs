@@ -465,11 +465,8 @@ impl Sm {
                 // writes one waits for that (the scoreboard holds readers
                 // too, which the sorts' stored values never have).
                 let read = pack(sent, StallReason::LongScoreboard);
-                let b32 = ctx.prog.b32;
                 for &(slot, bytes) in &op.regs[..usize::from(op.nregs)] {
-                    // A 64-bit register's entry follows the 32-bit ones.
-                    let r = if bytes == 8 { b32 + slot } else { slot };
-                    let e = &mut w.rf.sb_mut()[r as usize];
+                    let e = &mut w.rf.sb_mut()[ctx.prog.value_sb(slot, bytes) as usize];
                     *e = (*e).max(read);
                 }
             }
