@@ -107,6 +107,48 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     ("hotsort_k64_counts.txt", "bc", "bc", &["--key-bits", "64"]),
     ("hotsort_k64_counts.txt", "hm", "hm", &["--key-bits", "64"]),
     (
+        "hotsort_k64v/counts.txt",
+        "bs",
+        "bs",
+        &["--key-bits", "64", "--values"],
+    ),
+    (
+        "hotsort_k64v/counts.txt",
+        "fm",
+        "fm",
+        &["--key-bits", "64", "--values"],
+    ),
+    (
+        "hotsort_k64v/counts.txt",
+        "bc_2",
+        "bc_2",
+        &["--key-bits", "64", "--values"],
+    ),
+    (
+        "hotsort_k64v/counts.txt",
+        "bc_4",
+        "bc_4",
+        &["--key-bits", "64", "--values"],
+    ),
+    (
+        "hotsort_k64v/counts.txt",
+        "bc_8",
+        "bc_8",
+        &["--key-bits", "64", "--values"],
+    ),
+    (
+        "hotsort_k64v/counts.txt",
+        "bc",
+        "bc",
+        &["--key-bits", "64", "--values"],
+    ),
+    (
+        "hotsort_k64v/counts.txt",
+        "hm",
+        "hm",
+        &["--key-bits", "64", "--values"],
+    ),
+    (
         "bitonic_1m/k64/counts.txt",
         "head",
         "head",

@@ -594,6 +594,13 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
                 Kind::Cmpx(a) if crate::select_fold::folds_into_select(&kernel.insts, pc) => {
                     crate::sass_slots::folded_cmpx_slots(a.op)
                 }
+                Kind::Unary(a) | Kind::Binary(a)
+                    if inst.guard.is_some()
+                        && !(pc > 0
+                            && crate::select_fold::folds_into_select(&kernel.insts, pc - 1)) =>
+                {
+                    crate::sass_slots::guarded_slots(a.op)
+                }
                 Kind::Unary(a) | Kind::Binary(a) | Kind::Select(a) | Kind::Cmpx(a) => {
                     crate::sass_slots::issue_slots(a.op)
                 }

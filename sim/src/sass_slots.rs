@@ -60,10 +60,42 @@ pub(crate) fn folded_cmpx_slots(op: AluOp) -> u8 {
     }
 }
 
+/// Issue slots of an ALU instruction under a guard (`@p`), where ptxas
+/// cannot predicate the SASS it becomes as one instruction: a 64-bit `setp`
+/// is its two `ISETP` (the second extends the first, so its combining
+/// operand is taken) and a `PLOP3` that keeps the old predicate in the
+/// guarded-off lanes; a 64-bit `mov` that is not the select of a folded
+/// `cmpx` is a `SEL` per half. HotSort's key-value lane stage over 64-bit
+/// keys compares a pair as `@p0 setp.lt`, `@!p0 setp.gt`, then `@p2 mov` of
+/// the key and of the value: 9 SASS instructions (4 `ISETP`, 2 `PLOP3`, 3
+/// `SEL`) where one slot each gave 6 (`hw/data/h200/sass/hotsort_k64v/`:
+/// `bc_2`'s 80 such pairs have 160 `PLOP3`). Every other guarded
+/// instruction takes [`issue_slots`].
+pub(crate) fn guarded_slots(op: AluOp) -> u8 {
+    match op {
+        AluOp::Binary(BinOp::Setp64(_)) => 3,
+        AluOp::Unary(crate::exec::UnOp::Mov64) => 2,
+        _ => issue_slots(op),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::exec::Cmp;
+
+    #[test]
+    fn guarded_sixty_four_bit_compares_and_moves_cost_their_merge() {
+        use crate::exec::UnOp;
+        let setp = AluOp::Binary(BinOp::Setp64(Cmp::LtU));
+        assert_eq!((issue_slots(setp), guarded_slots(setp)), (2, 3));
+        let mov = AluOp::Unary(UnOp::Mov64);
+        assert_eq!((issue_slots(mov), guarded_slots(mov)), (1, 2));
+        // A 32-bit select or compare predicates as one instruction.
+        let narrow = AluOp::Binary(BinOp::Setp32(Cmp::LtU));
+        assert_eq!(guarded_slots(narrow), 1);
+        assert_eq!(guarded_slots(AluOp::Unary(UnOp::Mov32)), 1);
+    }
 
     #[test]
     fn sixty_four_bit_compares_cost_their_thirty_two_bit_halves() {
