@@ -36,11 +36,25 @@ pub fn stop_on_signals() {
     #[cfg(unix)]
     for (i, &(signal, _)) in SIGNALS.iter().enumerate() {
         let stop = sim::stop_flag();
-        // Before the flag is set: only a signal that finds it already set
-        // (a second one) ends the process.
-        let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, stop.clone());
-        let _ = signal_hook::flag::register(signal, Arc::clone(&caught()[i]));
-        let _ = signal_hook::flag::register(signal, stop);
+        let caught = Arc::clone(&caught()[i]);
+        // One action per signal, installed at once: registered as three
+        // (the shutdown check, then each flag), a signal landing between
+        // the first registration and the last found the handler installed
+        // but the stop flag not yet hooked, and the command ran on to the
+        // end (seen under load in `ctrl_c_stops_calibrate_with_status_130`).
+        // Only a signal that finds the flag already set (a second one) ends
+        // the process.
+        let action = move || {
+            if stop.load(Ordering::SeqCst) {
+                signal_hook::low_level::exit(130);
+            }
+            caught.store(true, Ordering::SeqCst);
+            stop.store(true, Ordering::SeqCst);
+        };
+        // SAFETY: the action only loads and stores atomics and calls
+        // `_exit`, all async-signal-safe, as `signal_hook::flag`'s own
+        // actions do.
+        let _ = unsafe { signal_hook::low_level::register(signal, action) };
     }
     #[cfg(not(unix))]
     {
