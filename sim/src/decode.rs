@@ -596,8 +596,7 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
                 }
                 Kind::Unary(a) | Kind::Binary(a)
                     if inst.guard.is_some()
-                        && !(pc > 0
-                            && crate::select_fold::folds_into_select(&kernel.insts, pc - 1)) =>
+                        && !crate::select_fold::selects_for_cmpx(&kernel.insts, pc) =>
                 {
                     crate::sass_slots::guarded_slots(a.op)
                 }
@@ -684,6 +683,35 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
 mod tests {
     use super::*;
     use kernels_ir::{KernelBuilder, ParamType, verify_kernel};
+
+    #[test]
+    fn guarded_wide_compares_and_moves_take_the_slots_ptxas_merges_them_in() {
+        // HotSort's key-value lane stage over 64-bit keys, then a cmpx and
+        // its select (`crate::sass_slots::guarded_slots`).
+        let mut b = KernelBuilder::new("t");
+        let (r0, p0, p1) = (b.reg32(), b.pred(), b.pred());
+        let (d0, d1, d2) = (b.reg64(), b.reg64(), b.reg64());
+        b.setp_eq(p0, r0, 0u32); // 0
+        b.when(p0).setp_lt_u(p1, d0, d1); // 1
+        b.unless(p0).setp_gt_u(p1, d0, d1); // 2
+        b.when(p1).mov(d0, d1); // 3
+        b.when(p1).mov(r0, 7u32); // 4
+        b.cmpx_u(d0, d2); // 5
+        b.when(p1).mov(d0, d2); // 6: the cmpx's select
+        b.setp_lt_u(p1, d0, d2); // 7
+        b.add(d1, d2, d0); // 8: d2 read, so 5 and 6 do not fold
+        let vk = verify_kernel(b.build()).unwrap();
+        let shape = Shape {
+            warp_size: 4,
+            grid: Dim3::x(1),
+            block: Dim3::x(4),
+            params: &[],
+            icache_line_bytes: 32,
+        };
+        let p = decode(&vk, &shape);
+        let slots: Vec<u8> = p.insts.iter().map(|i| i.issue_slots).collect();
+        assert_eq!(slots, [1, 3, 3, 2, 1, 8, 1, 2, 1]);
+    }
 
     #[test]
     fn operands_resolve_to_slots_of_their_width_immediates_and_predicates() {

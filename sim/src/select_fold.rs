@@ -36,22 +36,35 @@ use kernels_ir::{Inst, InstData, Opcode, Operand, Reg};
 /// overwrites it before reading it, or exits). Then the `cmpx` is one issue
 /// slot (the compare) and the `mov` the select.
 pub(crate) fn folds_into_select(insts: &[Inst], pc: usize) -> bool {
+    selected_by(insts, pc).is_some_and(|src| dead_after(insts, pc + 1, src))
+}
+
+/// Whether the instruction at `pc` is a predicated `mov` between the two
+/// registers of the `cmpx` just before it, folded or not: ptxas makes it
+/// one of the pair's selects (a 64-bit one among the `cmpx`'s four `SEL`s:
+/// `hw/data/h200/sass/hotsort_k64_bc_2.sass` has 480 `SEL` for 120 `cmpx`
+/// and their 80 `mov`s), not a select of its own.
+pub(crate) fn selects_for_cmpx(insts: &[Inst], pc: usize) -> bool {
+    pc > 0 && selected_by(insts, pc - 1).is_some()
+}
+
+/// The register the guarded `mov` after the `cmpx` at `pc` copies from,
+/// when that `mov` copies one of the `cmpx`'s results into the other.
+fn selected_by(insts: &[Inst], pc: usize) -> Option<Reg> {
     let InstData::Cmpx { regs: [lo, hi], .. } = insts[pc].data else {
-        return false;
+        return None;
     };
-    let Some(next) = insts.get(pc + 1) else {
-        return false;
-    };
+    let next = insts.get(pc + 1)?;
     let InstData::Unary {
         opcode: Opcode::Mov,
         dst,
         src: Operand::Reg(src),
     } = next.data
     else {
-        return false;
+        return None;
     };
     let pair = (dst == lo && src == hi) || (dst == hi && src == lo);
-    next.guard.is_some() && pair && dead_after(insts, pc + 1, src)
+    (next.guard.is_some() && pair).then_some(src)
 }
 
 /// How far [`dead_after`] looks before it assumes the register is live.
@@ -122,6 +135,11 @@ mod tests {
             b.add(c, t, 1); // t is read: both sides live
         });
         assert!(!folds_into_select(&live, 1));
+        assert!(
+            selects_for_cmpx(&live, 2),
+            "still one of the pair's selects in SASS"
+        );
+        assert!(!selects_for_cmpx(&live, 3), "an add after a mov");
         let plain = insts(|b, [a, t, _]| {
             b.cmpx_u(a, t);
             b.cmpx_u(a, t);
@@ -137,6 +155,7 @@ mod tests {
             b.mov(t, 0);
         });
         assert!(!folds_into_select(&unguarded, 0));
+        assert!(!selects_for_cmpx(&unguarded, 1), "unguarded");
     }
 
     #[test]
