@@ -65,12 +65,13 @@ pub(crate) fn folded_cmpx_slots(op: AluOp) -> u8 {
 /// is its two `ISETP` (the second extends the first, so its combining
 /// operand is taken) and a `PLOP3` that keeps the old predicate in the
 /// guarded-off lanes; a 64-bit `mov` that is not the select of the `cmpx`
-/// before it ([`crate::select_fold::selects_for_cmpx`]) is a `SEL` per half. HotSort's key-value lane stage over 64-bit
-/// keys compares a pair as `@p0 setp.lt`, `@!p0 setp.gt`, then `@p2 mov` of
-/// the key and of the value: 9 SASS instructions (4 `ISETP`, 2 `PLOP3`, 3
-/// `SEL`) where one slot each gave 6 (`hw/data/h200/sass/hotsort_k64v/`:
-/// `bc_2`'s 80 such pairs have 160 `PLOP3`). Every other guarded
-/// instruction takes [`issue_slots`].
+/// before it ([`crate::select_fold::selects_for_cmpx`]) is a `SEL` per
+/// half. HotSort's key-value lane stage over 64-bit keys compares a pair as
+/// `@p0 setp.lt`, `@!p0 setp.gt`, then `@p2 mov` of the key and of the
+/// value: 9 SASS instructions (4 `ISETP`, 2 `PLOP3`, 3 `SEL`) where the
+/// slots before gave 6 (`hw/data/h200/sass/hotsort_k64v/`: `bc_2`'s 80 such
+/// pairs have 160 `PLOP3`). Every other guarded instruction takes
+/// [`issue_slots`].
 pub(crate) fn guarded_slots(op: AluOp) -> u8 {
     match op {
         AluOp::Binary(BinOp::Setp64(_)) => 3,
