@@ -532,7 +532,12 @@ pub(crate) fn decode(vk: &VerifiedKernel, shape: &Shape<'_>) -> Program {
     for (i, &pc) in d.order.iter().enumerate() {
         position[pc as usize] = i;
     }
-    let renamed = crate::sass_size::renames(kernel);
+    // Renames: the packing of 64-bit halves, and the second instruction of
+    // a pair ptxas writes as one three-input instruction.
+    let renamed: Vec<bool> = (crate::sass_size::renames(kernel).into_iter())
+        .zip(crate::three_input::folded(kernel))
+        .map(|(packing, folded)| packing || folded)
+        .collect();
     let yields = crate::yield_loop::yield_back_edges(kernel);
     let staged = crate::store_staging::staged_stores(kernel);
     // Scoreboard entries: the registers, the predicates, then one per

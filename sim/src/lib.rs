@@ -47,8 +47,10 @@
 //! - **ALU**: `ceil(warp_size / alu_lanes_per_cycle)` cycles per instruction
 //!   per sub-partition. `cmpx` is two SASS min/max instructions: it counts 2
 //!   in `smsp__inst_executed`, takes two issue slots and the ALU twice as long.
-//!   Packing a 64-bit value's 32-bit halves is a register rename in SASS:
-//!   it issues nothing where a warp reaches it after another instruction.
+//!   Packing a 64-bit value's 32-bit halves is a register rename in SASS,
+//!   and so is the second of a pair ptxas writes as one `IMAD`, `IADD3` or
+//!   `LEA` (`three_input.rs`): each issues nothing where a warp reaches it
+//!   after another instruction.
 //! - **Shared memory and shuffles** (MIO): a per-sub-partition queue of
 //!   `mio_queue_depth` into one SM-wide pipe that serves one wavefront (or
 //!   one shuffle of `shfl_lanes_per_cycle` lanes) per cycle; extra
@@ -165,6 +167,7 @@ mod store_log;
 mod store_staging;
 mod team;
 mod team_batch;
+mod three_input;
 mod time;
 mod trace;
 mod traced;

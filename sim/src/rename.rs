@@ -1,6 +1,7 @@
 //! Register renames: the IR instructions that pack a 64-bit value's
 //! halves ([`crate::sass_size::renames`]) are no SASS instruction at all,
-//! so the H200 neither issues nor counts them. HotSort's `bs` over 64-bit
+//! nor is the second of a pair ptxas writes as one three-input instruction
+//! ([`crate::three_input`]), so the H200 neither issues nor counts them. HotSort's `bs` over 64-bit
 //! keys executes 9,484 SASS instructions a warp on the H200
 //! (`hw/data/h200/sass/hotsort_k64_counts.txt` has 9,496 in its code),
 //! where its IR has 3,921 such packing instructions among 11,877 issue

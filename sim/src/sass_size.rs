@@ -29,6 +29,11 @@
 //!   and the `mov`'s one). A 32-bit folded pair is the two `VIMNMX`
 //!   its issue slots say.
 //!
+//! - **A three-input pair is one instruction.** A 32-bit multiply, add or
+//!   shift by a constant and the add after it that overwrites its result
+//!   are one `IMAD`, `IADD3` or `LEA` ([`crate::three_input`]): the second
+//!   takes no room.
+//!
 //! Every other instruction takes its issue slots: one SASS instruction for
 //! loads, stores, shuffles, branches and barriers; 64-bit compares,
 //! minimums, maximums and selects their halves. Address arithmetic

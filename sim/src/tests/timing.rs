@@ -50,7 +50,8 @@ fn dependent_alu_ops_wait_for_their_latency() {
         let r = b.reg32();
         b.mov(r, 1); // t0, ready at 2
         b.add(r, r, 1); // t2
-        b.add(r, r, 1); // t4
+        // Not a second add: two adds are one IADD3 (`crate::three_input`).
+        b.xor(r, r, 1); // t4
         b.exit(); // t5
     });
     assert_eq!(s.cycles, Cycle(6));
