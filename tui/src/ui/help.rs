@@ -30,7 +30,7 @@ pub const GLYPHS: &[(&str, &str)] = &[
     ),
     (
         "stall exec",
-        "IR columns over the scope (s): stall cycles, then the top reasons' (long_sb ...), exec issue slots, wf shared wavefronts, xwf excess wavefronts (conflicts), sec/rq global sectors per request",
+        "IR columns over the scope (s): stall cycles, then the top reasons' (long_sb ...), exec issue slots (none on a line the SASS folds away: a 64-bit packing, the second of an IMAD/IADD3/LEA pair), wf shared wavefronts, xwf excess wavefronts (conflicts), sec/rq global sectors per request",
     ),
     ("┌│└", "slab: the two rows a cmpx compares this step"),
     ("[", "slab in half rows: both compared rows share this line"),
