@@ -30,6 +30,7 @@ mod plots;
 mod properties;
 mod repeats_data;
 mod roundtrip;
+mod shuffles_in_flight;
 mod snapshot_files;
 mod snapshots_bitonic;
 mod snapshots_hotsort;

@@ -119,6 +119,9 @@ pub struct Gen<'a> {
     /// The temporaries [`Gen::shuffle_stage`] shuffles 32-bit keys without
     /// values into: the ones [`super::hoist::hoist_shuffles`] may rename.
     pub shuffle_temps: Vec<Reg>,
+    /// Shuffles [`Gen::shuffle_stage`] issues before it uses their results
+    /// ([`SHUFFLE_BATCH`] unless the kernel sets fewer, as `bc` does).
+    pub shuffle_batch: usize,
 }
 
 impl<'a> Gen<'a> {
@@ -150,6 +153,7 @@ impl<'a> Gen<'a> {
             row_bases: Vec::new(),
             marks: KernelMarks::default(),
             shuffle_temps: Vec::new(),
+            shuffle_batch: SHUFFLE_BATCH,
         }
     }
 
@@ -488,9 +492,10 @@ impl<'a> Gen<'a> {
     }
 
     /// One lane stage through `shfl.xor`. Shuffles are issued in batches of
-    /// [`SHUFFLE_BATCH`] before their results are used, so several are in
-    /// flight at once; `bs` then moves each up among the compare-exchanges
-    /// before it ([`super::hoist`]).
+    /// `shuffle_batch` ([`SHUFFLE_BATCH`], fewer in `bc` at some slab
+    /// heights) before their results are used, so several are in flight at
+    /// once; `bs` then moves each up among the compare-exchanges before it
+    /// ([`super::hoist`]).
     pub fn shuffle_stage(&mut self, keys: &[Reg], stage: LaneStage) {
         let h = keys.len();
         self.set_lower(stage.pivot());
@@ -501,7 +506,11 @@ impl<'a> Gen<'a> {
         };
         let mask = stage.mask();
         // An even batch keeps a flip's pair (consecutive in `order`) together.
-        let chunk = if h == 1 { 1 } else { SHUFFLE_BATCH.min(h) & !1 };
+        let chunk = if h == 1 {
+            1
+        } else {
+            self.shuffle_batch.min(h) & !1
+        };
         let tmp = self.key_pool("scratch", chunk);
         if self.kb() == 4 && !self.cfg.values {
             for &t in &tmp {
