@@ -19,6 +19,7 @@ mod cli_terasort;
 mod cli_trace_sort;
 mod code_size;
 mod emit_ptx;
+mod first_touch_data;
 mod fuzz;
 mod hardware;
 mod hostile;
