@@ -29,9 +29,9 @@ const BC_FIXED_REGS: u32 = 6;
 ///
 /// **Why.** In the SASS of `bc` (ptxas 13.0, `-O3 -arch=sm_90`, slab
 /// heights 4 to 32: `hw/data/h200/sass/hotsort_bc/`, read by
-/// `tests/shuffles_in_flight.rs`) about four shuffle results wait for their
-/// compare-exchange when the next shuffle issues at H = 8 to 20 and 28, and
-/// one at H = 24 and 32. ptxas gives the kernel its keys and about six
+/// `tests/shuffles_in_flight.rs`) four or five shuffle results wait for
+/// their compare-exchange when the next shuffle issues at H = 8 to 20 and
+/// 28, and one at H = 24 and 32. ptxas gives the kernel its keys and about six
 /// registers more, rounded up to a multiple of 8 and at least 32 (30 used
 /// at H = 16 to 24, 38 at 28 and 32), and shuffles into what is left: two
 /// at H = 24 and 32. With eight in flight there the model ran `bc` at
