@@ -6,7 +6,6 @@
 //! overlapping, wherever the bytes lie.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::sync::OnceLock;
 
 /// One warp's record: when its block started, when it issued its first
@@ -29,19 +28,11 @@ fn recording() -> &'static Recording {
 
 fn parse() -> Recording {
     let gz = include_bytes!("../hw/data/h200/burst_order/burst_order.csv.gz");
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .expect("the recording decompresses");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let cols = ["variant", "l2", "block", "sm", "start", "issued", "landed"].map(col);
+    let names = ["variant", "l2", "block", "sm", "start", "issued", "landed"];
     let mut out = Recording::new();
-    for line in lines {
-        let f: Vec<&str> = line.split(',').collect();
-        let num = |i: usize| f[cols[i]].parse::<u64>().expect("a number");
-        out.entry((f[cols[0]].to_string(), f[cols[1]].to_string()))
+    for f in crate::util::gz_csv(gz, &names) {
+        let num = |i: usize| f[i].parse::<u64>().expect("a number");
+        out.entry((f[0].clone(), f[1].clone()))
             .or_default()
             .entry(num(3) as u32)
             .or_default()

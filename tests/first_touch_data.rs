@@ -6,7 +6,6 @@
 //! DRAM a lone chain pays the model's DRAM latency.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::sync::OnceLock;
 
 /// (variant, L2 state, grid) -> block -> each load's latency in order
@@ -20,31 +19,19 @@ fn recording() -> &'static Recording {
 
 fn parse() -> Recording {
     let gz = include_bytes!("../hw/data/h200/first_touch/first_touch.csv.gz");
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .expect("the recording decompresses");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let cols = ["variant", "l2", "grid", "block", "step", "cycles"].map(col);
+    let names = ["variant", "l2", "grid", "block", "step", "cycles"];
     let mut out = Recording::new();
-    for line in lines {
-        let f: Vec<&str> = line.split(',').collect();
-        let num = |i: usize| f[cols[i]].parse::<u64>().expect("a number");
+    for f in crate::util::gz_csv(gz, &names) {
+        let num = |i: usize| f[i].parse::<u64>().expect("a number");
         let loads = out
-            .entry((
-                f[cols[0]].to_string(),
-                f[cols[1]].to_string(),
-                num(2) as u32,
-            ))
+            .entry((f[0].clone(), f[1].clone(), num(2) as u32))
             .or_default()
             .entry(num(3) as u32)
             .or_default();
         // Rows come in step order; row 0 is the chain's start.
         let step = num(4) as usize;
         if step > 0 {
-            assert_eq!(step, loads.len() + 1, "steps in order: {line}");
+            assert_eq!(step, loads.len() + 1, "steps in order: {f:?}");
             loads.push(num(5));
         }
     }

@@ -8,7 +8,6 @@
 //! that time is not its blocks': they start and end together on every SM.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use sim::GpuConfig;
 
@@ -131,18 +130,10 @@ type Block = (u32, u64, u64);
 /// Every launch of `hw/launch_spread.cu`'s recording, with its blocks.
 fn spread_recording() -> BTreeMap<LaunchId, Vec<Block>> {
     let gz = include_bytes!("../hw/data/h200/launch_spread/launch_spread.csv.gz");
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .expect("the recording decompresses");
-    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
-    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
-    let cols = ["grid", "spin", "launch", "sm", "start_ns", "end_ns"].map(col);
+    let names = ["grid", "spin", "launch", "sm", "start_ns", "end_ns"];
     let mut out: BTreeMap<LaunchId, Vec<Block>> = BTreeMap::new();
-    for line in lines {
-        let f: Vec<&str> = line.split(',').collect();
-        let n = |i: usize| f[cols[i]].parse::<u64>().expect("a number");
+    for f in crate::util::gz_csv(gz, &names) {
+        let n = |i: usize| f[i].parse::<u64>().expect("a number");
         out.entry((n(0) as u32, n(1) as u32, n(2) as u32))
             .or_default()
             .push((n(3) as u32, n(4), n(5)));

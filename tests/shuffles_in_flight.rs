@@ -5,7 +5,6 @@
 //! `bc`". Run with `-- --nocapture` to print the table.
 
 use std::collections::HashSet;
-use std::io::Read;
 
 use sorts::hotsort::bc::register_budget as budget;
 use sorts::hotsort::{HotSortConfig, bc};
@@ -22,10 +21,7 @@ struct Listing {
 }
 
 fn listing(name: &str, gz: &[u8]) -> Listing {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(gz)
-        .read_to_string(&mut text)
-        .unwrap_or_else(|e| panic!("{name} decompresses: {e}"));
+    let text = crate::util::gunzip(gz);
     let mut pending: HashSet<u32> = HashSet::new();
     let (mut shuffles, mut waited, mut regs) = (0usize, 0usize, 0u32);
     for line in text.lines() {
@@ -68,6 +64,7 @@ fn listing(name: &str, gz: &[u8]) -> Listing {
             pending.remove(&args[0]);
         }
     }
+    assert!(regs > 0, "{name}: no SASS instruction read");
     Listing {
         shuffles,
         waiting: waited as f64 / shuffles.max(1) as f64,

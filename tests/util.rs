@@ -11,6 +11,35 @@ use kernels_ir::{
 };
 use proptest::prelude::*;
 
+/// The text of a gzipped file committed under `hw/data/`.
+pub fn gunzip(gz: &[u8]) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_string(&mut text)
+        .expect("the recording decompresses");
+    text
+}
+
+/// The rows of a gzipped CSV recording of `hw/data/` (its first line not
+/// starting with `#` the header), each as its fields of the columns
+/// `names`, in that order. Panics naming a column the header lacks.
+pub fn gz_csv(gz: &[u8], names: &[&str]) -> Vec<Vec<String>> {
+    let text = gunzip(gz);
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let cols: Vec<usize> = names
+        .iter()
+        .map(|n| header.iter().position(|h| h == n).expect(n))
+        .collect();
+    lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            cols.iter().map(|&c| f[c].to_string()).collect()
+        })
+        .collect()
+}
+
 /// The `tests/` directory.
 pub fn tests_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
