@@ -46,6 +46,7 @@ mod step_l1_data;
 mod terminal;
 mod threads;
 mod traces;
+mod transpose_loads;
 mod tui;
 mod util;
 mod verifier;

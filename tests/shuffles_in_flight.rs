@@ -24,27 +24,7 @@ fn listing(name: &str, gz: &[u8]) -> Listing {
     let text = crate::util::gunzip(gz);
     let mut pending: HashSet<u32> = HashSet::new();
     let (mut shuffles, mut waited, mut regs) = (0usize, 0usize, 0u32);
-    for line in text.lines() {
-        // `        /*0470*/   @!P0 SHFL.BFLY PT, R11, R10, 0x8, 0x1f ;   /* 0x... */`
-        let Some(rest) = line.trim_start().strip_prefix("/*") else {
-            continue;
-        };
-        let Some((addr, inst)) = rest.split_once("*/") else {
-            continue;
-        };
-        if !addr.chars().all(|c| c.is_ascii_hexdigit()) {
-            continue;
-        }
-        let inst = inst.split(';').next().unwrap_or("").trim();
-        let mut words = inst.split_whitespace().peekable();
-        if words.peek().is_some_and(|w| w.starts_with('@')) {
-            words.next();
-        }
-        let Some(op) = words.next() else { continue };
-        let args: Vec<u32> = words
-            .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()))
-            .filter_map(|w| w.strip_prefix('R')?.parse().ok())
-            .collect();
+    for (op, args) in crate::util::sass_instructions(&text) {
         if let Some(&top) = args.iter().max() {
             regs = regs.max(top + 1);
         }

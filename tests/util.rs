@@ -40,6 +40,37 @@ pub fn gz_csv(gz: &[u8], names: &[&str]) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The instructions of a SASS listing (`cuobjdump -sass`), in order:
+/// each one's opcode (guard dropped) and the `R` registers it names, the
+/// written one first where it writes one.
+pub fn sass_instructions(text: &str) -> Vec<(String, Vec<u32>)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        // `        /*0470*/   @!P0 SHFL.BFLY PT, R11, R10, 0x8, 0x1f ;   /* 0x... */`
+        let Some(rest) = line.trim_start().strip_prefix("/*") else {
+            continue;
+        };
+        let Some((addr, inst)) = rest.split_once("*/") else {
+            continue;
+        };
+        if !addr.chars().all(|c| c.is_ascii_hexdigit()) {
+            continue;
+        }
+        let inst = inst.split(';').next().unwrap_or("").trim();
+        let mut words = inst.split_whitespace().peekable();
+        if words.peek().is_some_and(|w| w.starts_with('@')) {
+            words.next();
+        }
+        let Some(op) = words.next() else { continue };
+        let regs = words
+            .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()))
+            .filter_map(|w| w.strip_prefix('R')?.parse().ok())
+            .collect();
+        out.push((op.to_string(), regs));
+    }
+    out
+}
+
 /// The `tests/` directory.
 pub fn tests_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
