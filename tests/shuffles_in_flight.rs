@@ -21,13 +21,11 @@ struct Listing {
 }
 
 fn listing(name: &str, gz: &[u8]) -> Listing {
-    let text = crate::util::gunzip(gz);
+    let insts = crate::util::sass_instructions(&crate::util::gunzip(gz));
+    let regs = crate::util::sass_registers(&insts);
     let mut pending: HashSet<u32> = HashSet::new();
-    let (mut shuffles, mut waited, mut regs) = (0usize, 0usize, 0u32);
-    for (op, args) in crate::util::sass_instructions(&text) {
-        if let Some(&top) = args.iter().max() {
-            regs = regs.max(top + 1);
-        }
+    let (mut shuffles, mut waited) = (0usize, 0usize);
+    for (op, args) in insts {
         let writes = !args.is_empty()
             && !["ST", "BAR", "BRA", "EXIT", "ISETP", "RED", "ATOM"]
                 .iter()

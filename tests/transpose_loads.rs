@@ -40,19 +40,14 @@ fn transpose_loads_only_the_rows_its_registers_hold_before_it_stores() {
     println!("listing            H  words  rows loaded before the first store  registers");
     for (name, h, words, gz) in LISTINGS {
         let insts = crate::util::sass_instructions(&crate::util::gunzip(gz));
-        let regs = insts
-            .iter()
-            .flat_map(|(_, r)| r.iter().copied())
-            .max()
-            .expect("registers")
-            + 1;
+        let regs = crate::util::sass_registers(&insts);
         let loads = insts.iter().filter(|(op, _)| op.starts_with("LDG")).count();
         let first = insts
             .iter()
             .take_while(|(op, _)| !op.starts_with("STS"))
             .filter(|(op, _)| op.starts_with("LDG"))
             .count();
-        println!("{name:<18} {h:>2}  {words:>5}  {first:>34}  {regs:>9}",);
+        println!("{name:<18} {h:>2}  {words:>5}  {first:>34}  {regs:>9}");
         // One load a row, 30 registers at every height.
         assert_eq!(loads, h as usize, "{name}");
         assert_eq!(regs, 30, "{name}");

@@ -71,6 +71,16 @@ pub fn sass_instructions(text: &str) -> Vec<(String, Vec<u32>)> {
     out
 }
 
+/// The registers a SASS listing uses: its highest `R` index plus one (0
+/// for a listing without any), from [`sass_instructions`].
+pub fn sass_registers(insts: &[(String, Vec<u32>)]) -> u32 {
+    insts
+        .iter()
+        .flat_map(|(_, regs)| regs.iter().map(|r| r + 1))
+        .max()
+        .unwrap_or(0)
+}
+
 /// The `tests/` directory.
 pub fn tests_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
