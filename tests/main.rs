@@ -32,6 +32,7 @@ mod properties;
 mod repeats_data;
 mod roundtrip;
 mod shuffles_in_flight;
+mod smem_patterns;
 mod snapshot_files;
 mod snapshots_bitonic;
 mod snapshots_hotsort;

@@ -255,8 +255,10 @@ impl Sm {
         shared_mem::access(op, &mut w.rf, &mut self.blocks[b].smem, addrs, exec)?;
         let wf = if op.atom.is_some() {
             ctx.banks.atomic_wavefronts(addrs, exec)
-        } else {
+        } else if op.store {
             ctx.banks.wavefronts(addrs, exec, op.bytes)
+        } else {
+            ctx.banks.load_wavefronts(addrs, exec, op.bytes)
         };
         let s = &mut ctx.stats;
         // Nsight counts a shared load or store in

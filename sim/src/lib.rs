@@ -159,6 +159,7 @@ mod scoreboard;
 mod select_fold;
 mod shared_atomic;
 pub mod shared_mem;
+mod shared_pairs;
 mod slice_hash;
 mod sm;
 mod stats;

@@ -11,7 +11,8 @@
 //! wins, as lanes are written in order). Phases without active lanes cost
 //! nothing. The minimum is one wavefront per active phase (more when one
 //! lane's access is wider than a wavefront); conflicts are the wavefronts
-//! beyond it, which is what Nsight Compute reports.
+//! beyond it, which is what Nsight Compute reports. A wide load whose lanes
+//! read in pairs takes phases twice as wide ([`crate::shared_pairs`]).
 
 use kernels_ir::Space;
 
@@ -43,8 +44,24 @@ impl Banks {
     // Out of line, as [`access`].
     #[inline(never)]
     pub fn wavefronts(&self, addrs: &[u64], exec: u64, bytes: u32) -> Wavefronts {
+        self.phased(addrs, exec, bytes, self.phase_lanes(bytes))
+    }
+
+    /// Lanes a phase of an access of `bytes` a lane holds: a wavefront's
+    /// worth, `banks * width / bytes`, at least one.
+    pub(crate) fn phase_lanes(&self, bytes: u32) -> usize {
+        ((self.banks * self.width) / bytes).max(1) as usize
+    }
+
+    /// [`Self::wavefronts`] with phases of `per_phase` lanes.
+    pub(crate) fn phased(
+        &self,
+        addrs: &[u64],
+        exec: u64,
+        bytes: u32,
+        per_phase: usize,
+    ) -> Wavefronts {
         let line = self.banks * self.width;
-        let per_phase = (line / bytes).max(1) as usize;
         let min_per_phase = (bytes / line).max(1);
         let mut total = Wavefronts::default();
         let block = Strided::of(addrs, exec, bytes).is_some_and(|s| s.contiguous(bytes));
