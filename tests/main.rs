@@ -33,6 +33,7 @@ mod repeats_data;
 mod roundtrip;
 mod shuffles_in_flight;
 mod smem_patterns;
+mod smem_under_load;
 mod snapshot_files;
 mod snapshots_bitonic;
 mod snapshots_hotsort;

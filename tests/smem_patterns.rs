@@ -53,27 +53,6 @@ fn probe(store: bool, width: u32) -> Kernel {
     b.build()
 }
 
-/// Nsight Compute's rows (`--csv --page raw`: every field quoted, numbers
-/// with thousands separators), each as its numeric metrics by name; the
-/// second line (units) skipped.
-fn ncu_rows() -> Vec<std::collections::BTreeMap<String, f64>> {
-    let text = gunzip(NCU);
-    let fields = |l: &str| -> Vec<String> {
-        let inner = l.trim().trim_start_matches('"').trim_end_matches('"');
-        inner.split("\",\"").map(str::to_string).collect()
-    };
-    let mut lines = text.lines();
-    let header = fields(lines.next().expect("a header"));
-    lines
-        .skip(1)
-        .map(|l| {
-            (header.iter().zip(fields(l)))
-                .filter_map(|(h, v)| Some((h.clone(), v.replace(',', "").parse().ok()?)))
-                .collect()
-        })
-        .collect()
-}
-
 /// The recorded launches: (op, width, pattern name, the lanes' words).
 fn patterns() -> Vec<(String, u32, String, Vec<u32>)> {
     let text = gunzip(PATTERNS);
@@ -104,7 +83,7 @@ fn patterns() -> Vec<(String, u32, String, Vec<u32>)> {
 
 #[test]
 fn shared_wavefronts_equal_the_h200s_for_every_recorded_lane_pattern() {
-    let launches = ncu_rows();
+    let launches = crate::util::gz_ncu_rows(NCU);
     let patterns = patterns();
     assert_eq!(
         launches.len(),
