@@ -167,6 +167,11 @@ gpu_config! {
     smem_banks: u32,
     /// Bytes each bank delivers per wavefront: a power of two, 1..=64.
     smem_bank_width_bytes: u32,
+    /// Whether a shared load wider than a bank word whose lanes read in
+    /// pairs (every lane the address of lane `l ^ 1`, or every lane that of
+    /// lane `l ^ 2`) is served in phases twice as wide, 0 or 1 (0: in the
+    /// phases of its width, as every store is).
+    smem_paired_loads: u32,
     /// Scheduling policy of every sub-partition (`lrr` or `gto`).
     scheduler: SchedulerPolicy,
     /// Cycles from issue until an ALU result can be read (fixed latency), >= 1.
@@ -456,6 +461,11 @@ impl GpuConfig {
             smem_bytes_per_block: 227 * 1024,
             smem_banks: 32,
             smem_bank_width_bytes: 4,
+            // Measured (hw/data/h200/smem_patterns/): over 552 lane patterns
+            // the H200's 8- and 16-byte shared loads take the whole warp and
+            // half-warps as phases when their lanes pair, its stores never
+            // (docs/calibration.md, "Wide shared loads read in pairs").
+            smem_paired_loads: 1,
             scheduler: SchedulerPolicy::Gto,
             // Measured: a dependent min/max/add chain costs about 4 cycles an op.
             alu_latency_cycles: 4,
@@ -726,6 +736,7 @@ impl GpuConfig {
             smem_bytes_per_block: 2048,
             smem_banks: 8,
             smem_bank_width_bytes: 4,
+            smem_paired_loads: 0,
             scheduler: SchedulerPolicy::Gto,
             alu_latency_cycles: 2,
             alu_lanes_per_cycle: 4,
@@ -934,6 +945,13 @@ impl GpuConfig {
             self.smem_bank_width_bytes.into(),
             1,
             64,
+        );
+        range(
+            &mut errors,
+            "smem_paired_loads",
+            self.smem_paired_loads.into(),
+            0,
+            1,
         );
         range(
             &mut errors,

@@ -255,7 +255,7 @@ impl Sm {
         shared_mem::access(op, &mut w.rf, &mut self.blocks[b].smem, addrs, exec)?;
         let wf = if op.atom.is_some() {
             ctx.banks.atomic_wavefronts(addrs, exec)
-        } else if op.store {
+        } else if op.store || ctx.cfg.smem_paired_loads == 0 {
             ctx.banks.wavefronts(addrs, exec, op.bytes)
         } else {
             ctx.banks.load_wavefronts(addrs, exec, op.bytes)

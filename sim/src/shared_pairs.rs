@@ -22,6 +22,9 @@
 //! so a warp's lanes pair wherever its record boundaries fall on even
 //! lanes (3 of a block's 8 warps): 1.625 wavefronts a load on the H200,
 //! where the half-warps gave 2.
+//!
+//! The machine field `smem_paired_loads` turns it on (the `h200` and
+//! `h100` presets; the `tiny` test machine keeps the plain phases).
 
 use crate::shared_mem::{Banks, Wavefronts};
 

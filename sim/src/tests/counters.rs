@@ -75,6 +75,11 @@ fn bank_count_and_warp_width_come_from_the_config() {
 /// One warp: lane `l` loads `bytes` at shared byte `l * stride_bytes`
 /// (modulo 4096) or, with `same`, all lanes at byte 64.
 fn shared_load(bytes: u32, stride_bytes: u32, same: bool) -> KernelStats {
+    shared_load_on(&GpuConfig::h200(), bytes, stride_bytes, same)
+}
+
+/// [`shared_load`] on machine `cfg`.
+fn shared_load_on(cfg: &GpuConfig, bytes: u32, stride_bytes: u32, same: bool) -> KernelStats {
     let mut b = KernelBuilder::new("ld");
     let sh = b.shared(4096 + 64, 16);
     let (a, dst) = (b.reg32(), b.regs32(4));
@@ -91,7 +96,23 @@ fn shared_load(bytes: u32, stride_bytes: u32, same: bool) -> KernelStats {
     };
     b.load(op, RegList::new(regs), Some(a), sh as i32);
     b.exit();
-    one_warp(&GpuConfig::h200(), b.build(), |_| vec![])
+    one_warp(cfg, b.build(), |_| vec![])
+}
+
+#[test]
+fn without_paired_loads_a_wide_broadcast_keeps_the_phases_of_its_width() {
+    // `smem_paired_loads` 0: half-warps for 64-bit, quarter-warps for
+    // 128-bit, one wavefront each, as for a store.
+    let mut cfg = GpuConfig::h200();
+    cfg.smem_paired_loads = 0;
+    for (bytes, wavefronts) in [(4, 1), (8, 2), (16, 4)] {
+        let s = shared_load_on(&cfg, bytes, 0, true);
+        assert_eq!(
+            (s.smem_ld_wavefronts, s.smem_ld_bank_conflicts),
+            (wavefronts, 0),
+            "{bytes} bytes"
+        );
+    }
 }
 
 #[test]
