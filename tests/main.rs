@@ -27,6 +27,7 @@ mod html_report;
 mod icache_knee_data;
 mod launch_labels;
 mod launch_sms_data;
+mod merge_lds_data;
 mod plots;
 mod properties;
 mod repeats_data;
