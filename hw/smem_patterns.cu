@@ -1,14 +1,16 @@
-// How many wavefronts one warp-wide shared load takes, for a given set of
-// lane addresses, by access width (4, 8 or 16 bytes a lane). The simulator
-// splits a warp access into phases of 128 bytes' worth of lanes (the
-// whole warp at 4 bytes, half-warps at 8, quarter-warps at 16) and counts
-// in each the most distinct words one bank must deliver
+// How many wavefronts one warp-wide shared load or store takes, for a given
+// set of lane addresses, by access width (4, 8 or 16 bytes a lane). The
+// simulator split a warp access into phases of 128 bytes' worth of lanes
+// (the whole warp at 4 bytes, half-warps at 8, quarter-warps at 16) and
+// counted in each the most distinct words one bank must deliver
 // (sim/src/shared_mem.rs). That is exact over HotSort, mergesort and
 // bitonic, but GPUTeraSort's `reorder`, whose 8-byte loads read two or
 // three table entries a warp (a broadcast within each record's lanes),
-// counts about 17% fewer wavefronts on the H200 than the model gives
+// counted about 17% fewer wavefronts on the H200 than the model gave
 // (docs/calibration.md, "Shared wavefronts where the hardware counts
-// more"). This probe asks which patterns the H200 serves in fewer.
+// more"). This probe asks which patterns the H200 serves in fewer. What it
+// found (8- and 16-byte loads whose lanes read in pairs take phases twice
+// as wide) is sim/src/shared_pairs.rs and docs/hardware.md.
 //
 // Each launch is one warp issuing one shared load (`LDS`, `LDS.64` or
 // `LDS.128` in the SASS) or one store (`STS`, ...) at word `idx[lane]` of
