@@ -13,7 +13,7 @@
 //
 // `after_stores` (1 and 4 blocks an SM) has every warp store to shared
 // memory before warp 0's loads; `once` has one load a block after the
-// barrier, as `reduce` does.
+// barrier, as `reduce` does, over 1 to 32 blocks an SM in all.
 //
 // Launch: 132 * 4 blocks of 256 threads (4 an SM); warp 0 issues `iters`
 // shared accesses, each lane its own word; warps 1-7 issue `iters` global
@@ -145,5 +145,13 @@ int main() {
         printf("once_t%d_%s_%s,ld,none\n", threads, full ? "full" : "lane0",
                ex ? "exit" : "wait");
       }
+  // The same with 1, 2 and 32 blocks an SM in all (one wave, two, many):
+  // whether other blocks starting on the SM go with the loads' excess.
+  for (int per_sm : {1, 2, 32}) {
+    once<<<sms * per_sm, 1024>>>(0, 0, sink);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    printf("once_t1024_lane0_wait_g%d,ld,none\n", per_sm);
+  }
   return 0;
 }
