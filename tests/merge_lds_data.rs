@@ -7,6 +7,8 @@
 //! after the merge-path search, so the warp issues it once for each group
 //! of lanes that left the search together; with 64-bit keys it comes after.
 
+use simsort::calib::ncu;
+
 /// (SASS text, instructions executed, thread instructions executed) of
 /// `kernel`'s instructions in a gzipped `ncu --page source --csv` export.
 fn source(gz: &[u8], kernel: &str) -> Vec<(String, u64, u64)> {
@@ -14,9 +16,9 @@ fn source(gz: &[u8], kernel: &str) -> Vec<(String, u64, u64)> {
     let (mut inside, mut cols) = (false, None);
     let mut out = Vec::new();
     for line in text.lines() {
-        let f: Vec<&str> = line.split("\",\"").map(|s| s.trim_matches('"')).collect();
+        let f = ncu::fields(line);
         if f[0] == "Kernel Name" {
-            inside = f.get(1).map(|k| k.trim_end_matches("\",")) == Some(kernel);
+            inside = f.get(1).map(String::as_str) == Some(kernel);
             cols = None;
         } else if f[0] == "Address" {
             let at = |n: &str| f.iter().position(|c| *c == n).expect(n);
@@ -25,7 +27,7 @@ fn source(gz: &[u8], kernel: &str) -> Vec<(String, u64, u64)> {
                 at("Thread Instructions Executed"),
             ));
         } else if let (true, Some((i, t))) = (inside, cols) {
-            let num = |k: usize| f[k].replace(',', "").parse::<u64>().expect("a count");
+            let num = |k: usize| ncu::number(&f[k]).expect("a count") as u64;
             out.push((f[1].trim().to_string(), num(i), num(t)));
         }
     }

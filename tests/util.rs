@@ -40,25 +40,14 @@ pub fn gz_csv(gz: &[u8], names: &[&str]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The rows of a gzipped Nsight Compute recording (`--csv --page raw`:
-/// every field quoted, numbers with thousands separators; the second line,
-/// the units, skipped), each as its numeric fields by column name, in
-/// launch order.
+/// The launches of a gzipped Nsight Compute recording (`--csv --page
+/// raw`, any metrics), in launch order, each as its numeric metrics by
+/// name ([`simsort::calib::ncu::parse_launches`]).
 pub fn gz_ncu_rows(gz: &[u8]) -> Vec<std::collections::BTreeMap<String, f64>> {
-    let text = gunzip(gz);
-    let fields = |l: &str| -> Vec<String> {
-        let inner = l.trim().trim_start_matches('"').trim_end_matches('"');
-        inner.split("\",\"").map(str::to_string).collect()
-    };
-    let mut lines = text.lines();
-    let header = fields(lines.next().expect("a header"));
-    lines
-        .skip(1)
-        .map(|l| {
-            (header.iter().zip(fields(l)))
-                .filter_map(|(h, v)| Some((h.clone(), v.replace(',', "").parse().ok()?)))
-                .collect()
-        })
+    simsort::calib::ncu::parse_launches(&gunzip(gz))
+        .expect("the ncu recording parses")
+        .into_iter()
+        .map(|l| l.metrics)
         .collect()
 }
 

@@ -48,6 +48,18 @@ pub const REQUIRED: [&str; 3] = ["ID", "Kernel Name", "sm__cycles_elapsed.max"];
 
 /// Parses the launches of an `ncu --csv --page raw` table, in ID order.
 pub fn parse(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
+    parse_with(text, &REQUIRED)
+}
+
+/// [`parse`] for a table that needs no cycle count: any `--metrics` list
+/// (the probes of `hw/` that profile counters only). Requires `ID` and
+/// `Kernel Name`.
+pub fn parse_launches(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
+    parse_with(text, &REQUIRED[..2])
+}
+
+/// [`parse`], with the columns `required` instead of [`REQUIRED`].
+fn parse_with(text: &str, required: &[&str]) -> Result<Vec<NcuLaunch>, NcuError> {
     let mut lines = text.lines().enumerate();
     let header = loop {
         let Some((_, line)) = lines.next() else {
@@ -57,7 +69,7 @@ pub fn parse(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
             break fields(line);
         }
     };
-    let missing: Vec<String> = REQUIRED
+    let missing: Vec<String> = required
         .iter()
         .filter(|c| !header.iter().any(|h| h == *c))
         .map(|c| c.to_string())
@@ -108,8 +120,9 @@ pub fn parse(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
     Ok(out)
 }
 
-/// The fields of one CSV line (double quotes, `""` inside quotes).
-fn fields(line: &str) -> Vec<String> {
+/// The fields of one CSV line (double quotes, `""` inside quotes): ncu's
+/// raw and source pages alike.
+pub fn fields(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;
@@ -130,7 +143,7 @@ fn fields(line: &str) -> Vec<String> {
 }
 
 /// A number as ncu prints it (`1,234.5`), or `None` for text and `n/a`.
-fn number(s: &str) -> Option<f64> {
+pub fn number(s: &str) -> Option<f64> {
     let t: String = s.chars().filter(|c| *c != ',').collect();
     t.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
