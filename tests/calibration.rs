@@ -309,6 +309,18 @@ fn the_committed_h200_partial_store_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_parts.txt", "hw/calib/figures_parts.txt");
 }
 
+/// Partial-sector stores, part three: scattered stores by bucket count and
+/// stride, where the H200's time follows how many lines a block writes and
+/// not whether their stride is a power of two (the figures pin how wrong
+/// the model is).
+#[test]
+fn the_committed_h200_scatter_lines_suite_meets_its_figures() {
+    suite_meets_its_figures(
+        "hw/calib/suite_scatter_lines.txt",
+        "hw/calib/figures_scatter_lines.txt",
+    );
+}
+
 /// A warp's independent global loads issued back to back or interleaved
 /// with the shared stores that use them (sample sort's `scan` tile): the
 /// H200 runs both orders alike, the simulator the IR's (the figures pin

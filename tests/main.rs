@@ -26,6 +26,7 @@ mod hostile;
 mod html_report;
 mod icache_knee_data;
 mod launch_labels;
+mod l2_slices_data;
 mod launch_sms_data;
 mod merge_lds_data;
 mod plots;
