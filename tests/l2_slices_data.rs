@@ -4,8 +4,9 @@
 //! H200 spreads every power-of-two stride over its slices, and every
 //! recorded kernel's L2 traffic is even over them; the time of a scatter
 //! of partial stores follows how many lines a block writes, not whether
-//! their stride is a power of two. The model's preset folds three bits
-//! (`partition_hash`), which leaves 64 KB strides and more on one partition.
+//! their stride is a power of two. The presets fold every bit of the chunk
+//! index into the partition (`partition_hash` 64) since; with three bits,
+//! as before, 64 KB strides and more stayed on one partition.
 
 use std::collections::BTreeMap;
 
@@ -33,7 +34,11 @@ fn each_address_is_one_sector_at_one_slice_and_the_launch_itself_reads_none() {
     let all = patterns();
     assert_eq!(all["base"], (0.0, 0.0));
     let singles: Vec<_> = (all.iter())
-        .filter(|(n, _)| ["sector_", "chunk_", "bit_"].iter().any(|p| n.starts_with(p)))
+        .filter(|(n, _)| {
+            ["sector_", "chunk_", "bit_"]
+                .iter()
+                .any(|p| n.starts_with(p))
+        })
         .collect();
     assert_eq!(singles.len(), 128 + 1024 + 22);
     for (name, &(sum, max)) in singles {
@@ -66,17 +71,24 @@ fn one_sms_reads_reach_chunk_zeros_slice_from_one_chunk_in_about_43() {
 fn no_power_of_two_stride_from_256_bytes_to_64_mb_camps_on_a_slice() {
     // 32 or 1,024 addresses (fewer past 1 GB) a stride apart: the busiest
     // slice holds at most 3.5% of them plus 3 (1,024 addresses: at most
-    // 36, where the one SM's 47 slices would hold 21.8 each). The preset's
-    // hash puts all 1,024 on one of its 32 partitions from 64 KB on.
+    // 36, where the 43 or so slices one SM reaches would hold 24 each).
+    // Three bits folded put all 1,024 on one of 32 partitions from 64 KB
+    // on; the presets fold every bit.
     let all = patterns();
-    let strides: Vec<_> = all.iter().filter(|(n, _)| n.starts_with("stride_")).collect();
+    let strides: Vec<_> = all
+        .iter()
+        .filter(|(n, _)| n.starts_with("stride_"))
+        .collect();
     // 19 strides at two counts; at 32 and 64 MB both counts are capped to
     // the same (the buffer's 1 GB), so those two patterns ran twice.
     assert_eq!(strides.len(), 36);
     for (name, &(sum, max)) in strides {
         let count: f64 = name.rsplit('_').next().unwrap().parse().unwrap();
         assert_eq!(sum, count, "{name}");
-        assert!(max <= 0.035 * count + 3.0, "{name}: {max} of {count} on one slice");
+        assert!(
+            max <= 0.035 * count + 3.0,
+            "{name}: {max} of {count} on one slice"
+        );
     }
 }
 
@@ -86,8 +98,12 @@ fn every_recorded_kernels_l2_traffic_is_even_over_the_slices() {
     // suite_stores.txt, the 128 KB-strided scatters included: in every
     // launch the busiest slice moves at most 15% more bytes than the mean.
     let dir = "hw/data/h200/l2_slices/kernels";
-    let suite = crate::util::read(&crate::util::repo_root().join("hw/data/h200/l2_slices/suite.txt"));
-    let names: Vec<&str> = suite.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    let suite =
+        crate::util::read(&crate::util::repo_root().join("hw/data/h200/l2_slices/suite.txt"));
+    let names: Vec<&str> = suite
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
     assert_eq!(names.len(), 17);
     for name in names {
         let launches = crate::util::ncu_launches(&format!("{dir}/{name}.csv"));
@@ -95,7 +111,11 @@ fn every_recorded_kernels_l2_traffic_is_even_over_the_slices() {
         for l in launches {
             let m = &l.metrics;
             let spread = m["lts__t_bytes.max"] / m["lts__t_bytes.avg"];
-            assert!((1.0..1.15).contains(&spread), "{name} {}: {spread}", l.kernel);
+            assert!(
+                (1.0..1.15).contains(&spread),
+                "{name} {}: {spread}",
+                l.kernel
+            );
         }
     }
 }

@@ -622,16 +622,14 @@ impl GpuConfig {
             l1_fill_sectors_per_cycle: 1,
             mem_partitions: 32,
             partition_interleave_bytes: 256,
-            // Three bits (address bits 13-15): strides of 8 KB spread over
-            // eight partitions, 16 KB over four, 32 KB over two. The H200's slices move bitonic's 64-bit `step`
-            // (8 KB a block) evenly (`lts__t_bytes` within 2.6% of the mean
-            // over 94 slices, hw/data/l1probe/bi1m_k64.csv), where chunks in
-            // turn put the unmerged halves of the same warps of every block
-            // on half the partitions; stores 128 KB apart are the H200's
-            // slowest scatter (`sw_1m_b32`, `sl_1m_i4`), as if it kept them
-            // on few slices, and folding more bits runs them twice too fast
-            // (docs/calibration.md, "Store halves").
-            partition_hash: 3,
+            // Every bit: the H200 spreads every power-of-two stride from
+            // 256 B to 64 MB over its slices (hw/data/h200/l2_slices/: 1,024
+            // addresses a stride apart put at most 36 on one slice, where an
+            // even spread over the slices one SM reaches gives about 24), and
+            // every recorded kernel's L2 bytes are within
+            // 15% of the mean slice's, the 128 KB-strided scatters included
+            // (docs/calibration.md, "Where the H200's L2 slices are").
+            partition_hash: 64,
             // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
             l2_bytes_per_cycle: 2816,
             // Measured (hw/calib/suite_parts.txt): a part that reaches L2

@@ -22,25 +22,29 @@
 //! exact hash is not published; this XOR fold is the simplest one that
 //! spreads the power-of-two strides within its bits.
 //!
-//! **Three bits in the presets** (address bits 13-15 on the H200: 8 KB
-//! strides over eight partitions, 16 KB over four, 32 KB over two, 64 KB
-//! and more on one). Three is the most bits that the committed suites
-//! allow, and one is enough for the 64-bit `step`:
-//! - Folding every bit runs the stores 128 KB apart twice too fast
-//!   (`sw_1m_b32` -16.2% to -47.5%, H200 38,804 cycles, the slowest of its
-//!   scatters): chunks in turn put each request's 32 lines on one slice,
-//!   where every part pays `l2_partial_line_bytes` (a new line), and the
-//!   full fold spreads them so that the next warp's parts of the same
-//!   lines follow on each slice without it (20,362 cycles, as with that
-//!   cost at 0). The H200 is slowest on exactly those strides.
-//! - Folding bit 16 (four bits) or more makes HotSort's `bs` at 1M keys
-//!   and `--block-slabs 4` +30% (three: +9.5%, chunks in turn +8.7%):
-//!   its blocks' loads return sooner, the SM's older blocks run ahead
-//!   (`gto`), and its youngest finishes alone through code its
-//!   sub-partitions' L0 no longer holds (`no_instruction`); with a 128 KB
-//!   L0 it takes 21,058 cycles with every bit folded, 21,040 in turn.
+//! **Every bit in the presets** (since 2026-12-01; three before). The H200
+//! spreads every power-of-two stride from 256 B to 64 MB over its slices
+//! (`hw/l2_slices.sh`, data in `hw/data/h200/l2_slices/`: 1,024 addresses
+//! a stride apart put at most 36 on one slice, where the three-bit fold put
+//! all of them on one partition from 64 KB on), and every recorded kernel's
+//! L2 bytes are within 15% of the mean slice's. Three bits had been the
+//! most the committed suites allowed:
+//! - Stores 128 KB apart (`sw_1m_b32`) are among the H200's slowest
+//!   scatters, and with chunks camped on one slice each part paid
+//!   `l2_partial_line_bytes`. But the H200 is as slow with the same
+//!   buckets 1 KB further apart (37,694 cycles against 38,667), where the
+//!   three-bit fold spread them and gave 20,325: the camping stood in for
+//!   a cost of partial stores from many blocks that the model lacks, and
+//!   only at power-of-two strides (`hw/calib/suite_scatter_lines.txt`).
+//! - Folding bit 16 or more once made HotSort's `bs` at 1M keys and
+//!   `--block-slabs 4` +30% (a youngest block running alone through code
+//!   its L0 no longer held); with the instruction caches' ways modelled it
+//!   is +7.0% folded, +7.9% with three bits.
 //!
-//! docs/calibration.md, "Store halves", has every suite before and after.
+//! Every bit folded, bitonic's 64-bit `step` goes from +8.2% to +4.4% on
+//! average (no launch beyond 15%, 12 before); docs/calibration.md, "Where
+//! the H200's L2 slices are", has every suite before and after, and
+//! "Store halves" the history.
 //!
 //! The hash permutes chunks (it only XORs the low bits with a function of
 //! the high ones), so every chunk still has one partition, each partition
@@ -173,6 +177,30 @@ mod tests {
         assert!((0..1 << 16).all(|s| out[s as usize] & 7 == s & 7));
         out.sort_unstable();
         assert!(out.iter().enumerate().all(|(i, &s)| s == i as u64));
+    }
+
+    #[test]
+    fn the_h200_preset_spreads_every_stride_as_the_h200_does() {
+        // The H200 (hw/data/h200/l2_slices/, tests/l2_slices_data.rs): 1,024
+        // addresses a power of two from 256 B to 1 MB apart put at most
+        // 3.5% of them plus 3 on one slice. The preset's hash does as well
+        // over its 32 partitions (three bits folded did not from 4 KB on).
+        let cfg = crate::GpuConfig::h200();
+        let h = SliceHash::new(
+            cfg.partition_hash,
+            cfg.mem_partitions.into(),
+            cfg.partition_interleave_bytes.into(),
+            cfg.sector_bytes.into(),
+        );
+        for k in 8..=20 {
+            let busiest = *spread(h, 1 << k, 1024).iter().max().unwrap();
+            assert!(
+                f64::from(busiest) <= 0.035 * 1024.0 + 3.0,
+                "stride 2^{k}: {busiest}"
+            );
+        }
+        let three = h200(3);
+        assert_eq!(*spread(three, 4096, 1024).iter().max().unwrap(), 64);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (`partition_hash`, `sim/src/slice_hash.rs`): stores 8 KB apart, one
 //! interleave round of the H200's 32 partitions, camp on one partition
 //! when chunks go to the partitions in turn, and spread when hashed, as
-//! the `h200` preset does (three bits: over eight partitions).
+//! the `h200` preset does (every bit: over all 32 partitions).
 
 use kernels_ir::ParamValue;
 
@@ -76,14 +76,14 @@ fn stores_a_round_of_partitions_apart_spread_over_the_slices_when_hashed() {
 
 #[test]
 fn the_h200_preset_spreads_stores_a_round_of_partitions_apart() {
-    // The preset folds three bits: the warps' lines 8 KB apart fall on
-    // eight partitions, each with an eighth of the sectors (1,601 cycles;
-    // every bit folded, 553), where chunks in turn put them all on one
-    // (11,960).
-    let ((plain, _), (preset, _)) = (camp(Some(0)), camp(None));
-    assert_eq!(GpuConfig::h200().partition_hash, 3);
+    // The preset folds every bit, as the H200 spreads every power-of-two
+    // stride (hw/data/h200/l2_slices/): the warps' lines 8 KB apart fall
+    // on all 32 partitions (553 cycles; three bits folded, 1,601), where
+    // chunks in turn put them all on one (11,960).
+    let ((plain, _), (preset, _), (three, _)) = (camp(Some(0)), camp(None), camp(Some(3)));
+    assert_eq!(GpuConfig::h200().partition_hash, 64);
     assert!(
-        preset * 3 < plain,
-        "preset {preset} cycles, in turn {plain}"
+        preset * 2 < three && three * 3 < plain,
+        "preset {preset} cycles, three bits {three}, in turn {plain}"
     );
 }

@@ -164,10 +164,10 @@ fn quanta_give_the_same_results_as_cycle_by_cycle_on_any_thread_count() {
     // the memory however many run the SMs (`MemTiming::groups`).
     let mut fine = GpuConfig::tiny();
     fine.partition_interleave_bytes = 64;
-    // Hashed slices: the groups of partitions each thread times must hold
-    // the hashed sectors' sets.
+    // Slices hashed on three bits (the preset folds every bit): the groups
+    // of partitions each thread times must hold the hashed sectors' sets.
     let mut hashed = GpuConfig::h200();
-    hashed.partition_hash = 64;
+    hashed.partition_hash = 3;
     // 3 SMs on 1, 2 (SMs 0-1 and 2) and 3 threads.
     catalog_agrees_with_lockstep(
         vec![GpuConfig::tiny(), GpuConfig::h200(), fine, hashed],
