@@ -626,8 +626,8 @@ impl GpuConfig {
             // 256 B to 64 MB over its slices (hw/data/h200/l2_slices/: 1,024
             // addresses a stride apart put at most 36 on one slice, where an
             // even spread over the slices one SM reaches gives about 24), and
-            // every recorded kernel's L2 bytes are within
-            // 15% of the mean slice's, the 128 KB-strided scatters included
+            // every recorded kernel's L2 bytes are within 15% of the mean
+            // slice's, the 128 KB-strided scatters included
             // (docs/calibration.md, "Where the H200's L2 slices are").
             partition_hash: 64,
             // About 5.5 TB/s of L2 and 4.8 TB/s of HBM3e at 1.98 GHz.
