@@ -16,15 +16,10 @@ const SECTORS: &str = "lts__t_sectors_srcunit_tex_op_read";
 
 /// Pattern name -> (sectors read at the slices in all, at the busiest one).
 fn patterns() -> BTreeMap<String, (f64, f64)> {
-    let rows = crate::util::gz_ncu_rows(NCU);
-    let mut lines = PATTERNS.lines();
-    assert_eq!(lines.next(), Some("pattern,offset,stride,count"));
-    let names: Vec<&str> = lines.map(|l| l.split(',').next().unwrap()).collect();
-    assert_eq!(names.len(), rows.len(), "a profiled launch a pattern");
-    (names.into_iter().zip(rows))
+    (crate::util::named_ncu_rows(NCU, PATTERNS, "pattern,offset,stride,count").into_iter())
         .map(|(n, r)| {
             let sum = r[&format!("{SECTORS}.sum")];
-            (n.to_string(), (sum, r[&format!("{SECTORS}.max")]))
+            (n[0].clone(), (sum, r[&format!("{SECTORS}.max")]))
         })
         .collect()
 }
@@ -98,12 +93,7 @@ fn every_recorded_kernels_l2_traffic_is_even_over_the_slices() {
     // suite_stores.txt, the 128 KB-strided scatters included: in every
     // launch the busiest slice moves at most 15% more bytes than the mean.
     let dir = "hw/data/h200/l2_slices/kernels";
-    let suite =
-        crate::util::read(&crate::util::repo_root().join("hw/data/h200/l2_slices/suite.txt"));
-    let names: Vec<&str> = suite
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .collect();
+    let names = crate::util::suite_file_names("hw/data/h200/l2_slices/suite.txt");
     assert_eq!(names.len(), 17);
     for name in names {
         let launches = crate::util::ncu_launches(&format!("{dir}/{name}.csv"));

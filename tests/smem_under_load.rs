@@ -16,13 +16,8 @@ const VARIANTS: &str = include_str!("../hw/data/h200/smem_under_load/variants.cs
 
 /// (variant, its shared accesses' kind, its global traffic) -> ncu row.
 fn launches() -> Vec<(String, String, String, BTreeMap<String, f64>)> {
-    let rows = crate::util::gz_ncu_rows(NCU);
-    let mut lines = VARIANTS.lines();
-    assert_eq!(lines.next(), Some("variant,shared,global"));
-    let names: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(names.len(), rows.len(), "a profiled launch a variant");
-    (names.into_iter().zip(rows))
-        .map(|(n, r)| (n[0].to_string(), n[1].to_string(), n[2].to_string(), r))
+    (crate::util::named_ncu_rows(NCU, VARIANTS, "variant,shared,global").into_iter())
+        .map(|(n, r)| (n[0].clone(), n[1].clone(), n[2].clone(), r))
         .collect()
 }
 

@@ -51,6 +51,29 @@ pub fn gz_ncu_rows(gz: &[u8]) -> Vec<std::collections::BTreeMap<String, f64>> {
         .collect()
 }
 
+/// The launches of a probe's gzipped ncu recording, each with its line of
+/// the probe's own list of launches (`names`, a CSV whose first line is
+/// `header`), split at commas: the probe prints a line a launch, in launch
+/// order. Panics unless the two agree in count.
+pub fn named_ncu_rows(
+    gz: &[u8],
+    names: &str,
+    header: &str,
+) -> Vec<(Vec<String>, std::collections::BTreeMap<String, f64>)> {
+    let rows = gz_ncu_rows(gz);
+    let mut lines = names.lines();
+    assert_eq!(lines.next(), Some(header));
+    let names: Vec<Vec<String>> = lines
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    assert_eq!(
+        names.len(),
+        rows.len(),
+        "a profiled launch a line of {header}"
+    );
+    names.into_iter().zip(rows).collect()
+}
+
 /// The instructions of a SASS listing (`cuobjdump -sass`), in order:
 /// each one's opcode (guard dropped) and the `R` registers it names, the
 /// written one first where it writes one.
@@ -197,7 +220,13 @@ pub fn ncu_launches(path: &str) -> Vec<simsort::calib::ncu::NcuLaunch> {
 /// The entry names of calibration suite `hw/calib/SUITE.txt` (each line's
 /// first word; `#` lines are comments), in order.
 pub fn suite_names(suite: &str) -> Vec<String> {
-    read(&repo_root().join(format!("hw/calib/{suite}.txt")))
+    suite_file_names(&format!("hw/calib/{suite}.txt"))
+}
+
+/// [`suite_names`] of the suite file at `path` (from the repository's
+/// root), wherever it lives.
+pub fn suite_file_names(path: &str) -> Vec<String> {
+    read(&repo_root().join(path))
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| l.split_whitespace().next().expect("a name").to_string())
