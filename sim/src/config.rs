@@ -336,6 +336,10 @@ gpu_config! {
     /// L2 bandwidth a partial-sector store takes besides, bytes, >= 0, when
     /// its line is not the line its slice last wrote in part.
     l2_partial_line_bytes: u32,
+    /// L2 bandwidth a partial-sector store takes besides, bytes, >= 0, when
+    /// its sector is the sector its slice last wrote in part (the slice
+    /// merges a part into a sector it has just merged another into).
+    l2_partial_sector_bytes: u32,
     /// DRAM bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
     /// over the partitions).
     dram_bytes_per_cycle: u32,
@@ -638,6 +642,11 @@ impl GpuConfig {
             // each has a line of its own (`ps_b8_l`).
             l2_partial_write_bytes: 40,
             l2_partial_line_bytes: 36,
+            // Fitted (hw/calib/suite_scatter_lines.txt, docs/calibration.md
+            // "A part right after a part of the same sector"): eight warps
+            // of a block writing the same 32 sectors in 32 lines take the
+            // H200 longer than parts from other blocks (`swl_b32_*`).
+            l2_partial_sector_bytes: 48,
             dram_bytes_per_cycle: 2432,
             // keygen reads 67.1 MB from DRAM for 33.6 MB of load sectors
             // (hw/data/calib/ts1m.csv).
@@ -792,6 +801,7 @@ impl GpuConfig {
             l2_bytes_per_cycle: 64,
             l2_partial_write_bytes: 32,
             l2_partial_line_bytes: 0,
+            l2_partial_sector_bytes: 0,
             dram_bytes_per_cycle: 32,
             dram_fetch_bytes: 32,
             dram_row_bytes: 1024,

@@ -34,7 +34,9 @@
 //! [`crate::store_combine`], which unmarks a sector that merged parts
 //! complete) takes `l2_partial_write_bytes` of its slice's
 //! bandwidth instead of a sector's, and `l2_partial_line_bytes` more when
-//! its line is not the line the slice last wrote in part. Why: on the H200
+//! its line is not the line the slice last wrote in part, or
+//! `l2_partial_sector_bytes` more when its sector is the very sector the
+//! slice last wrote in part (see below). Why: on the H200
 //! (`hw/calib/suite_parts.txt`, docs/calibration.md "The sixth suite"),
 //! parts that reach L2 alone move a whole sector's bytes each
 //! (`lts__t_bytes`), and 1M of them take about 1.55 sectors' L2 time each
@@ -43,6 +45,18 @@
 //! where every part of a request has a line of its own (`ps_b8_l`; the
 //! scatter-like `sw_1m` and `sw_1m_b1024` 2.5): about 1.27 sectors a part
 //! and 1.13 a line. Whole-sector stores are timed as before.
+//!
+//! **A part right after a part of the same sector.** The line discount is
+//! for parts of different sectors of one line (`ps_b8`'s requests). Where
+//! a block's eight warps write the eight words of 32 sectors in 32 lines
+//! at once (`hw/calib/suite_scatter_lines.txt`, `swl_b32_*`; docs/
+//! calibration.md "A part right after a part of the same sector"), none of
+//! the parts merge in the SM (1,048,576 L2 write sectors for as many
+//! parts) and each reaches its slice right after a part of the same
+//! sector: the H200 takes 34,426-38,667 cycles, more than for parts from
+//! other blocks (`swl_b1024_s1024` 33,629), where the discount gave 20,325
+//! to 27,003. Such a part pays `l2_partial_sector_bytes` (48 on the H200,
+//! fitted there) instead of the discount.
 //!
 //! **Lines written in part.** An L2 set holds at most
 //! `l2_partial_lines_per_set` lines with sectors written in part
@@ -99,9 +113,9 @@ pub(crate) struct MemTiming {
     l2_free: Vec<u64>,
     /// Per partition: when its DRAM channel is next free (fixed point).
     dram_free: Vec<u64>,
-    /// Per partition: the line its slice last wrote in part (`u64::MAX`:
+    /// Per partition: the sector its slice last wrote in part (`u64::MAX`:
     /// none this launch).
-    partial_line: Vec<u64>,
+    partial_sector: Vec<u64>,
     /// Per partition and DRAM bank: the row it has open (`u64::MAX`: none).
     open_rows: Vec<u64>,
     costs: Costs,
@@ -138,10 +152,12 @@ struct Costs {
     /// Fixed-point cycles one sector takes in an L2 slice / DRAM channel.
     l2_cost: u64,
     dram_cost: u64,
-    /// Fixed-point cycles a partial-sector store takes in an L2 slice, and
-    /// what one to another line than the slice's last adds.
+    /// Fixed-point cycles a partial-sector store takes in an L2 slice,
+    /// what one to another line than the slice's last adds, and what one
+    /// to the very sector the slice last wrote in part adds.
     partial_cost: u64,
     partial_line_cost: u64,
+    partial_sector_cost: u64,
     interleave: u64,
     parts: u64,
     sector_bytes: u64,
@@ -201,13 +217,14 @@ impl MemTiming {
             l2: L2::new(cfg),
             l2_free: vec![0; parts as usize],
             dram_free: vec![0; parts as usize],
-            partial_line: vec![u64::MAX; parts as usize],
+            partial_sector: vec![u64::MAX; parts as usize],
             open_rows: vec![u64::MAX; (parts * u64::from(cfg.dram_banks)) as usize],
             costs: Costs {
                 l2_cost: share(cfg.l2_bytes_per_cycle),
                 dram_cost: share(cfg.dram_bytes_per_cycle),
                 partial_cost: cost(cfg.l2_partial_write_bytes, cfg.l2_bytes_per_cycle).max(1),
                 partial_line_cost: cost(cfg.l2_partial_line_bytes, cfg.l2_bytes_per_cycle),
+                partial_sector_cost: cost(cfg.l2_partial_sector_bytes, cfg.l2_bytes_per_cycle),
                 interleave: cfg.partition_interleave_bytes.into(),
                 parts,
                 sector_bytes: cfg.sector_bytes.into(),
@@ -242,7 +259,7 @@ impl MemTiming {
         }
         self.l2_free.iter_mut().for_each(|t| *t = 0);
         self.dram_free.iter_mut().for_each(|t| *t = 0);
-        self.partial_line.iter_mut().for_each(|l| *l = u64::MAX);
+        self.partial_sector.iter_mut().for_each(|l| *l = u64::MAX);
         self.open_rows.iter_mut().for_each(|r| *r = u64::MAX);
     }
 
@@ -275,7 +292,7 @@ impl MemTiming {
     pub fn groups(&mut self) -> Vec<PartTiming<'_>> {
         let views = self.l2.split();
         let (mut l2_free, mut dram_free) = (&mut self.l2_free[..], &mut self.dram_free[..]);
-        let mut partial_line = &mut self.partial_line[..];
+        let mut partial_sector = &mut self.partial_sector[..];
         let mut open_rows = &mut self.open_rows[..];
         let banks = self.costs.banks as usize;
         let mut out = Vec::with_capacity(views.len());
@@ -288,15 +305,15 @@ impl MemTiming {
             l2_free = rest;
             let (b, rest) = std::mem::take(&mut dram_free).split_at_mut(len);
             dram_free = rest;
-            let (c, rest) = std::mem::take(&mut partial_line).split_at_mut(len);
-            partial_line = rest;
+            let (c, rest) = std::mem::take(&mut partial_sector).split_at_mut(len);
+            partial_sector = rest;
             let (o, rest) = std::mem::take(&mut open_rows).split_at_mut(len * banks);
             open_rows = rest;
             out.push(PartTiming {
                 l2,
                 l2_free: a,
                 dram_free: b,
-                partial_line: c,
+                partial_sector: c,
                 open_rows: o,
                 first: first as usize,
                 costs: self.costs,
@@ -330,7 +347,7 @@ pub(crate) struct PartTiming<'a> {
     l2: L2View<'a>,
     l2_free: &'a mut [u64],
     dram_free: &'a mut [u64],
-    partial_line: &'a mut [u64],
+    partial_sector: &'a mut [u64],
     open_rows: &'a mut [u64],
     first: usize,
     costs: Costs,
@@ -373,14 +390,16 @@ impl PartTiming<'_> {
         let arrive = depart << FRAC;
         let start = arrive.max(self.l2_free[p]);
         let cost = if partial {
-            let line = sector >> c.line_shift;
-            let open = if self.partial_line[p] == line {
+            let last = self.partial_sector[p];
+            let extra = if last == sector {
+                c.partial_sector_cost
+            } else if last >> c.line_shift == sector >> c.line_shift {
                 0
             } else {
                 c.partial_line_cost
             };
-            self.partial_line[p] = line;
-            c.partial_cost + open
+            self.partial_sector[p] = sector;
+            c.partial_cost + extra
         } else {
             c.l2_cost
         };
@@ -553,6 +572,27 @@ mod tests {
         assert_eq!(t.sector(0, 3, true, &mut s), 12 + 1, "whole again");
         // The other partition's slice has its own last line.
         assert_eq!(t.sector(0, 8 | PARTIAL, true, &mut s), 2 + 1);
+    }
+
+    #[test]
+    fn a_part_to_the_sector_the_slice_last_wrote_in_part_pays_its_own_price() {
+        let mut cfg = GpuConfig::tiny();
+        cfg.l2_partial_write_bytes = 64;
+        cfg.l2_partial_line_bytes = 32;
+        cfg.l2_partial_sector_bytes = 96;
+        let mut t = MemTiming::new(&cfg);
+        t.start_launch(1);
+        let mut s = KernelStats::default();
+        // tiny: a sector a cycle per partition. A part takes two cycles,
+        // one more to another line, three more to the very sector the
+        // slice last wrote in part: no line discount for a repeat.
+        assert_eq!(t.sector(0, 1 | PARTIAL, true, &mut s), 2 + 1);
+        assert_eq!(t.sector(0, 1 | PARTIAL, true, &mut s), 3 + 2 + 3, "again");
+        assert_eq!(t.sector(0, 2 | PARTIAL, true, &mut s), 8 + 2, "same line");
+        assert_eq!(t.sector(0, 1 | PARTIAL, true, &mut s), 10 + 2, "not last");
+        // A whole sector in between does not forget the last part.
+        assert_eq!(t.sector(0, 3, true, &mut s), 12 + 1);
+        assert_eq!(t.sector(0, 1 | PARTIAL, true, &mut s), 13 + 2 + 3);
     }
 
     #[test]

@@ -59,6 +59,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "l2_bytes_per_cycle",
     "l2_partial_write_bytes",
     "l2_partial_line_bytes",
+    "l2_partial_sector_bytes",
     "dram_bytes_per_cycle",
     "dram_row_open_bytes",
     "icache_l1_latency_cycles",
