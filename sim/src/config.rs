@@ -337,8 +337,8 @@ gpu_config! {
     /// its line is not the line its slice last wrote in part.
     l2_partial_line_bytes: u32,
     /// L2 bandwidth a partial-sector store takes besides, bytes, >= 0, when
-    /// its sector is the sector its slice last wrote in part (the slice
-    /// merges a part into a sector it has just merged another into).
+    /// its sector is the sector its slice last wrote in part (a part to
+    /// another sector of that line takes nothing besides).
     l2_partial_sector_bytes: u32,
     /// DRAM bandwidth of the whole GPU, bytes per cycle, >= 1 (split evenly
     /// over the partitions).
