@@ -479,7 +479,12 @@ mod tests {
     use super::*;
 
     fn timing() -> (MemTiming, KernelStats) {
-        let mut t = MemTiming::new(&GpuConfig::tiny());
+        timing_on(&GpuConfig::tiny())
+    }
+
+    /// An idle launch's timing on `cfg`, and empty counters.
+    fn timing_on(cfg: &GpuConfig) -> (MemTiming, KernelStats) {
+        let mut t = MemTiming::new(cfg);
         t.start_launch(1);
         (t, KernelStats::default())
     }
@@ -512,9 +517,7 @@ mod tests {
         let mut cfg = GpuConfig::tiny();
         cfg.dram_banks = banks;
         cfg.dram_row_open_bytes = 64;
-        let mut t = MemTiming::new(&cfg);
-        t.start_launch(1);
-        let mut s = KernelStats::default();
+        let (mut t, mut s) = timing_on(&cfg);
         sectors
             .map(|k| t.sector(0, k, false, &mut s))
             .max()
@@ -558,9 +561,7 @@ mod tests {
         let mut cfg = GpuConfig::tiny();
         cfg.l2_partial_write_bytes = 64;
         cfg.l2_partial_line_bytes = 32;
-        let mut t = MemTiming::new(&cfg);
-        t.start_launch(1);
-        let mut s = KernelStats::default();
+        let (mut t, mut s) = timing_on(&cfg);
         // tiny: a sector a cycle per partition; partition 0 holds sectors
         // 0..8 (lines 0 and 1). A part takes two cycles, one more when it
         // opens another line than the slice's last partial one.
@@ -580,9 +581,7 @@ mod tests {
         cfg.l2_partial_write_bytes = 64;
         cfg.l2_partial_line_bytes = 32;
         cfg.l2_partial_sector_bytes = 96;
-        let mut t = MemTiming::new(&cfg);
-        t.start_launch(1);
-        let mut s = KernelStats::default();
+        let (mut t, mut s) = timing_on(&cfg);
         // tiny: a sector a cycle per partition. A part takes two cycles,
         // one more to another line, three more to the very sector the
         // slice last wrote in part: no line discount for a repeat.
@@ -599,9 +598,7 @@ mod tests {
     fn a_miss_reads_its_fetch_block_and_fills_it() {
         let mut cfg = GpuConfig::tiny();
         cfg.dram_fetch_bytes = 64;
-        let mut t = MemTiming::new(&cfg);
-        t.start_launch(1);
-        let mut s = KernelStats::default();
+        let (mut t, mut s) = timing_on(&cfg);
         // Sector 0 misses: DRAM reads sectors 0 and 1 (4 cycles of
         // partition 0's channel), and the slice is busy for the lookup and
         // the fill (2 cycles).
@@ -625,9 +622,7 @@ mod tests {
             cfg.l2_ways = 4;
             cfg.l2_bytes = 4096;
             cfg.l2_partial_lines_per_set = limit;
-            let mut t = MemTiming::new(&cfg);
-            t.start_launch(1);
-            let mut s = KernelStats::default();
+            let (mut t, mut s) = timing_on(&cfg);
             t.sector(0, PARTIAL, true, &mut s);
             // Line 8 in part: line 0 is let go of (its part read, then its
             // dirty sector written back), and the slice fills it.
