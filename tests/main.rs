@@ -28,6 +28,7 @@ mod icache_knee_data;
 mod l2_slices_data;
 mod launch_labels;
 mod launch_sms_data;
+mod lds_under_load_data;
 mod merge_lds_data;
 mod plots;
 mod properties;
