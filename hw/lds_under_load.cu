@@ -27,7 +27,11 @@
 //   lds32     issue conflict-free 4-byte shared loads, 8 a trip;
 //   lds128    the same, 16 bytes a lane (`LDS.128`);
 //   shfl      shuffle, 8 a trip;
-//   chain     walk a chain of their own, like warp 0.
+//   chain     walk a chain of their own, like warp 0;
+//   walkst    walk 8 steps of a chain of their own, then store one whole
+//             line (the shape of a loop that searches, then writes);
+//   walkscat  the same with a store of 32 lines (sample sort's `scatter`:
+//             a tree walk in shared memory, then a scattered store).
 // Each global trip is 8 loads of a whole 128-byte line each, then their
 // sum. Blocks of 256 threads take 48 KB of shared memory, so at most four
 // run on an SM: grids of 132 (one an SM) and 528 (four). Each variant runs
@@ -36,7 +40,11 @@
 // chain's cycles a step, and how many trips warps 1-7 made.
 //
 // Usage (on a machine with an NVIDIA GPU and nvcc): hw/lds_under_load.sh OUTDIR
-// writes OUTDIR/lds_under_load.csv.gz.
+// writes OUTDIR/lds_under_load.csv.gz (every variant). The committed
+// recording (hw/data/h200/lds_under_load/lds_under_load.csv.gz) predates
+// `walkst` and `walkscat`; those are in walk.csv.gz beside it, from the
+// program built as probe.sh builds it and run as `lds_under_load idle
+// walkst walkscat`.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -52,9 +60,13 @@ constexpr int STEPS = 2048;             // dependent loads of a chain
 constexpr size_t BIG_LINES = 8u << 20;  // 1 GB of 128-byte lines
 constexpr size_t L2_LINES = 64u << 10;  // 8 MB
 
-enum Other { IDLE, SPIN, GMISS, GL2, GFILL, GHIT, GSTORE, GSTL2, GSCAT, GST1, LDS32, LDS128, SHFL, CHAIN };
+enum Other {
+  IDLE, SPIN, GMISS, GL2, GFILL, GHIT, GSTORE, GSTL2, GSCAT, GST1, LDS32, LDS128, SHFL, CHAIN,
+  WALKST, WALKSCAT
+};
 const char *const OTHER_NAMES[] = {"idle",  "spin",   "gmiss", "gl2",   "gfill",  "ghit", "gstore",
-                                   "gstl2", "gscat", "gst1",  "lds32", "lds128", "shfl", "chain"};
+                                   "gstl2", "gscat", "gst1",  "lds32", "lds128", "shfl", "chain",
+                                   "walkst", "walkscat"};
 
 // One step of the chain from entry `idx`: the next entry. `c128` loads lane
 // `lane`'s 16 bytes of the entry (the next index is in every lane's first
@@ -179,6 +191,15 @@ __global__ void probe(int wide, int other, const uint32_t *src, uint32_t *dst, u
         for (int k = 0; k < 8; k++) idx = chain_step(wide, base, idx % ENTRIES, lane);
         acc += idx;
         break;
+      case WALKST:
+      case WALKSCAT:
+#pragma unroll
+        for (int k = 0; k < 8; k++) idx = chain_step(wide, base, idx % ENTRIES, lane);
+        if (other == WALKST)
+          dst[((gw * 4096 + (size_t)n) % BIG_LINES) * 32 + lane] = idx;
+        else
+          dst[((gw * 4096 + (size_t)n * 32 + lane) % BIG_LINES) * 32] = idx;
+        break;
       default:  // SPIN: the flag alone
         break;
     }
@@ -189,7 +210,8 @@ __global__ void probe(int wide, int other, const uint32_t *src, uint32_t *dst, u
   if (acc == 0xdeadbeef) sink[0] = acc;
 }
 
-int main() {
+// With arguments, only the variants of warps 1-7 they name.
+int main(int argc, char **argv) {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   uint32_t *src, *dst, *sink, *scrub_buf;
@@ -203,8 +225,11 @@ int main() {
   const int dyn = SHARED - 1024;  // the static `trips` and slack stay under 48 KB
   printf("chain,other,blocks_per_sm,block,sm,cycles,steps,trips\n");
   for (int wide = 0; wide < 2; wide++)
-    for (int other = IDLE; other <= CHAIN; other++)
+    for (int other = IDLE; other <= WALKSCAT; other++)
       for (int per_sm : {1, 4}) {
+        bool named = argc == 1;
+        for (int a = 1; a < argc; a++) named |= strcmp(argv[a], OTHER_NAMES[other]) == 0;
+        if (!named) continue;
         const int blocks = sms * per_sm;
         const bool warm = other == GL2 || other == GHIT || other == GSTL2;
         for (int run = 0; run < 2; run++) {

@@ -15,33 +15,51 @@ use std::sync::OnceLock;
 /// step, trips of the other warps).
 type Recording = BTreeMap<(String, String, u32), Vec<(u32, f64, u64)>>;
 
+/// Every variant but `walkst` and `walkscat`.
 fn recording() -> &'static Recording {
     static REC: OnceLock<Recording> = OnceLock::new();
     REC.get_or_init(|| {
-        let gz = include_bytes!("../hw/data/h200/lds_under_load/lds_under_load.csv.gz");
-        let names = [
-            "chain",
-            "other",
-            "blocks_per_sm",
-            "sm",
-            "cycles",
-            "steps",
-            "trips",
-        ];
-        let mut out = Recording::new();
-        for f in crate::util::gz_csv(gz, &names) {
-            let num = |i: usize| f[i].parse::<u64>().expect("a number");
-            out.entry((f[0].clone(), f[1].clone(), num(2) as u32))
-                .or_default()
-                .push((num(3) as u32, num(4) as f64 / num(5) as f64, num(6)));
-        }
-        out
+        parse(include_bytes!(
+            "../hw/data/h200/lds_under_load/lds_under_load.csv.gz"
+        ))
     })
+}
+
+/// The later run of `idle`, `gstore`, `gscat`, `walkst` and `walkscat`.
+fn walk() -> &'static Recording {
+    static REC: OnceLock<Recording> = OnceLock::new();
+    REC.get_or_init(|| parse(include_bytes!("../hw/data/h200/lds_under_load/walk.csv.gz")))
+}
+
+/// A recording's rows, by variant.
+fn parse(gz: &[u8]) -> Recording {
+    let names = [
+        "chain",
+        "other",
+        "blocks_per_sm",
+        "sm",
+        "cycles",
+        "steps",
+        "trips",
+    ];
+    let mut out = Recording::new();
+    for f in crate::util::gz_csv(gz, &names) {
+        let num = |i: usize| f[i].parse::<u64>().expect("a number");
+        out.entry((f[0].clone(), f[1].clone(), num(2) as u32))
+            .or_default()
+            .push((num(3) as u32, num(4) as f64 / num(5) as f64, num(6)));
+    }
+    out
 }
 
 /// The median over the blocks of warp 0's cycles a dependent load.
 fn step(chain: &str, other: &str, per_sm: u32) -> f64 {
-    let blocks = &recording()[&(chain.to_string(), other.to_string(), per_sm)];
+    step_in(recording(), chain, other, per_sm)
+}
+
+/// [`step`] in `rec`.
+fn step_in(rec: &Recording, chain: &str, other: &str, per_sm: u32) -> f64 {
+    let blocks = &rec[&(chain.to_string(), other.to_string(), per_sm)];
     let mut c: Vec<f64> = blocks.iter().map(|b| b.1).collect();
     c.sort_by(f64::total_cmp);
     c[c.len() / 2]
@@ -118,4 +136,25 @@ fn a_shared_load_waits_behind_the_sms_queued_global_stores() {
         // about what global loads add.
         assert!(step(chain, "gst1", 4) - alone < 10.0, "{chain}");
     }
+}
+
+#[test]
+fn a_search_then_a_scattered_store_slows_every_shared_load_of_the_sm() {
+    // Warps 1-7 walk 8 steps of a chain of their own, then store: one
+    // whole line (`walkst`), or 32 lines (`walkscat`, sample sort's
+    // `scatter`: a tree walk, then a scattered store).
+    let rec = walk();
+    assert_eq!(rec.len(), 2 * 5 * 2);
+    for chain in CHAINS {
+        let alone = |per_sm| step_in(rec, chain, "idle", per_sm);
+        // The run repeats the first recording's alone.
+        assert!((step(chain, "idle", 4) - alone(4)).abs() < 0.5, "{chain}");
+        let scat = |per_sm| step_in(rec, chain, "walkscat", per_sm) / alone(per_sm);
+        assert!(scat(1) > 4.5, "{chain}: {}", scat(1));
+        assert!(scat(4) > 20.0, "{chain}: {}", scat(4));
+    }
+    // With whole-line stores the walk's own loads are what the chain
+    // waits for (4-byte loads: within 40% of alone at four blocks).
+    let st = step_in(rec, "c32", "walkst", 4) / step_in(rec, "c32", "idle", 4);
+    assert!(st < 1.4, "{st}");
 }
