@@ -32,19 +32,20 @@
 //             line (the shape of a loop that searches, then writes);
 //   walkscat  the same with a store of 32 lines (sample sort's `scatter`:
 //             a tree walk in shared memory, then a scattered store).
-// Each global trip is 8 loads of a whole 128-byte line each, then their
-// sum. Blocks of 256 threads take 48 KB of shared memory, so at most four
-// run on an SM: grids of 132 (one an SM) and 528 (four). Each variant runs
-// once to warm up, the L2 is emptied (but for `gl2`, `ghit` and `gstl2`, which want
-// it warm), and the second run is printed: one row per block, its SM, the
-// chain's cycles a step, and how many trips warps 1-7 made.
+// Each global-load trip is 8 loads of a whole 128-byte line each, then
+// their sum. Blocks of 256 threads take 48 KB of shared memory, so at most
+// four run on an SM: grids of 132 (one an SM) and 528 (four). Each variant
+// runs once to warm up, the L2 is emptied (but for `gl2`, `ghit` and
+// `gstl2`, which want it warm), and the second run is printed: one row per
+// block, its SM, the chain's cycles a step, and how many trips warps 1-7
+// made.
 //
 // Usage (on a machine with an NVIDIA GPU and nvcc): hw/lds_under_load.sh OUTDIR
 // writes OUTDIR/lds_under_load.csv.gz (every variant). The committed
 // recording (hw/data/h200/lds_under_load/lds_under_load.csv.gz) predates
 // `walkst` and `walkscat`; those are in walk.csv.gz beside it, from the
 // program built as probe.sh builds it and run as `lds_under_load idle
-// walkst walkscat`.
+// gstore gscat walkst walkscat`.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
