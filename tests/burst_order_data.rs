@@ -8,6 +8,8 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use crate::util::median;
+
 /// One warp's record: when its block started, when it issued its first
 /// load and when its loads had landed (SM clock cycles).
 #[derive(Clone, Copy)]
@@ -45,11 +47,6 @@ fn parse() -> Recording {
             });
     }
     out
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
 }
 
 /// Per SM that loaded (SM 0 alone in the `_sm0` variants), its blocks in

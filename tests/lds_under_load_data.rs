@@ -60,9 +60,7 @@ fn step(chain: &str, other: &str, per_sm: u32) -> f64 {
 /// [`step`] in `rec`.
 fn step_in(rec: &Recording, chain: &str, other: &str, per_sm: u32) -> f64 {
     let blocks = &rec[&(chain.to_string(), other.to_string(), per_sm)];
-    let mut c: Vec<f64> = blocks.iter().map(|b| b.1).collect();
-    c.sort_by(f64::total_cmp);
-    c[c.len() / 2]
+    crate::util::median(blocks.iter().map(|b| b.1).collect())
 }
 
 const CHAINS: [&str; 2] = ["c32", "c128"];

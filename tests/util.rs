@@ -21,6 +21,13 @@ pub fn gunzip(gz: &[u8]) -> String {
     text
 }
 
+/// The median of `xs` (the upper of the two middle values when their
+/// number is even), as the recordings' tests quote their medians.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
 /// The rows of a gzipped CSV recording of `hw/data/` (its first line not
 /// starting with `#` the header), each as its fields of the columns
 /// `names`, in that order. Panics naming a column the header lacks.
