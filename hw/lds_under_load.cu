@@ -69,33 +69,27 @@ const char *const OTHER_NAMES[] = {"idle",  "spin",   "gmiss", "gl2",   "gfill",
                                    "gstl2", "gscat", "gst1",  "lds32", "lds128", "shfl", "chain",
                                    "walkst", "walkscat"};
 
-// One step of the chain from entry `idx`: the next entry. `c128` loads lane
-// `lane`'s 16 bytes of the entry (the next index is in every lane's first
-// word), `c32` the entry's first word in every lane.
-__device__ __forceinline__ uint32_t chain_step(int wide, uint32_t base, uint32_t idx, int lane) {
-  uint32_t a, b, c, d;
-  if (wide) {
-    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
-                 : "r"(base + (idx * 32 + lane) * 16));
-  } else {
-    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(a) : "r"(base + idx * 512));
-  }
-  return a;
-}
-
+// A volatile 4-byte shared load at shared address `addr`.
 __device__ __forceinline__ uint32_t lds32(uint32_t addr) {
   uint32_t a;
   asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(a) : "r"(addr));
   return a;
 }
 
-__device__ __forceinline__ uint32_t lds128(uint32_t addr) {
-  uint32_t a, b, c, d;
+// A volatile 16-byte shared load (`LDS.128`) at shared address `addr`.
+__device__ __forceinline__ uint4 lds128(uint32_t addr) {
+  uint4 v;
   asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "r"(addr));
-  return a ^ b ^ c ^ d;
+  return v;
+}
+
+// One step of the chain from entry `idx`: the next entry. `c128` loads lane
+// `lane`'s 16 bytes of the entry (the next index is in every lane's first
+// word), `c32` the entry's first word in every lane.
+__device__ __forceinline__ uint32_t chain_step(int wide, uint32_t base, uint32_t idx, int lane) {
+  return wide ? lds128(base + (idx * 32 + lane) * 16).x : lds32(base + idx * 512);
 }
 
 // rec[block * 4 + 0..3]: SM, chain cycles (warp 0), steps, trips of warps 1-7.
@@ -181,7 +175,10 @@ __global__ void probe(int wide, int other, const uint32_t *src, uint32_t *dst, u
         break;
       case LDS128:
 #pragma unroll
-        for (int k = 0; k < 8; k++) acc += lds128(base + (k * 32 + lane) * 16);
+        for (int k = 0; k < 8; k++) {
+          const uint4 v = lds128(base + (k * 32 + lane) * 16);
+          acc += v.x ^ v.y ^ v.z ^ v.w;
+        }
         break;
       case SHFL:
 #pragma unroll
