@@ -452,6 +452,17 @@ fn the_committed_h200_chase_suite_meets_its_figures() {
     suite_meets_its_figures("hw/calib/suite_chase.txt", "hw/calib/figures_chase.txt");
 }
 
+/// Mergesort's `partition` pulled apart: one SM or many, a small array or
+/// a large one, its search cut after 0 to 11 probes (docs/calibration.md,
+/// "Mergesort's `partition`: two loads a probe").
+#[test]
+fn the_committed_h200_partition_suite_meets_its_figures() {
+    suite_meets_its_figures(
+        "hw/calib/suite_partition.txt",
+        "hw/calib/figures_partition.txt",
+    );
+}
+
 /// A loop of dependent adds around an inner loop with a per-lane trip
 /// count: what uniform and divergent branches cost (`branch_resolving`)
 /// and what `wait` a dependent chain shows at one warp a scheduler

@@ -30,6 +30,7 @@ mod launch_labels;
 mod launch_sms_data;
 mod lds_under_load_data;
 mod merge_lds_data;
+mod partition_span_data;
 mod plots;
 mod properties;
 mod repeats_data;
