@@ -772,9 +772,17 @@ impl Sm {
     /// Returns whether the warp's schedule changed.
     fn land_load(&mut self, p: &Pending, seen: Arrivals, ctx: &mut Ctx<'_, '_>) -> bool {
         let seen = seen.later(p.delay);
-        let mut done = seen
-            .complete(p.lines, ctx.cfg.load_line_cycles)
-            .max(p.floor);
+        let per_line = ctx.cfg.load_line_cycles;
+        let alone = seen.complete(p.lines, per_line).max(p.floor);
+        // A scattered load's lines return after those of the warp's
+        // scattered loads in flight with it
+        // ([`crate::line_return::WarpLines`]).
+        let w = &mut self.warps[p.slot as usize];
+        let mut done = if w.state != State::Free && w.age == p.age {
+            (w.lines).join(&seen, (p.n, p.lines), alone, per_line, ctx.cfg.warp_size)
+        } else {
+            alone
+        };
         if p.after != crate::l1::NO_LOAD {
             // Its L1 hits come with the load fetching them, landed before
             // it (the same SM's, issued earlier), and their data pass the

@@ -11,6 +11,21 @@
 //! arrive: 31 further lines after a miss (640 + 31 x 16), or after the
 //! first hit when nearly all hit (300 + 31 x 16).
 //!
+//! **A warp's loads return together.** On the H200 a warp's two loads of
+//! 16 lines each, in flight together, take what one load of 32 lines
+//! takes: mergesort's `partition`, each probe two such loads, pays
+//! 1,172-1,252 cycles a probe, as a 32-line chase step does
+//! (`hw/calib/suite_partition.txt`, docs/calibration.md "Two loads a
+//! probe"); timed apart, each load's 16 lines made the probe 945. Yet two
+//! loads of 24-32 lines a probe (the sort's later passes) cost it no more:
+//! the lines of a warp's loads in flight together return one after
+//! another up to a warp's lanes of them, beyond that no later.
+//! [`WarpLines`] keeps a warp's group of such loads: scattered ones, whose
+//! lines hold fewer than two of their sectors each on average. A coalesced
+//! load of several lines (HotSort's rows at 64-bit keys, or at 64 lanes)
+//! fills its lines and stays on its own: nothing measured it waiting for
+//! the warp's other loads.
+//!
 //! The timing keeps, per request, its first and last arrival and how many
 //! of its lines went to DRAM, which the host threads that time a
 //! request's partitions apart can merge ([`Arrivals::merge`]): the exact
@@ -87,6 +102,51 @@ impl Arrivals {
     }
 }
 
+/// A warp's scattered loads whose data return together: a load of two or
+/// more lines, fewer than two of its sectors a line, whose first line
+/// arrives before the group's last line returned joins the group, else it
+/// starts one. Any other load (one line, or lines it fills) stays on its
+/// own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct WarpLines {
+    /// The group's first arrival, its lines (at most `cap`), and when its
+    /// last line returned.
+    first: u64,
+    lines: u32,
+    end: u64,
+}
+
+impl WarpLines {
+    /// When a load of `sectors` sectors in `lines` lines that arrived as
+    /// `seen` and would complete at `done` on its own can be read, its
+    /// lines returning after the group's, `per_line` cycles each, for at
+    /// most `cap` lines a group (a warp's lanes).
+    pub fn join(
+        &mut self,
+        seen: &Arrivals,
+        (sectors, lines): (u32, u32),
+        done: u64,
+        per_line: u32,
+        cap: u32,
+    ) -> u64 {
+        let scattered = lines >= 2 && sectors < 2 * lines;
+        if !scattered || per_line == 0 || seen.first == u64::MAX {
+            return done;
+        }
+        if seen.first < self.end {
+            self.first = self.first.min(seen.first);
+            self.lines = (self.lines + lines).min(cap);
+        } else {
+            self.first = seen.first;
+            self.lines = lines.min(cap);
+        }
+        let done =
+            done.max(self.first + u64::from(self.lines.saturating_sub(1)) * u64::from(per_line));
+        self.end = self.end.max(done);
+        done
+    }
+}
+
 /// The L2 lines of a request's `sectors` (ascending, as
 /// [`crate::coalescer::sectors`] gives them), `shift` being `log2` of
 /// sectors per line.
@@ -146,6 +206,48 @@ mod tests {
         half.extend((0..16).map(|_| 640));
         assert_eq!(seen(&half, 16).complete(32, 16), 640 + 15 * 16);
         assert_eq!(seen(&half, 16).complete(32, 0), 640, "off");
+    }
+
+    #[test]
+    fn a_warps_loads_in_flight_together_return_their_lines_one_after_another() {
+        // Two loads of 16 missed lines, issued together (a partition
+        // probe): the second's lines return after the first's, as one
+        // load of 32 would.
+        let a = seen(&[640, 641], 16);
+        let b = seen(&[641, 642], 16);
+        let mut w = WarpLines::default();
+        let da = w.join(&a, (16, 16), a.complete(16, 16), 16, 32);
+        assert_eq!(da, 641 + 15 * 16);
+        let db = w.join(&b, (16, 16), b.complete(16, 16), 16, 32);
+        assert_eq!(db, 640 + 31 * 16);
+        // Two of 32 lines return no later than one: a warp's lanes at most.
+        let mut w = WarpLines::default();
+        let c = seen(&[640, 641], 32);
+        let dc = c.complete(32, 16);
+        assert_eq!(w.join(&c, (32, 32), dc, 16, 32), dc);
+        assert_eq!(w.join(&c, (32, 32), dc, 16, 32), dc);
+    }
+
+    #[test]
+    fn a_load_after_the_group_or_of_one_line_stays_on_its_own() {
+        let mut w = WarpLines::default();
+        let a = seen(&[640], 16);
+        let da = w.join(&a, (16, 16), a.complete(16, 16), 16, 32);
+        // Arriving after the group's last line returned: a group of its own.
+        let late = seen(&[da + 10], 16);
+        let d = late.complete(16, 16);
+        assert_eq!(w.join(&late, (16, 16), d, 16, 32), d);
+        // One line: as it would complete alone, and the group unchanged.
+        let before = w;
+        let one = seen(&[700], 1);
+        assert_eq!(w.join(&one, (1, 1), 700, 16, 32), 700);
+        assert_eq!(w, before);
+        // A coalesced load of two whole lines: on its own too.
+        let rows = seen(&[da + 20], 2);
+        assert_eq!(w.join(&rows, (8, 2), da + 36, 16, 32), da + 36);
+        assert_eq!(w, before);
+        // The rule off (no per-line time).
+        assert_eq!(w.join(&late, (16, 16), 5, 0, 32), 5);
     }
 
     #[test]

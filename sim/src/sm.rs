@@ -705,6 +705,7 @@ fn init_warp(
         w.rf.reset(prog.nslots, prog.npreds, prog.nsb, width, &prog.zero_slots);
     w.blocked = None;
     w.smem_issue_at = 0;
+    w.lines = Default::default();
     // What the slot's special rows already hold (see `Warp::specials_of`).
     let (same_index, any_index) = if reshaped {
         (false, false)

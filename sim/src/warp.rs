@@ -10,6 +10,7 @@
 //! itself (`cur`), the entries below it in `stack`, so the common case of a
 //! converged warp never touches the heap.
 
+use crate::line_return::WarpLines;
 use crate::regfile::RegFile;
 
 /// One SIMT stack entry: run `mask` from `pc` until `rpc`.
@@ -77,6 +78,9 @@ pub(crate) struct Warp {
     pub smem_issue_at: u64,
     /// The cycle the warp became resident.
     pub start: u64,
+    /// The warp's global loads of several lines whose data return
+    /// together.
+    pub lines: WarpLines,
 }
 
 impl Default for Warp {
@@ -95,6 +99,7 @@ impl Default for Warp {
             blocked: None,
             start: 0,
             specials_of: 0,
+            lines: WarpLines::default(),
         }
     }
 }
