@@ -54,7 +54,7 @@ fn every_entry_reads_its_median_recording() {
 #[test]
 fn one_sm_searching_a_large_array_is_slower_than_one_searching_a_small_one() {
     // One block of two warps, 32 searches of 11 probes each, in all of
-    // these. The first 360 KB of a 256 KB or 4 MB array:
+    // these. A 256 KB array, or the first 360 KB of a 4 MB one:
     let small = mean_of(&names(&["p64k_b1", "p1m_b1"]));
     // The same 360 KB at 16 places of a 16 MB array:
     let at: Vec<String> = (0..16).map(|k| format!("p4m_b1_at{k}m")).collect();

@@ -78,8 +78,8 @@ pub(crate) struct Warp {
     pub smem_issue_at: u64,
     /// The cycle the warp became resident.
     pub start: u64,
-    /// The warp's global loads of several lines whose data return
-    /// together.
+    /// The warp's scattered global loads in flight together, whose lines
+    /// return one after another ([`crate::line_return`]).
     pub lines: WarpLines,
 }
 
