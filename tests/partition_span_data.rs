@@ -6,31 +6,36 @@
 //! keys is in its probes, not in the launch, and it comes with a large
 //! array even on one SM.
 
+use simsort::calib::ncu::NcuLaunch;
+
 use crate::util::{calib_cycles, median, ncu_launches, suite_names};
 
 const CYCLES: &str = "sm__cycles_elapsed.max";
 
-/// The recordings of entry `name`: three, or five for the probe series.
-fn recordings(name: &str) -> Vec<f64> {
+/// The one launch of each recording of entry `name`: three, or five for
+/// the probe series.
+fn recorded(name: &str) -> Vec<NcuLaunch> {
     let runs = if name.starts_with("pp1m_") { 5 } else { 3 };
     (1..=runs)
         .map(|r| {
-            let l = ncu_launches(&format!("hw/data/h200/partition/run{r}/{name}.csv"));
+            let mut l = ncu_launches(&format!("hw/data/h200/partition/run{r}/{name}.csv"));
             assert_eq!(l.len(), 1, "{name} run{r}: one launch");
             assert!(l[0].kernel.starts_with("partition_"), "{name}");
-            l[0].metrics[CYCLES]
+            l.remove(0)
         })
         .collect()
 }
 
-/// The mean of every recording of the entries named.
-fn mean_of(names: &[String]) -> f64 {
-    let all: Vec<f64> = names.iter().flat_map(|n| recordings(n)).collect();
-    all.iter().sum::<f64>() / all.len() as f64
+/// The cycles of every recording of the entries named.
+fn cycles<S: AsRef<str>>(names: &[S]) -> Vec<f64> {
+    (names.iter())
+        .flat_map(|n| recorded(n.as_ref()))
+        .map(|l| l.metrics[CYCLES])
+        .collect()
 }
 
-fn names(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
 }
 
 #[test]
@@ -38,14 +43,17 @@ fn every_entry_reads_its_median_recording() {
     let entries = suite_names("suite_partition");
     assert_eq!(entries.len(), 51);
     for name in &entries {
-        let runs = recordings(name);
-        assert_eq!(calib_cycles(name), median(runs.clone()), "{name}: {runs:?}");
+        let runs = recorded(name);
+        let cycles: Vec<f64> = runs.iter().map(|l| l.metrics[CYCLES]).collect();
+        assert_eq!(
+            calib_cycles(name),
+            median(cycles.clone()),
+            "{name}: {cycles:?}"
+        );
         // Every recording ran the same code.
-        let insts: Vec<f64> = (1..=runs.len())
-            .map(|r| {
-                ncu_launches(&format!("hw/data/h200/partition/run{r}/{name}.csv"))[0].metrics
-                    ["smsp__inst_executed.sum"]
-            })
+        let insts: Vec<f64> = runs
+            .iter()
+            .map(|l| l.metrics["smsp__inst_executed.sum"])
             .collect();
         assert!(insts.iter().all(|&i| i == insts[0]), "{name}: {insts:?}");
     }
@@ -55,17 +63,17 @@ fn every_entry_reads_its_median_recording() {
 fn one_sm_searching_a_large_array_is_slower_than_one_searching_a_small_one() {
     // One block of two warps, 32 searches of 11 probes each, in all of
     // these. A 256 KB array, or the first 360 KB of a 4 MB one:
-    let small = mean_of(&names(&["p64k_b1", "p1m_b1"]));
+    let small = mean(&cycles(&["p64k_b1", "p1m_b1"]));
     // The same 360 KB at 16 places of a 16 MB array:
     let at: Vec<String> = (0..16).map(|k| format!("p4m_b1_at{k}m")).collect();
-    let placed = mean_of(&at);
-    let all: Vec<f64> = at.iter().flat_map(|n| recordings(n)).collect();
+    let all = cycles(&at);
+    let placed = mean(&all);
     let (lo, hi) = (
         all.iter().cloned().fold(f64::MAX, f64::min),
         all.iter().cloned().fold(0.0, f64::max),
     );
     // Boundaries spread over the whole 4 MB or 16 MB array:
-    let spread = mean_of(&names(&[
+    let spread = mean(&cycles(&[
         "p1m_b1_s11",
         "p4m_b1_s3",
         "p4m_b1_s5",
@@ -84,11 +92,11 @@ fn one_sm_searching_a_large_array_is_slower_than_one_searching_a_small_one() {
         ("p4m_b47", 13_331.0),
         ("p1m_t768", 13_749.0),
     ];
-    for (name, mean) in many {
-        assert_eq!(mean_of(&names(&[name])).round(), mean, "{name}");
+    for (name, expected) in many {
+        assert_eq!(mean(&cycles(&[name])).round(), expected, "{name}");
     }
     assert!(spread - small > 1_300.0);
-    assert!(mean_of(&names(&["p1m_b12"])) - spread < 400.0);
+    assert!(mean(&cycles(&["p1m_b12"])) - spread < 400.0);
 }
 
 #[test]

@@ -774,11 +774,13 @@ impl Sm {
         let seen = seen.later(p.delay);
         let per_line = ctx.cfg.load_line_cycles;
         let alone = seen.complete(p.lines, per_line).max(p.floor);
+        let w = &mut self.warps[p.slot as usize];
+        // Whether the warp that issued it is still there to take its data.
+        let waiting = w.state != State::Free && w.age == p.age;
         // A scattered load's lines return after those of the warp's
         // scattered loads in flight with it
         // ([`crate::line_return::WarpLines`]).
-        let w = &mut self.warps[p.slot as usize];
-        let mut done = if w.state != State::Free && w.age == p.age {
+        let mut done = if waiting {
             (w.lines).join(&seen, (p.n, p.lines), alone, per_line, ctx.cfg.warp_size)
         } else {
             alone
@@ -807,10 +809,10 @@ impl Sm {
         if p.seq != crate::l1::NO_LOAD {
             self.landed[p.seq as usize % crate::sm::LANDED] = (p.seq, done);
         }
-        let w = &mut self.warps[p.slot as usize];
-        if w.state == State::Free || w.age != p.age {
+        if !waiting {
             return false; // the warp exited without waiting for its load
         }
+        let w = &mut self.warps[p.slot as usize];
         let packed = pack(done, StallReason::LongScoreboard);
         for &r in ctx.prog.insts[p.pc as usize].writes() {
             w.rf.sb_mut()[r as usize] = packed;
