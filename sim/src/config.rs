@@ -275,6 +275,13 @@ gpu_config! {
     /// registers (`long_scoreboard`), which a store held for the port
     /// (`store_port_hold`) does when the port takes it, any other at once.
     store_staging_quads: u32,
+    /// Which loads wait until the global stores their SM sent before them
+    /// have left the SM, as fast as the L2 took them, 0..=2: 0 none, 1 a
+    /// shared load's (or atomic's) data (`short_scoreboard`), 2 those and
+    /// a global load's request, which leaves the SM no earlier. Off on the
+    /// presets: neither setting brings the sorts' kernels nearer the H200
+    /// in every way (docs/calibration.md).
+    loads_wait_for_stores: u32,
     /// L2 lines the SM's store-combining buffer holds, 0..=64 (0: none):
     /// stores that write part of a sector of a line it holds merge there
     /// and reach L2 as one write.
@@ -588,6 +595,13 @@ impl GpuConfig {
             // `IMAD.MOV`, each rewrite waiting for the store before to read
             // its quad; the H200's top stall there is `long_scoreboard`.
             store_staging_quads: 2,
+            // Measured (hw/lds_under_load.cu): an H200 shared load waits
+            // behind its SM's stores, but at 1 HotSort's `transpose` and
+            // sample sort's `scatter` wait 3-17 times the H200's cycles a
+            // shared load, and at 2 the global `step` kernels at 4M keys
+            // run 14% long (docs/calibration.md, "A shared load behind the
+            // SM's global stores").
+            loads_wait_for_stores: 0,
             // Measured (hw/calib/suite_parts.txt, docs/calibration.md): the
             // parts of a sector that warps of one SM store within a few
             // cycles of each other reach L2 as one write (8 warps' parts of
@@ -777,6 +791,7 @@ impl GpuConfig {
             // Off: the tiny machine keeps its tests' cycle counts.
             store_port_hold: 0,
             store_staging_quads: 0,
+            loads_wait_for_stores: 0,
             // Off, and partial stores cost what whole ones do: the tiny
             // machine keeps its tests' cycle counts as they were.
             store_combine_lines: 0,
@@ -1086,6 +1101,13 @@ impl GpuConfig {
             self.store_staging_quads.into(),
             0,
             crate::store_staging::MAX_QUADS as u64,
+        );
+        range(
+            &mut errors,
+            "loads_wait_for_stores",
+            self.loads_wait_for_stores.into(),
+            0,
+            2,
         );
         range(
             &mut errors,

@@ -323,6 +323,11 @@ impl<'m> Shared<'m> {
                 woke(sm);
             }
         }
+        if l.cfg.loads_wait_for_stores != 0 {
+            for (p, done) in self.batch.stores() {
+                sms[p.sm as usize].drain.taken(p.start + p.delay, done.last);
+            }
+        }
         let stores = self.batch.finish(&mut worker.stats);
         self.last_store_done = self.last_store_done.max(stores);
     }

@@ -296,12 +296,20 @@ impl Sm {
         let start = t.max(self.smem_free_at);
         self.smem_free_at = start + busy;
         self.sps[sp].mio.push(start);
+        // A load's data wait for the SM's stores sent before it to leave
+        // ([`crate::store_drain`], `loads_wait_for_stores`); the pipe goes on
+        // meanwhile.
+        let start_data = if op.store || ctx.cfg.loads_wait_for_stores == 0 {
+            start
+        } else {
+            start.max(self.drain.left())
+        };
         if op.atom.is_some() {
             // The old value returns after the atomic's own latency, and
             // each wavefront after the first (a replay) delays it further.
             let cfg = ctx.cfg;
             let replays = busy - 1;
-            let ready = start
+            let ready = start_data
                 + u64::from(cfg.smem_atom_latency_cycles)
                 + replays * u64::from(cfg.smem_atom_replay_cycles);
             let inst = &ctx.prog.insts[pc as usize];
@@ -311,7 +319,7 @@ impl Sm {
                 pack(ready, StallReason::ShortScoreboard),
             );
         } else if !op.store {
-            let ready = start + busy - 1 + u64::from(ctx.cfg.smem_latency_cycles);
+            let ready = start_data + busy - 1 + u64::from(ctx.cfg.smem_latency_cycles);
             let inst = &ctx.prog.insts[pc as usize];
             write_sb(
                 w.rf.sb_mut(),
@@ -458,8 +466,12 @@ impl Sm {
                 self.port
                     .store(start, &self.request_sectors[first as usize..])
             } else {
-                self.port.load(start, lines)
+                let sent = self.port.load(start, lines);
+                behind_stores(&self.drain, sent, ctx.cfg)
             };
+            if op.store {
+                self.drain.sent(sent);
+            }
             if held_for_port {
                 self.sps[sp].lsu.push(sent);
                 read_at = sent;
@@ -557,7 +569,8 @@ impl Sm {
         // Its misses wait for the port to L2 (see `global`).
         let sent = if n > 0 {
             self.load_seq += 1;
-            self.port.load(start, lines)
+            let sent = self.port.load(start, lines);
+            behind_stores(&self.drain, sent, ctx.cfg)
         } else {
             start
         };
@@ -609,6 +622,18 @@ impl Sm {
             cycle: Cycle(t),
             kind,
         }))
+    }
+}
+
+/// The cycle a global load's request the port sends at `sent` leaves the
+/// SM: with `loads_wait_for_stores` 2, no earlier than the SM's stores sent
+/// before it (`drain`, [`crate::store_drain`]).
+#[inline]
+fn behind_stores(drain: &crate::store_drain::Drain, sent: u64, cfg: &crate::GpuConfig) -> u64 {
+    if cfg.loads_wait_for_stores == 2 {
+        sent.max(drain.left())
+    } else {
+        sent
     }
 }
 

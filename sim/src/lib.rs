@@ -164,6 +164,7 @@ mod slice_hash;
 mod sm;
 mod stats;
 mod store_combine;
+mod store_drain;
 mod store_log;
 mod store_staging;
 mod team;

@@ -164,6 +164,16 @@ impl Batch {
         }
     }
 
+    /// The timed stores, in the order they were timed, each with what the
+    /// timing saw of it.
+    pub fn stores(&self) -> impl Iterator<Item = (&Pending, Arrivals)> {
+        self.order
+            .iter()
+            .zip(&self.done)
+            .map(|(&i, &done)| (&self.pending[i as usize], done))
+            .filter(|(p, _)| p.store)
+    }
+
     /// The timed loads, in the order they were timed, each with what the
     /// timing saw of it.
     pub fn loads(&self) -> impl Iterator<Item = (&Pending, Arrivals)> {

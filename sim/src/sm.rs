@@ -100,6 +100,9 @@ pub(crate) struct Sm {
     pub quads: Vec<crate::store_staging::Quads>,
     /// What a request costs the SM's port to L2 ([`crate::l2_port`]).
     pub(crate) port: crate::l2_port::Port,
+    /// When its stores have left it, as far as the L2 took them
+    /// ([`crate::store_drain`]).
+    pub(crate) drain: crate::store_drain::Drain,
     /// When the SM takes in the next sector from L2 ([`crate::l1_fill`]).
     pub(crate) fill: crate::l1_fill::Fill,
     /// The next cycle the SM's barrier unit can release a warp: one unit
@@ -184,6 +187,7 @@ impl Sm {
             data_free_at: 0,
             quads: vec![Default::default(); cfg.max_warps_per_sm as usize],
             port: crate::l2_port::Port::new(cfg),
+            drain: crate::store_drain::Drain::new(cfg),
             fill: crate::l1_fill::Fill::new(cfg),
             bar_free_at: 0,
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
@@ -241,6 +245,7 @@ impl Sm {
         self.lsu_free_at = 0;
         self.data_free_at = 0;
         self.port.reset();
+        self.drain = crate::store_drain::Drain::new(cfg);
         self.fill.reset();
         self.bar_free_at = 0;
         self.resident_warps = 0;

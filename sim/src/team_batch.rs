@@ -394,12 +394,16 @@ impl TeamBatch {
         let first = self.request_bases[m] + share.first_request[sm.id as usize - share.sms.start];
         let requests = std::mem::take(&mut sm.requests);
         for (i, p) in requests.iter().enumerate() {
-            if p.store {
+            if p.store && !sm.drain.is_on() {
                 continue;
             }
             let r = first as usize + i;
             let mut done = Arrivals::at_least(p.start + 1);
             self.groups.iter().for_each(|g| done.merge(&g.done[r]));
+            if p.store {
+                sm.drain.taken(p.start + p.delay, done.last);
+                continue;
+            }
             land(sm, p, done);
         }
         sm.requests = requests;

@@ -22,6 +22,7 @@ mod s2r;
 mod slice_hash;
 mod smem_width;
 mod stalls;
+mod store_drain;
 mod store_staging;
 mod timing;
 mod tracing;
