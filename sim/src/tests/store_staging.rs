@@ -3,7 +3,7 @@
 
 use kernels_ir::ParamValue;
 
-use super::util::launch_ir;
+use super::util::{at_loads, launch_ir};
 use crate::{GpuConfig, KernelStats, StallReason};
 
 /// One block of 256 threads, each loading 8 16-byte chunks of its own
@@ -79,11 +79,7 @@ fn reloads_wait(hold: u32) -> u64 {
         p.extend([7, 16, 0, 2, 1, 1].map(ParamValue::U32));
         p
     });
-    let (k, _) = kernels_ir::parser::parse_and_verify("xbar.kir", text).expect("verifies");
-    (k.kernel().insts.iter().enumerate())
-        .filter(|(_, i)| matches!(i.data, kernels_ir::InstData::Load { .. }))
-        .map(|(pc, _)| s.per_pc[pc].stalls[StallReason::LongScoreboard.index()])
-        .sum()
+    at_loads("xbar.kir", text, &s, StallReason::LongScoreboard)
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use kernels_ir::interp::Interp;
 use kernels_ir::{Device, Dim3, Kernel, ParamType, ParamValue, VerifiedKernel, verify_kernel};
 
-use crate::{Gpu, GpuConfig, KernelStats, RunOptions};
+use crate::{Gpu, GpuConfig, KernelStats, RunOptions, StallReason};
 
 /// Verifies `k` or panics with every error.
 pub fn verified(k: Kernel) -> VerifiedKernel {
@@ -110,4 +110,14 @@ pub fn metric(stats: &KernelStats, name: &str) -> f64 {
         .metrics()
         .get(name)
         .unwrap_or_else(|| panic!("no metric {name}"))
+}
+
+/// The warp-cycles the loads (shared and global) of the kernel in `text`
+/// (called `name`) waited in `reason` over a launch that gave `stats`.
+pub fn at_loads(name: &str, text: &str, stats: &KernelStats, reason: StallReason) -> u64 {
+    let (k, _) = kernels_ir::parser::parse_and_verify(name, text).expect("verifies");
+    (k.kernel().insts.iter().enumerate())
+        .filter(|(_, i)| matches!(i.data, kernels_ir::InstData::Load { .. }))
+        .map(|(pc, _)| stats.per_pc[pc].stalls[reason.index()])
+        .sum()
 }
