@@ -167,21 +167,22 @@ impl Batch {
     /// The timed stores, in the order they were timed, each with what the
     /// timing saw of it.
     pub fn stores(&self) -> impl Iterator<Item = (&Pending, Arrivals)> {
-        self.order
-            .iter()
-            .zip(&self.done)
-            .map(|(&i, &done)| (&self.pending[i as usize], done))
-            .filter(|(p, _)| p.store)
+        self.of_kind(true)
     }
 
     /// The timed loads, in the order they were timed, each with what the
     /// timing saw of it.
     pub fn loads(&self) -> impl Iterator<Item = (&Pending, Arrivals)> {
+        self.of_kind(false)
+    }
+
+    /// The timed stores (`store`) or loads, in the order they were timed.
+    fn of_kind(&self, store: bool) -> impl Iterator<Item = (&Pending, Arrivals)> {
         self.order
             .iter()
             .zip(&self.done)
             .map(|(&i, &done)| (&self.pending[i as usize], done))
-            .filter(|(p, _)| !p.store)
+            .filter(move |(p, _)| p.store == store)
     }
 
     /// Moves the batch's memory counters into `stats` and empties it for
