@@ -49,6 +49,7 @@ mod snapshots_samplesort;
 mod snapshots_terasort;
 mod stall_charges;
 mod step_l1_data;
+mod store_queue_data;
 mod terminal;
 mod threads;
 mod traces;
