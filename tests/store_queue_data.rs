@@ -130,3 +130,91 @@ fn on_every_sm_the_stores_go_at_what_the_l2_takes_not_the_port() {
         assert!((290.0..360.0).contains(&c), "{warps}: {c}");
     }
 }
+
+/// The measured launch (the second of each variant's two) of `pattern`
+/// into `region` on `grid` blocks of `warps` warps, from the run under
+/// Nsight Compute (`hw/store_queue_ncu.sh`): its metrics by name, DRAM
+/// bytes in MB (the recording's unit).
+fn ncu(pattern: &str, region: &str, grid: u32, warps: u32) -> BTreeMap<String, f64> {
+    static ROWS: OnceLock<Vec<BTreeMap<String, f64>>> = OnceLock::new();
+    let rows = ROWS.get_or_init(|| {
+        crate::util::gz_ncu_rows(include_bytes!(
+            "../hw/data/h200/store_queue/ncu/store_queue_ncu.csv.gz"
+        ))
+    });
+    assert_eq!(rows.len(), 80, "two launches of each of 40 variants");
+    let mut k = 0;
+    for p in ["line", "scat"] {
+        for r in ["dram", "l2"] {
+            for g in [1, 132] {
+                for w in [1, 4, 8, 16, 32] {
+                    if (p, r, g, w) == (pattern, region, grid, warps) {
+                        return rows[2 * k + 1].clone();
+                    }
+                    k += 1;
+                }
+            }
+        }
+    }
+    panic!("no variant {pattern} {region} {grid} {warps}")
+}
+
+#[test]
+fn scattered_parts_from_every_sm_cost_dram_far_more_than_their_bytes() {
+    // 132 SMs of 32 warps store 34.6M parts of 4 bytes (138 MB) over a
+    // 1 GB buffer: the H200 reads 556 MB from DRAM and writes 831 MB in
+    // 2.73M cycles (about 500 bytes a cycle); whole lines, the same
+    // 138 MB once, in 72K cycles.
+    let scat = ncu("scat", "dram", 132, 32);
+    let line = ncu("line", "dram", 132, 32);
+    let m = |r: &BTreeMap<String, f64>, k: &str| r[k];
+    assert!((550.0..560.0).contains(&m(&scat, "dram__bytes_read.sum")));
+    assert!((825.0..835.0).contains(&m(&scat, "dram__bytes_write.sum")));
+    assert!((2.70e6..2.77e6).contains(&m(&scat, "sm__cycles_elapsed.max")));
+    assert!((137.0..139.0).contains(&m(&line, "dram__bytes_write.sum")));
+    assert!(m(&line, "dram__bytes_read.sum") < 0.1);
+    assert!((70e3..74e3).contains(&m(&line, "sm__cycles_elapsed.max")));
+    // Over 8 MB the L2 keeps, nothing reaches DRAM, and the parts go 2.4
+    // times as fast.
+    let l2 = ncu("scat", "l2", 132, 32);
+    assert!(m(&l2, "dram__bytes_write.sum") < 1.0);
+    let ratio = m(&scat, "sm__cycles_elapsed.max") / m(&l2, "sm__cycles_elapsed.max");
+    assert!((2.3..2.5).contains(&ratio), "{ratio}");
+}
+
+#[test]
+fn the_probe_in_the_ir_stores_what_the_cuda_probe_stores() {
+    // 4 warps of 16 stores, every lane its own line: 64 requests of 32
+    // sectors on one SM, each a part, as `hw/store_queue.cu`'s `scat`.
+    let kir = crate::util::repo_root().join("hw/calib/kernels/store_queue.kir");
+    let out = crate::util::simsort(&[
+        "run",
+        kir.to_str().unwrap(),
+        "--grid",
+        "1",
+        "--block",
+        "128",
+        "--buffer",
+        "dst=1G",
+        "--param",
+        "stores=16",
+        "--param",
+        "scat=1",
+        "--param",
+        "mask=8388607",
+        "-q",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    let m = &v["metrics"];
+    assert_eq!(m["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"], 64.0);
+    assert_eq!(
+        m["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"],
+        64.0 * 32.0
+    );
+}
