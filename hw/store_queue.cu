@@ -1,7 +1,8 @@
 // How many global stores does an H200 SM take before its storing warps
 // wait, and how fast do they go after that?
 //
-// The model's stores never hold their warps back; the H200's do, in some
+// The model's stores hold their warps back only through the LSU queue,
+// never for the L2; the H200's do, in some
 // kernels (`mio_throttle` and `lg_throttle` at HotSort's `bc` and
 // `transpose` at 4M-16M keys) and not in others (bitonic's global `step`
 // at 4M keys: `drain` only). A bound on the model's L2 lag, in cycles or
@@ -16,8 +17,8 @@
 //          consecutive;
 //   scat   every lane its own line, 4 bytes of it (32 partial sectors a
 //          store, as sample sort's `scatter`);
-// into `dram` (a 1 GB buffer, lines no launch before touched since the
-// L2 was emptied) or `l2` (8 MB a launch before wrote, which the L2
+// into `dram` (a 1 GB buffer, after rewriting all of it left the L2 full
+// of other dirty lines) or `l2` (8 MB a launch before wrote, which the L2
 // keeps); on one SM (grid 1) or every SM (grid 132, one block an SM), with
 // 1 to 32 warps a block. Each variant runs once to warm up, then once
 // measured; one row per warp: variant, block, warp, SM, then the clock
