@@ -38,22 +38,16 @@ fn recording() -> &'static Recording {
 }
 
 /// The median over a variant's warps of the clock after each mark.
-fn curve(pattern: &str, region: &str, grid: u32, warps: u32) -> [u64; 9] {
+fn curve(pattern: &str, region: &str, grid: u32, warps: u32) -> [f64; 9] {
     let rows = &recording()[&(pattern.to_string(), region.to_string(), grid, warps)];
     assert_eq!(rows.len(), (grid * warps) as usize, "a row per warp");
-    let mut out = [0; 9];
-    for (k, v) in out.iter_mut().enumerate() {
-        let mut col: Vec<u64> = rows.iter().map(|t| t[k]).collect();
-        col.sort_unstable();
-        *v = col[col.len() / 2];
-    }
-    out
+    std::array::from_fn(|k| crate::util::median(rows.iter().map(|t| t[k] as f64).collect()))
 }
 
 /// An SM's cycles a store over the whole run: the median warp's last
 /// reading over the stores of the block's warps.
 fn per_store(pattern: &str, region: &str, grid: u32, warps: u32) -> f64 {
-    curve(pattern, region, grid, warps)[8] as f64 / f64::from(warps * 256)
+    curve(pattern, region, grid, warps)[8] / f64::from(warps * 256)
 }
 
 #[test]
@@ -102,13 +96,13 @@ fn an_sm_takes_32_stores_before_its_warps_wait_whatever_its_warps() {
             let last = MARKS
                 .iter()
                 .zip(t)
-                .filter(|&(_, c)| c < 1_000)
+                .filter(|&(_, c)| c < 1_000.0)
                 .map(|(&m, _)| m)
                 .max()
                 .expect("a store within 1,000 cycles");
             assert_eq!(u64::from(warps) * last, 32, "{region} {warps}: {t:?}");
             let next = t[MARKS.iter().position(|&m| m == last).unwrap() + 1];
-            assert!(next > 1_300, "{region} {warps}: {t:?}");
+            assert!(next > 1_300.0, "{region} {warps}: {t:?}");
         }
     }
 }
