@@ -463,15 +463,15 @@ impl Sm {
             // It waits for the port to L2, which sends one request at a
             // time ([`crate::l2_port`]).
             let sent = if op.store {
-                self.port
-                    .store(start, &self.request_sectors[first as usize..])
+                let sent = self
+                    .port
+                    .store(start, &self.request_sectors[first as usize..]);
+                self.drain.sent(sent);
+                sent
             } else {
                 let sent = self.port.load(start, lines);
                 behind_stores(&self.drain, sent, ctx.cfg)
             };
-            if op.store {
-                self.drain.sent(sent);
-            }
             if held_for_port {
                 self.sps[sp].lsu.push(sent);
                 read_at = sent;

@@ -14,12 +14,15 @@
 //! sent since, their port cycle plus how far the L2 lagged behind the
 //! port on the last store timed.
 //!
-//! **Why it is off.** The model's stores never hold their warps back, so
-//! where the L2 bounds a kernel the lag grows through the launch, where
-//! the H200's storing warps wait instead: at 1 HotSort's `transpose` and
+//! **Why it is off.** The model's stores never wait for the L2, so where
+//! the L2 bounds a kernel the lag grows through the launch, where the
+//! H200's storing warps wait instead: at 1 HotSort's `transpose` and
 //! sample sort's `scatter` wait several times the H200's cycles a shared
 //! load, at 2 the global `step` kernels at 4M keys run 14% long
 //! (docs/calibration.md, "A shared load behind the SM's global stores").
+//! Bounding the lag itself held the wrong kernels; an H200 SM holds 32
+//! store requests and its port waits for the L2 ("The bound, tried" and
+//! "How many stores an SM holds").
 
 /// One SM's view of its stores' way out.
 #[derive(Clone, Copy, Debug, Default)]
