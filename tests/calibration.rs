@@ -548,8 +548,9 @@ fn the_committed_h200_large_suite_meets_its_figures() {
 }
 
 /// The suite measured on an H100 (hw/data/h100/), simulated with the
-/// `h100` preset (set from the H100's microbenchmarks, not fitted to
-/// the suite), does at least as well as its committed figures.
+/// `h100` preset (set from the H100's microbenchmarks, but for its L2
+/// bandwidth, which was fitted to the fitting suite's part of it), does at
+/// least as well as its committed figures.
 #[test]
 fn the_committed_h100_suite_meets_its_figures_with_the_h100_preset() {
     suite_on_meets_its_figures(
