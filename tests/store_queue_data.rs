@@ -50,16 +50,27 @@ fn per_store(pattern: &str, region: &str, grid: u32, warps: u32) -> f64 {
     curve(pattern, region, grid, warps)[8] / f64::from(warps * 256)
 }
 
-#[test]
-fn every_variant_is_recorded_once() {
+/// The probe's variants (pattern, region, grid, warps) in the order it
+/// runs them (`hw/store_queue.cu`'s loops), which is also the order of the
+/// launches under Nsight Compute.
+fn variants() -> Vec<(&'static str, &'static str, u32, u32)> {
+    let mut out = Vec::new();
     for pattern in ["line", "scat"] {
         for region in ["dram", "l2"] {
             for grid in [1, 132] {
                 for warps in [1, 4, 8, 16, 32] {
-                    curve(pattern, region, grid, warps);
+                    out.push((pattern, region, grid, warps));
                 }
             }
         }
+    }
+    out
+}
+
+#[test]
+fn every_variant_is_recorded_once() {
+    for (pattern, region, grid, warps) in variants() {
+        curve(pattern, region, grid, warps);
     }
     assert_eq!(recording().len(), 40);
 }
@@ -137,20 +148,11 @@ fn ncu(pattern: &str, region: &str, grid: u32, warps: u32) -> BTreeMap<String, f
         ))
     });
     assert_eq!(rows.len(), 80, "two launches of each of 40 variants");
-    let mut k = 0;
-    for p in ["line", "scat"] {
-        for r in ["dram", "l2"] {
-            for g in [1, 132] {
-                for w in [1, 4, 8, 16, 32] {
-                    if (p, r, g, w) == (pattern, region, grid, warps) {
-                        return rows[2 * k + 1].clone();
-                    }
-                    k += 1;
-                }
-            }
-        }
-    }
-    panic!("no variant {pattern} {region} {grid} {warps}")
+    let k = variants()
+        .iter()
+        .position(|&v| v == (pattern, region, grid, warps))
+        .unwrap_or_else(|| panic!("no variant {pattern} {region} {grid} {warps}"));
+    rows[2 * k + 1].clone()
 }
 
 #[test]
