@@ -31,7 +31,11 @@
 //   walkst    walk 8 steps of a chain of their own, then store one whole
 //             line (the shape of a loop that searches, then writes);
 //   walkscat  the same with a store of 32 lines (sample sort's `scatter`:
-//             a tree walk in shared memory, then a scattered store).
+//             a tree walk in shared memory, then a scattered store);
+//   gcopy     copy: load 8 whole lines past the L1 from the 1 GB buffer,
+//             then store them into the other (the shape of a global merge
+//             step: stores that wait for the warp's own loads);
+//   gcopyl2   the same over 8 MB of each buffer, which the L2 keeps.
 // Each global-load trip is 8 loads of a whole 128-byte line each, then
 // their sum. Blocks of 256 threads take 48 KB of shared memory, so at most
 // four run on an SM: grids of 132 (one an SM) and 528 (four). Each variant
@@ -45,7 +49,8 @@
 // recording (hw/data/h200/lds_under_load/lds_under_load.csv.gz) predates
 // `walkst` and `walkscat`; those are in walk.csv.gz beside it, from the
 // program built as probe.sh builds it and run as `lds_under_load idle
-// gstore gscat walkst walkscat`.
+// gstore gscat walkst walkscat`; `gcopy` and `gcopyl2` in copy.csv.gz,
+// run as `lds_under_load idle gstore gstl2 gcopy gcopyl2 gmiss`.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -63,11 +68,11 @@ constexpr size_t L2_LINES = 64u << 10;  // 8 MB
 
 enum Other {
   IDLE, SPIN, GMISS, GL2, GFILL, GHIT, GSTORE, GSTL2, GSCAT, GST1, LDS32, LDS128, SHFL, CHAIN,
-  WALKST, WALKSCAT
+  WALKST, WALKSCAT, GCOPY, GCOPYL2
 };
 const char *const OTHER_NAMES[] = {"idle",  "spin",   "gmiss", "gl2",   "gfill",  "ghit", "gstore",
                                    "gstl2", "gscat", "gst1",  "lds32", "lds128", "shfl", "chain",
-                                   "walkst", "walkscat"};
+                                   "walkst", "walkscat", "gcopy", "gcopyl2"};
 
 // A volatile 4-byte shared load at shared address `addr`.
 __device__ __forceinline__ uint32_t lds32(uint32_t addr) {
@@ -198,6 +203,18 @@ __global__ void probe(int wide, int other, const uint32_t *src, uint32_t *dst, u
         else
           dst[((gw * 4096 + (size_t)n * 32 + lane) % BIG_LINES) * 32] = idx;
         break;
+      case GCOPY:
+      case GCOPYL2: {
+        const size_t lines = other == GCOPYL2 ? L2_LINES : BIG_LINES;
+        uint32_t v[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+          v[k] = __ldcg(src + ((gw * 4096 + (size_t)n * 8 + k) % lines) * 32 + lane);
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+          dst[((gw * 4096 + (size_t)n * 8 + k) % lines) * 32 + lane] = v[k] + k;
+        break;
+      }
       default:  // SPIN: the flag alone
         break;
     }
@@ -223,13 +240,13 @@ int main(int argc, char **argv) {
   const int dyn = SHARED - 1024;  // the static `trips` and slack stay under 48 KB
   printf("chain,other,blocks_per_sm,block,sm,cycles,steps,trips\n");
   for (int wide = 0; wide < 2; wide++)
-    for (int other = IDLE; other <= WALKSCAT; other++)
+    for (int other = IDLE; other <= GCOPYL2; other++)
       for (int per_sm : {1, 4}) {
         bool named = argc == 1;
         for (int a = 1; a < argc; a++) named |= strcmp(argv[a], OTHER_NAMES[other]) == 0;
         if (!named) continue;
         const int blocks = sms * per_sm;
-        const bool warm = other == GL2 || other == GHIT || other == GSTL2;
+        const bool warm = other == GL2 || other == GHIT || other == GSTL2 || other == GCOPYL2;
         for (int run = 0; run < 2; run++) {
           if (run == 1 && !warm) scrub<<<4 * sms, 1024>>>(scrub_buf, SCRUB_WORDS, sink);
           CHECK(cudaMemset(rec, 0, (size_t)blocks * 4 * 8));

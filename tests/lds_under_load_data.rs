@@ -6,7 +6,9 @@
 //! A shared load takes about what it takes alone beside global loads,
 //! shuffles and 4-byte shared loads, but waits behind the SM's queued
 //! global stores: several times longer beside whole-line stores, and
-//! thousands of cycles beside stores scattered over 32 lines.
+//! thousands of cycles beside stores scattered over 32 lines; but
+//! beside warps copying (each storing what it just loaded) only what
+//! global loads add.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -29,6 +31,12 @@ fn recording() -> &'static Recording {
 fn walk() -> &'static Recording {
     static REC: OnceLock<Recording> = OnceLock::new();
     REC.get_or_init(|| parse(include_bytes!("../hw/data/h200/lds_under_load/walk.csv.gz")))
+}
+
+/// The run of `idle`, `gstore`, `gstl2`, `gcopy`, `gcopyl2` and `gmiss`.
+fn copy() -> &'static Recording {
+    static REC: OnceLock<Recording> = OnceLock::new();
+    REC.get_or_init(|| parse(include_bytes!("../hw/data/h200/lds_under_load/copy.csv.gz")))
 }
 
 /// A recording's rows, by variant.
@@ -155,4 +163,53 @@ fn a_search_then_a_scattered_store_slows_every_shared_load_of_the_sm() {
     // waits for (4-byte loads: within 40% of alone at four blocks).
     let st = step_in(rec, "c32", "walkst", 4) / step_in(rec, "c32", "idle", 4);
     assert!(st < 1.4, "{st}");
+}
+
+#[test]
+fn stores_that_wait_for_their_own_loads_barely_delay_a_shared_load() {
+    // Warps 1-7 copy: 8 whole lines loaded past the L1, then stored, over
+    // 1 GB (`gcopy`) or 8 MB the L2 keeps (`gcopyl2`), against stores
+    // issued back to back (`gstore`, `gstl2`) in the same run.
+    let rec = copy();
+    assert_eq!(rec.len(), 2 * 6 * 2);
+    for chain in CHAINS {
+        let alone = |per_sm| step_in(rec, chain, "idle", per_sm);
+        // The run repeats the first recording's alone.
+        assert!((step(chain, "idle", 4) - alone(4)).abs() < 0.5, "{chain}");
+        // Stores back to back: 8 to 12 times alone at four blocks an SM.
+        for other in ["gstore", "gstl2"] {
+            let four = step_in(rec, chain, other, 4) / alone(4);
+            assert!((8.0..12.0).contains(&four), "{chain} {other}: {four}");
+        }
+        // Copies: what loads alone add (under 2 cycles at one block, under
+        // 25 at four), though their stores go at most of the GPU's pace.
+        for other in ["gcopy", "gcopyl2"] {
+            let one = step_in(rec, chain, other, 1) - alone(1);
+            let four = step_in(rec, chain, other, 4) - alone(4);
+            assert!((0.0..2.0).contains(&one), "{chain} {other}: {one}");
+            assert!((0.0..25.0).contains(&four), "{chain} {other}: {four}");
+            let loads = step_in(rec, chain, "gmiss", 4) - alone(4);
+            assert!(four - loads < 10.0, "{chain} {other}: {four} {loads}");
+        }
+    }
+    // Bytes a cycle over the GPU at four blocks an SM, loads and stores
+    // together (trips of 8 lines of 128 bytes over the median block's
+    // chain): the copies move 2,010 (the L2) and 2,190 (DRAM), the stores
+    // alone 2,300-2,360: the copies' stores, half their bytes, leave at
+    // under half the pace at which stores issued back to back queue.
+    let bytes = |other: &str, moved: f64| {
+        let blocks = &rec[&("c32".to_string(), other.to_string(), 4)];
+        let trips: u64 = blocks.iter().map(|b| b.2).sum();
+        let cycles = crate::util::median(blocks.iter().map(|b| b.1 * 2048.0).collect());
+        trips as f64 * 8.0 * 128.0 * moved / cycles
+    };
+    for (other, moved, lo, hi) in [
+        ("gcopy", 2.0, 2_100.0, 2_300.0),
+        ("gcopyl2", 2.0, 1_950.0, 2_100.0),
+        ("gstore", 1.0, 2_250.0, 2_400.0),
+        ("gstl2", 1.0, 2_250.0, 2_400.0),
+    ] {
+        let b = bytes(other, moved);
+        assert!((lo..hi).contains(&b), "{other}: {b}");
+    }
 }
