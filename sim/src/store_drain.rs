@@ -22,7 +22,12 @@
 //! (docs/calibration.md, "A shared load behind the SM's global stores").
 //! Bounding the lag itself held the wrong kernels; an H200 SM holds 32
 //! store requests and its port waits for the L2 ("The bound, tried" and
-//! "How many stores an SM holds").
+//! "How many stores an SM holds"). And the lag is the slices', which
+//! loads and fills share: beside warps that copy (each storing what it
+//! just loaded) the H200's shared loads wait no more than beside loads,
+//! the model's at 1 78 cycles more; a lag timed on the stores' own path
+//! fixes that but moves no sort toward the H200 ("Stores paced by their
+//! own loads").
 
 /// One SM's view of its stores' way out.
 #[derive(Clone, Copy, Debug, Default)]
