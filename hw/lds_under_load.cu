@@ -33,8 +33,9 @@
 //   walkscat  the same with a store of 32 lines (sample sort's `scatter`:
 //             a tree walk in shared memory, then a scattered store);
 //   gcopy     copy: load 8 whole lines past the L1 from the 1 GB buffer,
-//             then store them into the other (the shape of a global merge
-//             step: stores that wait for the warp's own loads);
+//             then store them (each word plus its line's index in the
+//             trip) into the other (the shape of a global merge step:
+//             stores that wait for the warp's own loads);
 //   gcopyl2   the same over 8 MB of each buffer, which the L2 keeps.
 // Each global-load trip is 8 loads of a whole 128-byte line each, then
 // their sum. Blocks of 256 threads take 48 KB of shared memory, so at most
