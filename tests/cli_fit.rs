@@ -119,7 +119,7 @@ fn a_small_fit_is_deterministic_reports_held_out_error_and_writes_a_loadable_mac
         );
     }
     assert!(
-        diff.ends_with(" of 85 fields differ\n"),
+        diff.ends_with(" of 86 fields differ\n"),
         "the fit moved a field: {diff}"
     );
     // And `calibrate --gpu FILE` on the held-out entry gives the MAPE the

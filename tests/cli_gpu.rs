@@ -151,7 +151,7 @@ fn gpu_list_and_diff_name_the_machines_and_the_fields_that_differ() {
         ],
         "{diff}"
     );
-    assert!(diff.ends_with("7 of 85 fields differ\n"), "{diff}");
+    assert!(diff.ends_with("7 of 86 fields differ\n"), "{diff}");
 }
 
 /// docs/report.md names every field of the machine config a report

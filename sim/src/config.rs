@@ -316,6 +316,11 @@ gpu_config! {
     /// part holds the SM's port to L2 at least, >= 0 (a line's write takes
     /// `l2_port_write_cycles` a sector otherwise).
     l2_port_partial_write_cycles: u32,
+    /// Bytes of whole sectors the L2 takes from stores per cycle over the
+    /// GPU, 0 (no limit) or >= 1: a launch's whole-sector write holds each
+    /// SM's port at least its share of them, split among the SMs its grid
+    /// keeps busy (`min(num_sms, blocks)`).
+    l2_store_bytes_per_cycle: u32,
     /// Sectors of loads that missed L1 the SM takes in from L2 per cycle,
     /// 0..=64 (0: no limit): the data of its loads in flight arrive one
     /// sector after another.
@@ -633,6 +638,11 @@ impl GpuConfig {
             l2_port_reads_per_cycle: 2,
             l2_port_write_cycles: 1,
             l2_port_partial_write_cycles: 2,
+            // Measured (hw/store_queue.cu, hw/data/h200/store_queue/):
+            // whole lines stored back to back on all 132 SMs leave at
+            // 2,170 bytes a cycle over the GPU (7.8 cycles a line an SM,
+            // against the port's 4.0 on one SM alone).
+            l2_store_bytes_per_cycle: 2170,
             // Measured (hw/calib/suite_xbar.txt, `xb_l_c`): 8 warps an SM
             // loading 16 whole sectors a request in rounds take 9,913
             // active cycles for the 8,192 sectors an SM reads, where the
@@ -807,6 +817,7 @@ impl GpuConfig {
             l2_port_reads_per_cycle: 0,
             l2_port_write_cycles: 0,
             l2_port_partial_write_cycles: 0,
+            l2_store_bytes_per_cycle: 0,
             // Off: the tiny machine keeps its tests' cycle counts.
             l1_fill_sectors_per_cycle: 0,
             mem_partitions: 2,
@@ -1169,6 +1180,13 @@ impl GpuConfig {
             &mut errors,
             "l2_port_partial_write_cycles",
             self.l2_port_partial_write_cycles.into(),
+            0,
+            max,
+        );
+        range(
+            &mut errors,
+            "l2_store_bytes_per_cycle",
+            self.l2_store_bytes_per_cycle.into(),
             0,
             max,
         );

@@ -197,6 +197,7 @@ impl<'m> Shared<'m> {
             sm.reset(
                 l.blocks_per_sm,
                 l.kernel.kernel().shared_bytes.into(),
+                n.min(total),
                 l.prog,
                 l.cfg,
             );

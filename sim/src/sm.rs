@@ -218,8 +218,17 @@ impl Sm {
     }
 
     /// Prepares for a launch of `prog` with room for `blocks` resident
-    /// blocks of `shared` bytes of shared memory each.
-    pub fn reset(&mut self, blocks: u32, shared: u64, prog: &Program, cfg: &GpuConfig) {
+    /// blocks of `shared` bytes of shared memory each, whose grid keeps
+    /// `busy_sms` SMs busy (`min(num_sms, blocks in the grid)`: they share
+    /// the L2's store rate, [`crate::l2_port`]).
+    pub fn reset(
+        &mut self,
+        blocks: u32,
+        shared: u64,
+        busy_sms: u64,
+        prog: &Program,
+        cfg: &GpuConfig,
+    ) {
         let sass = *prog.sass_at.last().expect("one entry past the end");
         self.icache.reset(sass, cfg);
         self.blocks.clear();
@@ -244,7 +253,7 @@ impl Sm {
         self.s2r_free_at.iter_mut().for_each(|f| *f = 0);
         self.lsu_free_at = 0;
         self.data_free_at = 0;
-        self.port.reset();
+        self.port.reset(busy_sms);
         self.drain = crate::store_drain::Drain::new(cfg);
         self.fill.reset();
         self.bar_free_at = 0;

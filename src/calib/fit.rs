@@ -55,6 +55,7 @@ pub const TIMING_FIELDS: &[&str] = &[
     "l2_port_reads_per_cycle",
     "l2_port_write_cycles",
     "l2_port_partial_write_cycles",
+    "l2_store_bytes_per_cycle",
     "l1_fill_sectors_per_cycle",
     "l2_bytes_per_cycle",
     "l2_partial_write_bytes",

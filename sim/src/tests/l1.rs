@@ -151,6 +151,7 @@ fn stores_to_lines_in_l1_pass_its_data_stage_and_misses_do_not() {
     cfg.l2_port_reads_per_cycle = 0;
     cfg.l2_port_write_cycles = 0;
     cfg.l2_port_partial_write_cycles = 0;
+    cfg.l2_store_bytes_per_cycle = 0;
     let (hit, miss) = step16_hit_and_miss(cfg.clone());
     assert!(
         hit > miss + miss / 20,
