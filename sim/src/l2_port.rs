@@ -51,16 +51,18 @@
 //! `hw/data/h200/store_queue/`). So for a launch a whole sector's write
 //! holds the port at least `sector_bytes x busy SMs /
 //! l2_store_bytes_per_cycle` cycles, the busy SMs being those its grid
-//! fills (`min(num_sms, blocks)`): 2 cycles at 132 SMs, 1 up to 67. It is
-//! the SM's share whether or not the others store at that moment, which
-//! the model does not follow. Parts keep their own price
-//! (`l2_port_partial_write_cycles`), above the share. Over the H200's
-//! sort suites it took `suite.txt` from 4.37% to 3.89% cycle MAPE and the
-//! kept-apart `suite_wide.txt` from 5.30% to 4.87% (docs/calibration.md,
-//! "The share by the SMs a launch keeps busy"); charging every launch 2
-//! cycles a sector instead (`l2_port_write_cycles = 2`) slowed HotSort's
-//! 64K-key sorts, whose few blocks never share the L2 with 132 SMs, by up
-//! to 13%.
+//! fills (`min(num_sms, blocks)`), rounded up to a tick: 2 cycles from
+//! 102 SMs (1.95 at 132), 1.5 from 68, the port's own 1 up to 67. A line
+//! written in part still takes `l2_port_partial_write_cycles` at least.
+//! It is the SM's share whether or not the others store at that moment,
+//! which the model does not follow: whole sectors stored from every SM at
+//! once (`xb_s_c_b132` of `hw/calib/suite_xbar.txt`) run 12.9% long, the
+//! H200's L2 taking them faster there. Over the H200's sort suites it
+//! took `suite.txt` from 4.37% to 3.89% cycle MAPE and the kept-apart
+//! `suite_wide.txt` from 5.30% to 4.87%; charging every launch 2 cycles a
+//! sector instead (`l2_port_write_cycles = 2`) slowed HotSort's 64K-key
+//! sorts, whose few blocks never share the L2 with 132 SMs, by up to 13%
+//! (docs/calibration.md, "The L2's share of stores").
 //!
 //! **Loads that hit L1 hold it.** A load whose lanes hit in L1 in more
 //! data-stage wavefronts than its tag cycles (lanes on one bank in many
