@@ -136,6 +136,26 @@ fn on_every_sm_the_stores_go_at_what_the_l2_takes_not_the_port() {
     }
 }
 
+#[test]
+fn fewer_storing_warps_an_sm_get_more_of_the_l2() {
+    // Whole lines from every SM: 4 or 8 warps an SM store at 2,510-2,550
+    // bytes a cycle over the GPU, 16 at 2,300-2,400, 32 at 2,110-2,170
+    // (the preset's `l2_store_bytes_per_cycle`), into DRAM or over 8 MB
+    // the L2 keeps alike. `suite_xbar.txt`'s `xb_s_c_b132` stores with 8
+    // warps an SM: docs/calibration.md, "The L2's share of stores".
+    let bytes = |region: &str, warps: u32| 132.0 * 128.0 / per_store("line", region, 132, warps);
+    for region in ["dram", "l2"] {
+        for warps in [4, 8] {
+            let b = bytes(region, warps);
+            assert!((2_450.0..2_600.0).contains(&b), "{region} {warps}: {b}");
+        }
+        let b = bytes(region, 16);
+        assert!((2_250.0..2_450.0).contains(&b), "{region} 16: {b}");
+        let b = bytes(region, 32);
+        assert!((2_080.0..2_200.0).contains(&b), "{region} 32: {b}");
+    }
+}
+
 /// The measured launch (the second of each variant's two) of `pattern`
 /// into `region` on `grid` blocks of `warps` warps, from the run under
 /// Nsight Compute (`hw/store_queue_ncu.sh`): its metrics by name, DRAM
