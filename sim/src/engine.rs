@@ -194,13 +194,7 @@ impl<'m> Shared<'m> {
         let first_total = (u64::from(l.blocks_per_sm) * n).min(total);
         let mem: &GlobalMem = self.mem;
         on_team(team, workers, sms, self.logs, every, |sm, log, w, off| {
-            sm.reset(
-                l.blocks_per_sm,
-                l.kernel.kernel().shared_bytes.into(),
-                n.min(total),
-                l.prog,
-                l.cfg,
-            );
+            sm.reset(l);
             let mut id = u64::from(sm.id);
             while id < first_total {
                 let mut ctx = Ctx::new(l, true, mem, log, off, w);

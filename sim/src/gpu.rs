@@ -352,15 +352,8 @@ impl Gpu {
         let mut tracer = Tracer::new(sink);
         let (end, mut stats) = if ordered {
             // One thread, SMs in global event order: trace events in order.
-            let busy_sms = (self.sms.len() as u64).min(l.total_blocks);
             for sm in &mut self.sms {
-                sm.reset(
-                    occ.blocks_per_sm,
-                    vk.kernel().shared_bytes.into(),
-                    busy_sms,
-                    &prog,
-                    &self.cfg,
-                );
+                sm.reset(&l);
             }
             tracer.start_samples(self.sms.len());
             let dims = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);

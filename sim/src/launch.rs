@@ -37,6 +37,14 @@ pub(crate) struct Launch<'a> {
     pub banks: Banks,
 }
 
+impl Launch<'_> {
+    /// The SMs the grid keeps busy (`min(num_sms, blocks)`): they share
+    /// the L2's store rate ([`crate::l2_port`]).
+    pub fn busy_sms(&self) -> u64 {
+        u64::from(self.cfg.num_sms).min(self.total_blocks)
+    }
+}
+
 /// One host thread's share of a launch: what it counted and what its SMs
 /// asked of the shared memory system.
 pub(crate) struct Worker {

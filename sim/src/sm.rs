@@ -17,7 +17,7 @@ use kernels_ir::Special;
 use crate::config::GpuConfig;
 use crate::decode::Program;
 use crate::error::SimError;
-use crate::launch::Ctx;
+use crate::launch::{Ctx, Launch};
 use crate::scheduler::SubPartition;
 use crate::stats::StallReason;
 use crate::warp::{Entry, State, Warp};
@@ -217,18 +217,11 @@ impl Sm {
         }
     }
 
-    /// Prepares for a launch of `prog` with room for `blocks` resident
-    /// blocks of `shared` bytes of shared memory each, whose grid keeps
-    /// `busy_sms` SMs busy (`min(num_sms, blocks in the grid)`: they share
-    /// the L2's store rate, [`crate::l2_port`]).
-    pub fn reset(
-        &mut self,
-        blocks: u32,
-        shared: u64,
-        busy_sms: u64,
-        prog: &Program,
-        cfg: &GpuConfig,
-    ) {
+    /// Prepares for the launch `l`: room for its resident blocks and their
+    /// shared memory, its program, and its share of the L2's store rate.
+    pub fn reset(&mut self, l: &Launch<'_>) {
+        let (blocks, prog, cfg) = (l.blocks_per_sm, l.prog, l.cfg);
+        let shared = u64::from(l.kernel.kernel().shared_bytes);
         let sass = *prog.sass_at.last().expect("one entry past the end");
         self.icache.reset(sass, cfg);
         self.blocks.clear();
@@ -253,7 +246,7 @@ impl Sm {
         self.s2r_free_at.iter_mut().for_each(|f| *f = 0);
         self.lsu_free_at = 0;
         self.data_free_at = 0;
-        self.port.reset(busy_sms);
+        self.port.reset(l.busy_sms());
         self.drain = crate::store_drain::Drain::new(cfg);
         self.fill.reset();
         self.bar_free_at = 0;
