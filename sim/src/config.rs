@@ -218,12 +218,12 @@ gpu_config! {
     /// `YIELD` in such a loop (`crate::yield_loop`), and a warp that runs
     /// it waits that long for its next trip.
     yield_cycles: u32,
-    /// Cycles from the last warp's arrival at `bar.sync` until the block's
-    /// first warp can issue again, >= 1.
+    /// Cycles from when the SM's barrier unit has taken the last warp's
+    /// arrival at `bar.sync` until the block's warps can issue again, >= 1.
     bar_latency_cycles: u32,
-    /// Cycles between the releases of successive warps when a barrier
-    /// completes, >= 0: the SM's one barrier unit wakes one warp at a time, a
-    /// block's in warp order, for all its blocks.
+    /// Cycles the SM's one barrier unit takes for each warp's arrival at
+    /// `bar.sync`, >= 0: it takes one at a time, in the order they came, for
+    /// all the SM's blocks, and releases a block's warps together.
     bar_release_cycles_per_warp: u32,
     /// Cycles every launch costs beyond its blocks' work, >= 0: the launch
     /// itself and the drain after the last warp (an empty kernel still
@@ -525,8 +525,11 @@ impl GpuConfig {
             // `branch_resolving`, where the model's shared load accounts
             // for 39 (docs/calibration.md, "Branches and `wait`").
             yield_cycles: 40,
-            // With the loop around it, `bar.sync` costs about 14 cycles for one warp.
-            bar_latency_cycles: 4,
+            // With the loop around it, `bar.sync` costs about 14 cycles for one warp;
+            // the unit takes its arrival in 2 (`bar_release_cycles_per_warp`), so 1
+            // more releases it (was 4 when the unit released a block's warps one
+            // every 2 cycles: docs/calibration.md, "A barrier's warps leave together").
+            bar_latency_cycles: 1,
             // Measured: `bar.sync` in a loop costs about 14 cycles with one
             // warp and 76 with 32, about two more per added warp; the loop's
             // own issue pressure explains half of that.

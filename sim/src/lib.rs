@@ -60,9 +60,10 @@
 //!   into the SM's L1TEX, `lsu_sectors_per_cycle` sectors per cycle, then
 //!   the memory partitions ([`global_mem`] says what is and is not modelled).
 //! - **Control**: a branch delays its warp `branch_latency_cycles`;
-//!   `bar.sync` releases the block's warps `bar_latency_cycles` after the last
-//!   live warp arrives (exited warps count as arrived), one warp every
-//!   `bar_release_cycles_per_warp` cycles.
+//!   `bar.sync`: the SM's barrier unit takes the block's arrivals, one every
+//!   `bar_release_cycles_per_warp` cycles, and releases the block's warps
+//!   together `bar_latency_cycles` after the last (exited warps count as
+//!   arrived).
 //! - **Instruction fetch**: a warp whose next instruction starts another
 //!   128-byte line of the kernel's SASS (each IR instruction as many 16-byte
 //!   instructions as its issue slots) looks it up in its sub-partition's L0,

@@ -105,9 +105,12 @@ pub(crate) struct Sm {
     pub(crate) drain: crate::store_drain::Drain,
     /// When the SM takes in the next sector from L2 ([`crate::l1_fill`]).
     pub(crate) fill: crate::l1_fill::Fill,
-    /// The next cycle the SM's barrier unit can release a warp: one unit
-    /// serves every block of the SM ([`Sm::release_barrier`]).
+    /// The next cycle the SM's barrier unit can take a warp's arrival: one
+    /// unit serves every block of the SM ([`Sm::release_barrier`]).
     pub bar_free_at: u64,
+    /// Scratch for [`Sm::release_barrier`]: the arrival cycles of the
+    /// block's warps, kept to spare an allocation per barrier.
+    bar_arrivals: Vec<u64>,
     /// Cycles a warp instruction occupies a sub-partition's ALU and the
     /// shuffle unit ([`GpuConfig::occupancy_cycles`]): worked out once, as
     /// every issue needs one and a division is slow.
@@ -190,6 +193,7 @@ impl Sm {
             drain: crate::store_drain::Drain::new(cfg),
             fill: crate::l1_fill::Fill::new(cfg),
             bar_free_at: 0,
+            bar_arrivals: Vec::new(),
             alu_occupancy: cfg.occupancy_cycles(cfg.alu_lanes_per_cycle),
             shfl_occupancy: cfg.occupancy_cycles(cfg.shfl_lanes_per_cycle),
             // The SM's rate, shared out: each sub-partition reads for its
@@ -480,18 +484,37 @@ impl Sm {
     }
 
     /// Every live warp of block slot `b` has arrived at the barrier, the
-    /// last at cycle `t`: releases them, one every
-    /// `bar_release_cycles_per_warp` cycles in warp order.
+    /// last at cycle `t`: the SM's barrier unit takes their arrivals in
+    /// order, one every `bar_release_cycles_per_warp` cycles, and releases
+    /// them all `bar_latency_cycles` after the last it took.
     pub fn release_barrier(&mut self, b: usize, t: u64, ctx: &mut Ctx<'_, '_>) {
-        // One barrier unit per SM releases the warps of every block, one
-        // every `stagger` cycles: a barrier that completes while another
-        // block's warps are still being released waits for the unit.
-        // Measured (hw/calib/suite.txt, `bar_loop`): one block of 16 warps
-        // costs 46.6 cycles an iteration and one of 32 warps 78.5 (two
-        // more per warp), and four blocks of 16 on one SM 133.6, the 64
-        // warps' two cycles each: blocks do not release in parallel.
+        // One barrier unit per SM serves every block. Measured
+        // (hw/calib/suite.txt, `bar_loop`): one block of 16 warps costs
+        // 46.6 cycles an iteration and one of 32 warps 78.5 (two more per
+        // warp), and four blocks of 16 on one SM 133.6, the 64 warps' two
+        // cycles each: blocks do not pass it in parallel. The H200's
+        // warps leave together: with 32 warps a block they wait to issue
+        // (`not_selected`, 7,289 cycles a warp over the loop's 1,000
+        // trips) where a release one warp every 2 cycles hardly lets them
+        // meet at the scheduler (1,054), and bitonic's `tail` and sample
+        // sort's `scan` wait after their barriers as the H200's do only
+        // when their warps come out together (docs/calibration.md, "A
+        // barrier's warps leave together").
         let stagger = u64::from(ctx.cfg.bar_release_cycles_per_warp);
-        let mut release = (t + u64::from(ctx.cfg.bar_latency_cycles)).max(self.bar_free_at);
+        let mut arrivals = std::mem::take(&mut self.bar_arrivals);
+        arrivals.clear();
+        arrivals.extend(self.blocks[b].warps.iter().filter_map(|&slot| {
+            let w = &self.warps[slot as usize];
+            (w.state == State::Barrier).then_some(w.barrier_since)
+        }));
+        arrivals.sort_unstable();
+        let mut unit = self.bar_free_at;
+        for &a in &arrivals {
+            unit = unit.max(a) + stagger;
+        }
+        self.bar_arrivals = arrivals;
+        self.bar_free_at = unit;
+        let release = (unit + u64::from(ctx.cfg.bar_latency_cycles)).max(t);
         ctx.stats.barriers += 1;
         self.blocks[b].arrived = 0;
         ctx.tracer.barrier_release(t, self.id, self.blocks[b].id);
@@ -506,8 +529,6 @@ impl Sm {
             w.state = State::Ready;
             let pc = w.pc();
             let at = release;
-            release += stagger;
-            self.bar_free_at = release;
             let since = w.barrier_since;
             ctx.charge(self.id, pc, StallReason::Barrier, since, at - since);
             if ctx.tracer.on() {

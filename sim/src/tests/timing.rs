@@ -161,11 +161,14 @@ fn a_global_load_misses_to_dram() {
 #[test]
 fn a_barrier_releases_after_the_last_arrival() {
     let s = run(16, |b| {
-        b.bar_sync(); // both warps at 0; warp 0 released at 2, warp 1 at 3
-        b.exit(); // at 2 and 3
+        // Both warps issue it at 0 and wait from 1; the unit takes their
+        // arrivals at 1-2 and 2-3 (one a cycle on `tiny`) and releases
+        // both together 2 cycles after the last (barrier latency 2).
+        b.bar_sync();
+        b.exit(); // both at 5
     });
-    assert_eq!(s.cycles, Cycle(4));
-    assert_eq!(stall(&s, StallReason::Barrier), 1 + 2);
+    assert_eq!(s.cycles, Cycle(6));
+    assert_eq!(stall(&s, StallReason::Barrier), 4 + 4);
     assert_eq!(s.barriers, 1);
 }
 
@@ -244,10 +247,11 @@ fn the_select_of_a_folded_pair_does_not_wait_for_the_compare() {
 }
 
 #[test]
-fn the_barrier_unit_releases_one_warp_at_a_time_across_blocks() {
-    // One SM, two blocks of two warps: block 0's barrier completes at 0
-    // (warps released at 2 and 3), block 1's at 1; the SM's one barrier
-    // unit is busy until 4, so block 1's warps go at 4 and 5, not 3 and 4.
+fn the_barrier_unit_takes_one_arrival_at_a_time_across_blocks() {
+    // One SM, two blocks of two warps: block 0's warps wait from 1, block
+    // 1's from 2. The SM's one barrier unit takes block 0's arrivals until
+    // 3 and releases its warps at 5; it takes block 1's from 3, not 2,
+    // until 5, and releases them at 7, not 6.
     let mut b = KernelBuilder::new("t");
     b.bar_sync();
     b.exit();
@@ -257,7 +261,7 @@ fn the_barrier_unit_releases_one_warp_at_a_time_across_blocks() {
         ..GpuConfig::tiny()
     };
     let s = gpu(cfg).launch(&k, Dim3::x(2), Dim3::x(16), &[]).unwrap();
-    assert_eq!(s.cycles, Cycle(6));
-    assert_eq!(stall(&s, StallReason::Barrier), (1 + 2) + (2 + 3));
+    assert_eq!(s.cycles, Cycle(8));
+    assert_eq!(stall(&s, StallReason::Barrier), (4 + 4) + (5 + 5));
     assert_eq!(s.barriers, 2);
 }
