@@ -496,10 +496,10 @@ impl Sm {
         // warps leave together: with 32 warps a block they wait to issue
         // (`not_selected`, 7,289 cycles a warp over the loop's 1,000
         // trips) where a release one warp every 2 cycles hardly lets them
-        // meet at the scheduler (1,054), and bitonic's `tail` and sample
-        // sort's `scan` wait after their barriers as the H200's do only
-        // when their warps come out together (docs/calibration.md, "A
-        // barrier's warps leave together").
+        // meet at the scheduler (1,004), and bitonic's 64K-key `tail` and
+        // sample sort's 64K-key `scan` wait after their barriers as the
+        // H200's do only when their warps come out together
+        // (docs/calibration.md, "A barrier's warps leave together").
         let stagger = u64::from(ctx.cfg.bar_release_cycles_per_warp);
         let mut arrivals = std::mem::take(&mut self.bar_arrivals);
         arrivals.clear();
